@@ -1,0 +1,1 @@
+"""The paper's claim catalogue (THEORY.md §7), declared once; shipped as ``normtest.checks``."""
