@@ -1,0 +1,7 @@
+"""``python -m normtest``."""
+
+import sys
+
+from normtest.cli import main
+
+sys.exit(main())

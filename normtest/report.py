@@ -1,0 +1,134 @@
+"""The report object and its JSON form, schema ``normtest.report/1``.
+
+Shape::
+
+    {"schema": "normtest.report/1", "model": {...}, "provenance": {...},
+     "results": [...], "summary": {"PASS": n, "FAIL": n, ...}}
+
+Every renderer (terminal table, Markdown, HTML, JUnit) reads this one object.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import platform
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from normtest.errors import NormtestError
+from normtest.result import Criterion, Result, Verdict
+
+SCHEMA = "normtest.report/1"
+
+
+def provenance(**extra: Any) -> dict[str, Any]:
+    """Versions of normtest and its numerical stack, plus whatever the caller adds."""
+    import numpy
+    import scipy
+    import statsmodels
+
+    from normtest import __version__
+
+    out: dict[str, Any] = {
+        "normtest": __version__,
+        "python": platform.python_version(),
+        "numpy": numpy.__version__,
+        "scipy": scipy.__version__,
+        "statsmodels": statsmodels.__version__,
+    }
+    out.update(extra)
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class Report:
+    """One audit: the model, where the numbers came from, and every result."""
+
+    results: Sequence[Result]
+    model: Mapping[str, Any] = field(default_factory=dict)
+    provenance: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def summary(self) -> dict[str, int]:
+        """How many results ended in each verdict (every verdict listed, zeros included)."""
+        counts = Counter(r.verdict for r in self.results)
+        return {v.value: counts.get(v, 0) for v in Verdict}
+
+    def rejudge(self, criteria: Mapping[str, Criterion]) -> Report:
+        """Re-judge the results of the named claims under new criteria; others stay as they are."""
+        new = [
+            r.rejudge(criteria[r.claim]) if r.claim is not None and r.claim in criteria else r
+            for r in self.results
+        ]
+        return replace(self, results=new)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready mapping of schema ``normtest.report/1``."""
+        return {
+            "schema": SCHEMA,
+            "model": dict(self.model),
+            "provenance": dict(self.provenance),
+            "results": [r.to_dict() for r in self.results],
+            "summary": self.summary,
+        }
+
+    def to_json(self, indent: int | None = 1) -> str:
+        """Strict JSON (no NaN or Infinity tokens)."""
+        return json.dumps(_strict(self.to_dict()), indent=indent, allow_nan=False)
+
+    def write(self, path: str | Path) -> Path:
+        """Write the JSON report; parent folders are created."""
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(self.to_json() + "\n", encoding="utf-8")
+        return target
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Report:
+        """Rebuild from a mapping; refuses an unknown schema."""
+        schema = data.get("schema") if isinstance(data, Mapping) else None
+        if schema != SCHEMA:
+            raise NormtestError(
+                f"not a normtest report of schema {SCHEMA!r} (found schema {schema!r}); "
+                "re-run the audit with this version of normtest"
+            )
+        return cls(
+            results=[Result.from_dict(r) for r in data.get("results", [])],
+            model=dict(data.get("model", {})),
+            provenance=dict(data.get("provenance", {})),
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> Report:
+        """Parse a JSON report."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise NormtestError(f"report is not valid JSON: {exc}") from exc
+        return cls.from_dict(data)
+
+    @classmethod
+    def read(cls, path: str | Path) -> Report:
+        """Read a JSON report from a file."""
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise NormtestError(f"cannot read report {path}: {exc.strerror}") from exc
+        return cls.from_json(text)
+
+
+def _strict(value: Any) -> Any:
+    """Replace non-finite floats by None, recursively, so the JSON is standard."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {str(k): _strict(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_strict(v) for v in value]
+    if hasattr(value, "item") and callable(value.item):  # numpy scalars
+        return _strict(value.item())
+    return value

@@ -1,0 +1,455 @@
+"""The result model: measurements, criteria, verdicts and results (THEORY.md §8).
+
+A :class:`Measurement` is what the data say (an estimate and its sampling distribution); a
+:class:`Criterion` is what a claim demands; :func:`judge` turns the two into a :class:`Verdict`.
+They stay separate so that a stored result can be re-judged under another criterion without the
+raw model: ``result.rejudge(Criterion.minimum_effect(0.5))``.
+
+A measurement may carry named *components* (for example the slope and curvature of a growth
+curve). A criterion may name components too; the verdict is then the intersection-union rule:
+PASS only when the headline and every judged component pass, FAIL when any of them fails,
+INCONCLUSIVE otherwise. Components a criterion does not name are reported but not judged.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import Any, Literal
+
+from normtest.errors import NormtestError
+from normtest.sampling import Sampling
+
+Direction = Literal["greater", "less", "within"]
+
+#: Default two-sided confidence of a stored interval: its ends are the one-sided 95% bounds.
+DEFAULT_CONFIDENCE = 0.90
+
+
+class Verdict(StrEnum):
+    """What a claim's check concluded."""
+
+    PASS = "PASS"
+    FAIL = "FAIL"
+    INCONCLUSIVE = "INCONCLUSIVE"
+    ERROR = "ERROR"
+    SKIPPED = "SKIPPED"
+
+
+def _finite_or_none(value: float | None) -> float | None:
+    if value is None or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def _float_or_nan(value: Any) -> float:
+    return math.nan if value is None else float(value)
+
+
+@dataclass(frozen=True, eq=False)
+class Measurement:
+    """An estimate with its uncertainty and how it was obtained.
+
+    ``sampling`` is None when the data were too few to estimate anything; ``reason`` then says why.
+    ``ci`` is the two-sided interval at ``confidence``, kept for reading; criteria use ``sampling``.
+    """
+
+    statistic: str
+    estimate: float
+    n: int
+    method: str
+    sampling: Sampling | None = None
+    confidence: float = DEFAULT_CONFIDENCE
+    seed: int | None = None
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    components: Mapping[str, Measurement] = field(default_factory=dict)
+    reason: str | None = None
+
+    @property
+    def ci(self) -> tuple[float, float]:
+        """Two-sided interval at ``confidence`` (NaNs when not estimable)."""
+        return self.interval(self.confidence)
+
+    def interval(self, confidence: float) -> tuple[float, float]:
+        """Two-sided interval at any confidence, from the stored sampling distribution."""
+        if self.sampling is None:
+            return (math.nan, math.nan)
+        return self.sampling.interval(confidence)
+
+    @classmethod
+    def not_estimable(
+        cls, statistic: str, n: int, method: str, reason: str, **kwargs: Any
+    ) -> Measurement:
+        """A measurement that could not be made (too few points, constant input)."""
+        return cls(
+            statistic=statistic, estimate=math.nan, n=n, method=method, reason=reason, **kwargs
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready mapping."""
+        low, high = self.ci
+        return {
+            "statistic": self.statistic,
+            "estimate": _finite_or_none(self.estimate),
+            "ci": [_finite_or_none(low), _finite_or_none(high)],
+            "confidence": self.confidence,
+            "n": self.n,
+            "method": self.method,
+            "seed": self.seed,
+            "settings": dict(self.settings),
+            "reason": self.reason,
+            "sampling": None if self.sampling is None else self.sampling.to_dict(),
+            "components": {name: m.to_dict() for name, m in self.components.items()},
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Measurement:
+        """Rebuild from :meth:`to_dict` output."""
+        sampling = data.get("sampling")
+        return cls(
+            statistic=data["statistic"],
+            estimate=_float_or_nan(data.get("estimate")),
+            n=int(data["n"]),
+            method=data["method"],
+            sampling=None if sampling is None else Sampling.from_dict(sampling),
+            confidence=float(data.get("confidence", DEFAULT_CONFIDENCE)),
+            seed=data.get("seed"),
+            settings=dict(data.get("settings", {})),
+            components={k: cls.from_dict(v) for k, v in data.get("components", {}).items()},
+            reason=data.get("reason"),
+        )
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """What a claim demands of a measurement.
+
+    - ``greater``: PASS when the lower (1 − α) bound exceeds ``threshold``, FAIL when the upper
+      bound falls below it (a minimum-effect test, never a test against zero by default);
+    - ``less``: the mirror image;
+    - ``within``: equivalence: PASS when the two-sided (1 − 2α) interval lies inside ``margin``,
+      FAIL when it lies entirely outside it.
+
+    ``components`` judge named components of the measurement with their own criteria.
+    """
+
+    direction: Direction
+    threshold: float | None = None
+    margin: tuple[float, float] | None = None
+    alpha: float = 0.05
+    components: Mapping[str, Criterion] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.direction not in ("greater", "less", "within"):
+            raise NormtestError(
+                f"criterion direction must be 'greater', 'less' or 'within', got {self.direction!r}"
+            )
+        if not 0 < self.alpha < 0.5:
+            raise NormtestError(f"alpha must lie in (0, 0.5), got {self.alpha}")
+        if self.direction == "within":
+            if self.margin is None or len(self.margin) != 2:
+                raise NormtestError("an equivalence criterion needs margin=(low, high)")
+            low, high = (float(v) for v in self.margin)
+            if not low < high:
+                raise NormtestError(f"equivalence margin needs low < high, got {self.margin}")
+            object.__setattr__(self, "margin", (low, high))
+        elif self.threshold is None or not math.isfinite(self.threshold):
+            raise NormtestError(f"a {self.direction!r} criterion needs a finite threshold")
+
+    @classmethod
+    def minimum_effect(
+        cls, min_effect: float, alternative: Literal["greater", "less"] = "greater",
+        alpha: float = 0.05,
+    ) -> Criterion:
+        """Effect at least ``min_effect`` in the claimed direction (threshold ±min_effect)."""
+        if alternative not in ("greater", "less"):
+            raise NormtestError(f"alternative must be 'greater' or 'less', got {alternative!r}")
+        if min_effect < 0:
+            raise NormtestError(
+                f"min_effect is a magnitude and must be ≥ 0, got {min_effect}; "
+                "give the direction with alternative='less'"
+            )
+        sign = 1.0 if alternative == "greater" else -1.0
+        return cls(direction=alternative, threshold=sign * float(min_effect), alpha=alpha)
+
+    def with_alpha(self, alpha: float) -> Criterion:
+        """The same criterion, components included, at another level."""
+        parts = {k: c.with_alpha(alpha) for k, c in self.components.items()}
+        return replace(self, alpha=alpha, components=parts)
+
+    def describe(self) -> str:
+        """A short human-readable statement, e.g. 'ρ > 0.3 at α=0.05'."""
+        if self.direction == "within":
+            assert self.margin is not None
+            head = f"inside [{self.margin[0]:g}, {self.margin[1]:g}]"
+        else:
+            head = f"{'>' if self.direction == 'greater' else '<'} {self.threshold:g}"
+        return f"{head} at α={self.alpha:g}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready mapping."""
+        return {
+            "direction": self.direction,
+            "threshold": self.threshold,
+            "margin": None if self.margin is None else list(self.margin),
+            "alpha": self.alpha,
+            "components": {k: c.to_dict() for k, c in self.components.items()},
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Criterion:
+        """Rebuild from :meth:`to_dict` output."""
+        margin = data.get("margin")
+        return cls(
+            direction=data["direction"],
+            threshold=data.get("threshold"),
+            margin=None if margin is None else (float(margin[0]), float(margin[1])),
+            alpha=float(data.get("alpha", 0.05)),
+            components={k: cls.from_dict(v) for k, v in data.get("components", {}).items()},
+        )
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """A verdict with the two one-sided p-values behind it.
+
+    ``p_pass`` tests the claim (small when the data support it); ``p_fail`` tests its negation.
+    PASS ⇔ p_pass < α; FAIL ⇔ p_fail < α (both cannot hold at α < 0.5).
+    """
+
+    verdict: Verdict
+    reason: str
+    p_pass: float
+    p_fail: float
+
+
+def _p_values(sampling: Sampling, criterion: Criterion) -> tuple[float, float]:
+    if criterion.direction == "greater":
+        assert criterion.threshold is not None
+        return sampling.p_greater(criterion.threshold), sampling.p_less(criterion.threshold)
+    if criterion.direction == "less":
+        assert criterion.threshold is not None
+        return sampling.p_less(criterion.threshold), sampling.p_greater(criterion.threshold)
+    assert criterion.margin is not None
+    low, high = criterion.margin
+    p_pass = max(sampling.p_greater(low), sampling.p_less(high))
+    p_fail = min(sampling.p_less(low), sampling.p_greater(high))
+    return p_pass, p_fail
+
+
+def _one_reason(name: str, measurement: Measurement, criterion: Criterion, verdict: Verdict) -> str:
+    assert measurement.sampling is not None
+    a = criterion.alpha
+    conf = f"{100 * (1 - a):g}%"
+    lo, hi = measurement.sampling.lower(a), measurement.sampling.upper(a)
+    if criterion.direction == "within":
+        assert criterion.margin is not None
+        m_lo, m_hi = criterion.margin
+        span = f"{name} {100 * (1 - 2 * a):g}% interval [{lo:.4g}, {hi:.4g}]"
+        if verdict is Verdict.PASS:
+            return f"{span} inside the margin [{m_lo:g}, {m_hi:g}]"
+        if verdict is Verdict.FAIL:
+            side = f"above {m_hi:g}" if lo > m_hi else f"below {m_lo:g}"
+            return f"{span} entirely {side}"
+        return f"{span} overlaps the edge of the margin [{m_lo:g}, {m_hi:g}]"
+    t = criterion.threshold
+    greater = criterion.direction == "greater"
+    near, far = (lo, hi) if greater else (hi, lo)
+    near_word, far_word = ("lower", "upper") if greater else ("upper", "lower")
+    cmp = ">" if greater else "<"
+    if verdict is Verdict.PASS:
+        return f"{name} {near_word} {conf} bound {near:.4g} {cmp} threshold {t:g}"
+    if verdict is Verdict.FAIL:
+        inv = "<" if greater else ">"
+        return f"{name} {far_word} {conf} bound {far:.4g} {inv} threshold {t:g}"
+    return f"{name} {conf} bounds [{lo:.4g}, {hi:.4g}] straddle threshold {t:g}"
+
+
+def judge(
+    measurement: Measurement, criterion: Criterion, p_pass: float | None = None,
+    p_fail: float | None = None,
+) -> Judgement:
+    """Judge a measurement against a criterion (components by the intersection-union rule).
+
+    ``p_pass``/``p_fail`` may be supplied already adjusted for multiplicity (see
+    :func:`normtest.stats.adjust`); otherwise they are computed from the sampling distributions.
+    """
+    if measurement.sampling is None:
+        why = f"{measurement.statistic}: {measurement.reason or 'not estimable'}"
+        return Judgement(Verdict.INCONCLUSIVE, why, math.nan, math.nan)
+    parts: list[tuple[str, Measurement, Criterion]] = [
+        (measurement.statistic, measurement, criterion)
+    ]
+    for name, sub in criterion.components.items():
+        if name not in measurement.components:
+            raise NormtestError(
+                f"criterion judges component {name!r} but the measurement has only "
+                f"{sorted(measurement.components)}"
+            )
+        parts.append((name, measurement.components[name], sub))
+
+    missing = [(name, m) for name, m, _ in parts if m.sampling is None]
+    if missing:
+        why = "; ".join(f"{name}: {m.reason or 'not estimable'}" for name, m in missing)
+        return Judgement(Verdict.INCONCLUSIVE, why, math.nan, math.nan)
+
+    singles = []
+    for name, m, c in parts:
+        assert m.sampling is not None
+        pp, pf = _p_values(m.sampling, c)
+        singles.append((name, m, c, pp, pf))
+    own_pass = max(s[3] for s in singles)
+    own_fail = min(s[4] for s in singles)
+    p_pass = own_pass if p_pass is None else p_pass
+    p_fail = own_fail if p_fail is None else p_fail
+
+    if p_pass < criterion.alpha:
+        verdict = Verdict.PASS
+        reasons = [_one_reason(n, m, c, Verdict.PASS) for n, m, c, _, _ in singles]
+    elif p_fail < criterion.alpha:
+        verdict = Verdict.FAIL
+        # name the parts that fail on their own; after adjustment, the weakest one
+        failing = [s for s in singles if s[4] < s[2].alpha] or [min(singles, key=lambda s: s[4])]
+        reasons = [_one_reason(n, m, c, Verdict.FAIL) for n, m, c, _, _ in failing]
+    else:
+        verdict = Verdict.INCONCLUSIVE
+        undecided = [s for s in singles if not s[3] < s[2].alpha] or singles
+        reasons = [
+            _one_reason(n, m, c, Verdict.INCONCLUSIVE if pf >= c.alpha else Verdict.FAIL)
+            for n, m, c, _, pf in undecided
+        ]
+    if (p_pass, p_fail) != (own_pass, own_fail):
+        reasons.append(f"after multiplicity adjustment p_pass={p_pass:.3g}, p_fail={p_fail:.3g}")
+    return Judgement(verdict, "; ".join(reasons), p_pass, p_fail)
+
+
+@dataclass(frozen=True, eq=False)
+class Result:
+    """One judged claim (or one call of a statistics function)."""
+
+    verdict: Verdict
+    reason: str
+    measurement: Measurement | None = None
+    criterion: Criterion | None = None
+    claim: str | None = None
+    variant: Mapping[str, str] = field(default_factory=dict)
+    p_value: float = math.nan
+    p_adjusted: float | None = None
+    expected: Verdict | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def judged(
+        cls, measurement: Measurement, criterion: Criterion, **context: Any
+    ) -> Result:
+        """Judge ``measurement`` against ``criterion`` and wrap the outcome."""
+        j = judge(measurement, criterion)
+        return cls(
+            verdict=j.verdict, reason=j.reason, measurement=measurement, criterion=criterion,
+            p_value=j.p_pass, **context,
+        )
+
+    # -- what a reader looks at ------------------------------------------------------------------
+    @property
+    def id(self) -> str:
+        """Stable id such as ``cer.linear[composition=sqrt_n]``."""
+        base = self.claim or (self.measurement.statistic if self.measurement else "result")
+        if not self.variant:
+            return base
+        inner = ",".join(f"{k}={v}" for k, v in self.variant.items())
+        return f"{base}[{inner}]"
+
+    @property
+    def estimate(self) -> float:
+        """The headline estimate."""
+        return self.measurement.estimate if self.measurement else math.nan
+
+    @property
+    def ci(self) -> tuple[float, float]:
+        """Two-sided (1 − 2α) interval: its ends are the one-sided bounds the verdict used."""
+        if self.measurement is None:
+            return (math.nan, math.nan)
+        alpha = self.criterion.alpha if self.criterion else (1 - DEFAULT_CONFIDENCE) / 2
+        return self.measurement.interval(1 - 2 * alpha)
+
+    @property
+    def n(self) -> int:
+        """Number of observations behind the headline estimate."""
+        return self.measurement.n if self.measurement else 0
+
+    @property
+    def threshold(self) -> float | tuple[float, float] | None:
+        """The threshold (one-sided) or margin (equivalence) the headline was held to."""
+        if self.criterion is None:
+            return None
+        if self.criterion.direction == "within":
+            return self.criterion.margin
+        return self.criterion.threshold
+
+    @property
+    def p_fail(self) -> float:
+        """p-value of the opposite test (the evidence for FAIL), recomputed from the sampling."""
+        if self.measurement is None or self.criterion is None:
+            return math.nan
+        return judge(self.measurement, self.criterion).p_fail
+
+    def rejudge(self, criterion: Criterion) -> Result:
+        """The same measurement judged under another criterion (no model needed)."""
+        if self.measurement is None:
+            raise NormtestError(f"{self.id} has no measurement to re-judge ({self.reason})")
+        j = judge(self.measurement, criterion)
+        return replace(
+            self, verdict=j.verdict, reason=j.reason, criterion=criterion, p_value=j.p_pass,
+            p_adjusted=None,
+        )
+
+    # -- serialisation ---------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """The flat row of ``report.json`` plus the full measurement and criterion."""
+        low, high = self.ci
+        threshold = self.threshold
+        return {
+            "claim": self.claim,
+            "variant": dict(self.variant),
+            "verdict": self.verdict.value,
+            "estimate": _finite_or_none(self.estimate),
+            "ci": [_finite_or_none(low), _finite_or_none(high)],
+            "threshold": list(threshold) if isinstance(threshold, tuple) else threshold,
+            "p_value": _finite_or_none(self.p_value),
+            "p_adjusted": _finite_or_none(self.p_adjusted),
+            "n": self.n,
+            "expected": None if self.expected is None else self.expected.value,
+            "reason": self.reason,
+            "details": dict(self.details),
+            "measurement": None if self.measurement is None else self.measurement.to_dict(),
+            "criterion": None if self.criterion is None else self.criterion.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Result:
+        """Rebuild from :meth:`to_dict` output."""
+        try:
+            verdict = Verdict(data["verdict"])
+            expected = data.get("expected")
+            measurement = data.get("measurement")
+            criterion = data.get("criterion")
+            return cls(
+                verdict=verdict,
+                reason=data.get("reason", ""),
+                measurement=None if measurement is None else Measurement.from_dict(measurement),
+                criterion=None if criterion is None else Criterion.from_dict(criterion),
+                claim=data.get("claim"),
+                variant=dict(data.get("variant", {})),
+                p_value=_float_or_nan(data.get("p_value")),
+                p_adjusted=data.get("p_adjusted"),
+                expected=None if expected is None else Verdict(expected),
+                details=dict(data.get("details", {})),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            if isinstance(exc, NormtestError):
+                raise
+            raise NormtestError(
+                f"stored result is malformed ({exc!r}); was it written by normtest?"
+            ) from exc

@@ -1,0 +1,170 @@
+"""Sampling distributions of an estimate: what a criterion needs to judge it at any level.
+
+A :class:`Sampling` is stored with every measurement so that a stored result can be re-judged
+under another threshold or level without the raw model (THEORY.md §8). Four kinds:
+
+- ``normal``: estimate ± z·se on the estimate's own scale;
+- ``t``: the same with Student's t on ``df`` degrees of freedom (cluster-robust slopes);
+- ``fisher_z``: normal on the Fisher z = atanh(r) scale (Pearson correlations), mapped back by tanh;
+- ``bootstrap``: the bootstrap replicates themselves (percentile method).
+
+For bootstrap replicates the bounds and p-values are defined so that they agree exactly:
+``lower(alpha) > t`` if and only if ``p_greater(t) < alpha``. A replicate that is NaN (a resample
+on which the statistic is undefined) counts against every conclusion: it is taken as −∞ for a
+lower bound and +∞ for an upper bound.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+from scipy import special
+from scipy import stats as sps
+
+from normtest.errors import NormtestError
+
+SamplingKind = Literal["normal", "t", "fisher_z", "bootstrap"]
+
+_KINDS = ("normal", "t", "fisher_z", "bootstrap")
+
+
+@dataclass(frozen=True, eq=False)
+class Sampling:
+    """The sampling distribution of an estimate: bounds and p-values at any level."""
+
+    kind: SamplingKind
+    center: float = math.nan
+    scale: float = math.nan
+    df: float | None = None
+    replicates: np.ndarray = field(default_factory=lambda: np.empty(0))
+
+    def __post_init__(self) -> None:
+        if self.kind not in _KINDS:
+            raise NormtestError(f"unknown sampling kind {self.kind!r}; use one of {_KINDS}")
+        if self.kind == "bootstrap":
+            reps = np.sort(np.asarray(self.replicates, dtype=np.float64))  # NaN sorts last
+            if reps.size == 0:
+                raise NormtestError("a bootstrap sampling needs at least one replicate")
+            object.__setattr__(self, "replicates", reps)
+        elif not (math.isfinite(self.center) and math.isfinite(self.scale) and self.scale >= 0):
+            raise NormtestError(
+                f"a {self.kind} sampling needs a finite center and a non-negative scale, "
+                f"got center={self.center}, scale={self.scale}"
+            )
+        if self.kind == "t" and (self.df is None or self.df <= 0):
+            raise NormtestError("a t sampling needs positive degrees of freedom")
+
+    # -- the parametric kinds share one shape: a location-scale law on some scale ---------------
+    def _quantile(self, q: float) -> float:
+        if self.kind == "t":
+            return float(sps.t.ppf(q, self.df))
+        return float(special.ndtri(q))
+
+    def _sf(self, z: float) -> float:
+        if self.kind == "t":
+            return float(sps.t.sf(z, self.df))
+        return float(special.ndtr(-z))
+
+    @staticmethod
+    def _to_scale(kind: str, value: float) -> float:
+        if kind != "fisher_z":
+            return value
+        if value >= 1.0:
+            return math.inf
+        if value <= -1.0:
+            return -math.inf
+        return math.atanh(value)
+
+    @staticmethod
+    def _from_scale(kind: str, value: float) -> float:
+        return math.tanh(value) if kind == "fisher_z" else value
+
+    def _standardised(self, threshold: float) -> float:
+        """(center − threshold)/scale on the working scale; ±inf for a zero scale."""
+        t = self._to_scale(self.kind, threshold)
+        diff = self.center - t
+        if self.scale == 0 or math.isinf(t):
+            return math.inf if diff > 0 else (-math.inf if diff < 0 else 0.0)
+        return diff / self.scale
+
+    # -- public interface -------------------------------------------------------------------------
+    def lower(self, alpha: float) -> float:
+        """One-sided lower (1 − alpha) confidence bound."""
+        _check_alpha(alpha)
+        if self.kind == "bootstrap":
+            reps = np.where(np.isnan(self.replicates), -np.inf, self.replicates)
+            return float(np.sort(reps)[_order_index(alpha, reps.size)])
+        bound = self.center - self._quantile(1 - alpha) * self.scale
+        return self._from_scale(self.kind, bound)
+
+    def upper(self, alpha: float) -> float:
+        """One-sided upper (1 − alpha) confidence bound."""
+        _check_alpha(alpha)
+        if self.kind == "bootstrap":
+            reps = np.where(np.isnan(self.replicates), np.inf, self.replicates)
+            return float(np.sort(reps)[::-1][_order_index(alpha, reps.size)])
+        bound = self.center + self._quantile(1 - alpha) * self.scale
+        return self._from_scale(self.kind, bound)
+
+    def interval(self, confidence: float) -> tuple[float, float]:
+        """Two-sided interval at `confidence`: the one-sided (1 + confidence)/2 bounds."""
+        if not 0 < confidence < 1:
+            raise NormtestError(f"confidence must lie in (0, 1), got {confidence}")
+        tail = (1 - confidence) / 2
+        return (self.lower(tail), self.upper(tail))
+
+    def p_greater(self, threshold: float) -> float:
+        """p-value for H0: θ ≤ threshold against θ > threshold."""
+        if self.kind == "bootstrap":
+            reps = self.replicates
+            below = np.count_nonzero(reps <= threshold) + np.count_nonzero(np.isnan(reps))
+            return below / reps.size
+        return self._sf(self._standardised(threshold))
+
+    def p_less(self, threshold: float) -> float:
+        """p-value for H0: θ ≥ threshold against θ < threshold."""
+        if self.kind == "bootstrap":
+            reps = self.replicates
+            above = np.count_nonzero(reps >= threshold) + np.count_nonzero(np.isnan(reps))
+            return above / reps.size
+        return self._sf(-self._standardised(threshold))
+
+    # -- serialisation ---------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready mapping (NaN replicates become null)."""
+        out: dict[str, Any] = {"kind": self.kind}
+        if self.kind == "bootstrap":
+            out["replicates"] = [None if math.isnan(v) else float(v) for v in self.replicates]
+        else:
+            out["center"] = float(self.center)
+            out["scale"] = float(self.scale)
+            if self.df is not None:
+                out["df"] = float(self.df)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Sampling:
+        """Rebuild from :meth:`to_dict` output."""
+        kind = data.get("kind")
+        if kind == "bootstrap":
+            reps = np.array(
+                [math.nan if v is None else v for v in data["replicates"]], dtype=np.float64
+            )
+            return cls(kind="bootstrap", replicates=reps)
+        if kind not in _KINDS:
+            raise NormtestError(f"stored sampling has unknown kind {kind!r}")
+        return cls(kind=kind, center=data["center"], scale=data["scale"], df=data.get("df"))
+
+
+def _check_alpha(alpha: float) -> None:
+    if not 0 < alpha < 0.5:
+        raise NormtestError(f"alpha must lie in (0, 0.5), got {alpha}")
+
+
+def _order_index(alpha: float, size: int) -> int:
+    """0-based index of the ⌈alpha·B⌉-th order statistic (the inverted-CDF quantile)."""
+    k = math.ceil(alpha * size - 1e-9)
+    return min(max(k, 1), size) - 1

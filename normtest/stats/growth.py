@@ -1,0 +1,338 @@
+"""Growth of s(L) = ‖e(prefix_L)‖² with text length L (THEORY.md §6).
+
+The data are one curve per group (a document): rows of (length, value[, vector]). Every statistic
+is a *within-document* quantity (each document keeps its own level), and every interval resamples
+whole documents, because prefixes of one document are not independent.
+
+Statistics (all invariant to rescaling the values by a positive constant):
+
+- ``slope``: the within-document OLS slope of s on L, with a document-clustered (CR1) standard
+  error from statsmodels and Student's t on G − 1 degrees of freedom;
+- ``late_early_ratio``: the within-document slope on the second half of the length range
+  (L ≥ midpoint) over the slope on the first half (L ≤ midpoint); 1 for a straight line, near 0 at
+  a fixed point, above 1 for superlinear growth. Undefined (NaN) where the early slope is 0;
+- ``curvature``: fit s = a_doc + c1·u + c2·u² with u = L / L_max; the quadratic term's share of
+  the fitted value at the largest length, c2 / (ā + c1 + c2) (NaN when that fitted value is ≤ 0);
+- ``monotonicity``: the lower median over documents of the per-document Spearman ρ(L, s);
+- ``end_cosine``: per document, the cosine between the vector at its largest length and the vector
+  at its first length in the late half; the lower median over documents.
+
+Intervals for all but the slope come from a percentile bootstrap over documents.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import stats as sps
+
+from normtest.errors import NormtestError
+from normtest.result import Criterion, Measurement, Result
+from normtest.sampling import Sampling
+from normtest.stats import bootstrap
+from normtest.stats._inputs import (
+    MIN_GROUPS,
+    MIN_POINTS,
+    as_vector,
+    check_resamples,
+    group_codes,
+    same_length,
+)
+
+#: Defaults, explained in docs/statistics.md.
+RATIO_MARGIN = (0.5, 2.0)
+CURVATURE_MARGIN = (-0.2, 0.2)
+FIXED_POINT_MAX_RATIO = 0.25
+FIXED_POINT_MIN_COSINE = 0.95
+
+
+@dataclass(frozen=True)
+class _Moments:
+    """Per-document within-group sums for one subset of rows."""
+
+    sxx: np.ndarray
+    sxy: np.ndarray
+
+    def slope(self, w: np.ndarray) -> np.ndarray:
+        """(b,) pooled within-document slopes under (b, G) document weights."""
+        num, den = w @ self.sxy, w @ self.sxx
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+
+class _Curves:
+    """Validated, canonically ordered growth data with the sums every statistic needs."""
+
+    def __init__(self, lengths: ArrayLike, values: ArrayLike, groups: ArrayLike) -> None:
+        length = as_vector("lengths", lengths)
+        value = as_vector("values", values)
+        self.n = same_length(lengths=length, values=value)
+        codes = group_codes("groups", groups, self.n)
+        self.order = np.lexsort((value, length, codes))
+        self.length, self.value = length[self.order], value[self.order]
+        self.codes = codes[self.order]
+        self.n_groups = int(codes.max()) + 1 if self.n else 0
+        self.problem = self._problem()
+        if self.problem:
+            return
+        lo, hi = float(self.length.min()), float(self.length.max())
+        self.midpoint = (lo + hi) / 2
+        self.early = self.length <= self.midpoint
+        self.late = self.length >= self.midpoint
+        self.all = self._moments(np.ones(self.n, dtype=bool))
+        self.first_half = self._moments(self.early)
+        self.second_half = self._moments(self.late)
+        self._quadratic_sums(hi)
+
+    def _problem(self) -> str | None:
+        if self.n < MIN_POINTS:
+            return f"only {self.n} points; at least {MIN_POINTS} are needed"
+        if self.n_groups < MIN_GROUPS:
+            return f"only {self.n_groups} documents; at least {MIN_GROUPS} are needed"
+        if np.ptp(self.length) == 0:
+            return "every row has the same length; growth with length is undefined"
+        return None
+
+    def _group_sum(self, values: np.ndarray) -> np.ndarray:
+        return np.bincount(self.codes, weights=values, minlength=self.n_groups)
+
+    def _deviation(self, values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        count = self._group_sum(mask.astype(np.float64))
+        total = self._group_sum(np.where(mask, values, 0.0))
+        mean = np.divide(total, count, out=np.zeros_like(total), where=count > 0)
+        return np.where(mask, values - mean[self.codes], 0.0)
+
+    def _moments(self, mask: np.ndarray) -> _Moments:
+        dx = self._deviation(self.length, mask)
+        dy = self._deviation(self.value, mask)
+        return _Moments(sxx=self._group_sum(dx * dx), sxy=self._group_sum(dx * dy))
+
+    def _quadratic_sums(self, longest: float) -> None:
+        everything = np.ones(self.n, dtype=bool)
+        u = self.length / longest
+        du, dq = self._deviation(u, everything), self._deviation(u * u, everything)
+        ds = self._deviation(self.value, everything)
+        sums = {
+            "uu": du * du, "uq": du * dq, "qq": dq * dq, "us": du * ds, "qs": dq * ds,
+            "u": u, "q": u * u, "s": self.value, "count": np.ones(self.n),
+        }
+        self.quad = {k: self._group_sum(v) for k, v in sums.items()}
+
+    # -- statistics as functions of (b, G) document weights ----------------------------------
+    def ratio(self, w: np.ndarray) -> np.ndarray:
+        """Late-half over early-half within-document slope."""
+        early, late = self.first_half.slope(w), self.second_half.slope(w)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(early != 0, late / np.where(early != 0, early, 1.0), np.nan)
+
+    def curvature(self, w: np.ndarray) -> np.ndarray:
+        """Quadratic term's share of the fitted value at the largest length."""
+        s = {k: w @ v for k, v in self.quad.items()}
+        det = s["uu"] * s["qq"] - s["uq"] ** 2
+        with np.errstate(invalid="ignore", divide="ignore"):
+            c1 = (s["qq"] * s["us"] - s["uq"] * s["qs"]) / det
+            c2 = (s["uu"] * s["qs"] - s["uq"] * s["us"]) / det
+            intercept = (s["s"] - c1 * s["u"] - c2 * s["q"]) / s["count"]
+            fitted = intercept + c1 + c2
+            share = c2 / fitted
+        ok = (det > 1e-12 * np.maximum(s["uu"] * s["qq"], 1e-300)) & (fitted > 0)
+        return np.where(ok, share, np.nan)
+
+    def per_group_spearman(self) -> np.ndarray:
+        """Spearman ρ(L, s) within each document (NaN for fewer than 3 points or a constant)."""
+        out = np.full(self.n_groups, np.nan)
+        bounds = np.searchsorted(self.codes, np.arange(self.n_groups + 1))
+        for g in range(self.n_groups):
+            x = self.length[bounds[g]:bounds[g + 1]]
+            y = self.value[bounds[g]:bounds[g + 1]]
+            if x.size >= 3 and np.ptp(x) > 0 and np.ptp(y) > 0:
+                out[g] = sps.spearmanr(x, y).statistic
+        return out
+
+
+def _bootstrapped(
+    name: str, stat: Callable[[np.ndarray], np.ndarray], curves: _Curves, n_resamples: int,
+    seed: int, alpha: float, method: str,
+) -> Measurement:
+    """Estimate at unit weights plus a percentile bootstrap over documents."""
+    estimate = float(stat(np.ones((1, curves.n_groups)))[0])
+    if not math.isfinite(estimate):
+        return Measurement.not_estimable(
+            name, curves.n, method, f"{name} is undefined on these data", seed=seed
+        )
+    rng = np.random.default_rng(seed)
+    reps = np.concatenate([stat(w) for w in bootstrap.unit_weights(curves.n_groups, n_resamples,
+                                                                     rng)])
+    return Measurement(
+        statistic=name, estimate=estimate, n=curves.n, method=method,
+        sampling=Sampling("bootstrap", replicates=reps), confidence=1 - 2 * alpha, seed=seed,
+        settings={"documents": curves.n_groups, "n_resamples": n_resamples},
+    )
+
+
+def _slope(curves: _Curves, alpha: float) -> Measurement:
+    """Within-document slope with a document-clustered (CR1) interval, t on G − 1 df."""
+    import statsmodels.api as sm
+
+    everything = np.ones(curves.n, dtype=bool)
+    dx = curves._deviation(curves.length, everything)
+    dy = curves._deviation(curves.value, everything)
+    fit = sm.OLS(dy, dx[:, None]).fit(cov_type="cluster", cov_kwds={"groups": curves.codes})
+    estimate, se = float(fit.params[0]), float(fit.bse[0])
+    return Measurement(
+        statistic="slope", estimate=estimate, n=curves.n,
+        method="within-document OLS, document-clustered CR1 standard error, t(G−1)",
+        sampling=Sampling("t", center=estimate, scale=se, df=curves.n_groups - 1),
+        confidence=1 - 2 * alpha, settings={"documents": curves.n_groups},
+    )
+
+
+def _ratio(curves: _Curves, n_resamples: int, seed: int, alpha: float) -> Measurement:
+    return _bootstrapped(
+        "late_early_ratio", curves.ratio, curves, n_resamples, seed, alpha,
+        f"late/early within-document slope ratio, split at L={curves.midpoint:g}, "
+        f"percentile bootstrap over {curves.n_groups} documents (B={n_resamples})",
+    )
+
+
+def _monotonicity(curves: _Curves, n_resamples: int, seed: int, alpha: float) -> Measurement:
+    rho = curves.per_group_spearman()
+    return _bootstrapped(
+        "monotonicity", lambda w: bootstrap.weighted_lower_median(rho, w), curves, n_resamples,
+        seed, alpha, "median per-document Spearman ρ(L, s), bootstrap over documents",
+    )
+
+
+def _not_estimable_result(statistic: str, curves: _Curves, criterion: Criterion,
+                          seed: int) -> Result:
+    assert curves.problem is not None
+    m = Measurement.not_estimable(statistic, curves.n, "growth curve", curves.problem, seed=seed)
+    return Result.judged(m, criterion)
+
+
+def linear_growth(
+    lengths: ArrayLike,
+    values: ArrayLike,
+    groups: ArrayLike,
+    *,
+    ratio_margin: tuple[float, float] = RATIO_MARGIN,
+    curvature_margin: tuple[float, float] = CURVATURE_MARGIN,
+    min_slope: float = 0.0,
+    alpha: float = 0.05,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> Result:
+    """Judge whether s(L) grows linearly within documents (the CER prediction).
+
+    PASS when the slope's lower bound is above ``min_slope`` and the late/early slope ratio and the
+    curvature share each lie, with their whole (1 − 2α) interval, inside their margins; FAIL when
+    any of them lies demonstrably outside (saturation, superlinear growth, or no growth);
+    INCONCLUSIVE otherwise. The headline estimate is the late/early ratio.
+    """
+    n_resamples = check_resamples(n_resamples)
+    criterion = Criterion(
+        "within", margin=ratio_margin, alpha=alpha,
+        components={
+            "slope": Criterion("greater", threshold=min_slope, alpha=alpha),
+            "curvature": Criterion("within", margin=curvature_margin, alpha=alpha),
+        },
+    )
+    curves = _Curves(lengths, values, groups)
+    if curves.problem:
+        return _not_estimable_result("late_early_ratio", curves, criterion, seed)
+    ratio = _ratio(curves, n_resamples, seed, alpha)
+    components = {
+        "slope": _slope(curves, alpha),
+        "curvature": _bootstrapped(
+            "curvature", curves.curvature, curves, n_resamples, seed, alpha,
+            "quadratic share of the fitted value at the largest length, bootstrap over documents",
+        ),
+        "monotonicity": _monotonicity(curves, n_resamples, seed, alpha),
+    }
+    measurement = _with_components(ratio, components)
+    return Result.judged(measurement, criterion)
+
+
+def fixed_point(
+    lengths: ArrayLike,
+    values: ArrayLike,
+    groups: ArrayLike,
+    vectors: ArrayLike | None = None,
+    *,
+    max_ratio: float = FIXED_POINT_MAX_RATIO,
+    min_cosine: float = FIXED_POINT_MIN_COSINE,
+    alpha: float = 0.05,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> Result:
+    """Judge whether s(L) (and, with ``vectors``, the direction of e(prefix_L)) converges.
+
+    PASS when the upper bound of the late/early slope ratio is below ``max_ratio`` and, when
+    vectors are given, the lower bound of the median end-of-text cosine is above ``min_cosine``;
+    FAIL when either is demonstrably on the wrong side; INCONCLUSIVE otherwise.
+    """
+    n_resamples = check_resamples(n_resamples)
+    parts = {}
+    if vectors is not None:
+        parts["end_cosine"] = Criterion("greater", threshold=min_cosine, alpha=alpha)
+    criterion = Criterion("less", threshold=max_ratio, alpha=alpha, components=parts)
+    curves = _Curves(lengths, values, groups)
+    matrix = None if vectors is None else _vectors(vectors, curves)
+    if curves.problem:
+        return _not_estimable_result("late_early_ratio", curves, criterion, seed)
+    components: dict[str, Measurement] = {"slope": _slope(curves, alpha)}
+    if matrix is not None:
+        cosines = _end_cosines(curves, matrix)
+        components["end_cosine"] = _bootstrapped(
+            "end_cosine", lambda w: bootstrap.weighted_lower_median(cosines, w), curves,
+            n_resamples, seed, alpha,
+            "median per-document cosine between the last prefix and the first late-half prefix",
+        )
+    measurement = _with_components(_ratio(curves, n_resamples, seed, alpha), components)
+    return Result.judged(measurement, criterion)
+
+
+def _with_components(head: Measurement, components: dict[str, Measurement]) -> Measurement:
+    return replace(head, components=components)
+
+
+def _vectors(vectors: ArrayLike, curves: _Curves) -> np.ndarray:
+    matrix = np.asarray(vectors, dtype=np.float64)
+    if matrix.ndim != 2 or matrix.shape[0] != curves.n:
+        raise NormtestError(
+            f"vectors must be one row per (length, value) row: expected ({curves.n}, d), "
+            f"got shape {matrix.shape}"
+        )
+    bad = ~np.isfinite(matrix).all(axis=1)
+    if bad.any():
+        raise NormtestError(
+            f"vectors has {int(bad.sum())} row(s) with NaN or infinite entries "
+            f"(first at row {int(np.flatnonzero(bad)[0])}); repair or drop them"
+        )
+    matrix = matrix[curves.order]
+    key = np.stack([curves.codes, curves.length], axis=1)
+    if len(np.unique(key, axis=0)) != curves.n:
+        raise NormtestError(
+            "with vectors, each (document, length) pair must appear once; found duplicates"
+        )
+    return matrix
+
+
+def _end_cosines(curves: _Curves, matrix: np.ndarray) -> np.ndarray:
+    """Per document: cos(vector at its last length, vector at its first late-half length)."""
+    out = np.full(curves.n_groups, np.nan)
+    bounds = np.searchsorted(curves.codes, np.arange(curves.n_groups + 1))
+    for g in range(curves.n_groups):
+        rows = np.arange(bounds[g], bounds[g + 1])
+        late = rows[curves.late[rows]]
+        if late.size < 2:
+            continue
+        a, b = matrix[late[0]], matrix[rows[-1]]
+        norm = np.linalg.norm(a) * np.linalg.norm(b)
+        if norm > 0:
+            out[g] = float(a @ b / norm)
+    return out

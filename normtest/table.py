@@ -1,0 +1,41 @@
+"""Plain-text verdict table for the terminal."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from normtest.result import Result
+
+
+def _number(value: float) -> str:
+    return "—" if value is None or not math.isfinite(value) else f"{value:.3g}"
+
+
+def _threshold(result: Result) -> str:
+    t = result.threshold
+    if t is None:
+        return "—"
+    if isinstance(t, tuple):
+        return f"[{t[0]:g}, {t[1]:g}]"
+    direction = result.criterion.direction if result.criterion else ""
+    return f"{'>' if direction == 'greater' else '<'} {t:g}"
+
+
+def verdict_table(results: Sequence[Result]) -> str:
+    """One row per result: id, estimate, interval, threshold, verdict, expectation, agreement."""
+    header = ("claim", "estimate", "interval", "threshold", "verdict", "expected", "agrees")
+    rows = [header]
+    for r in results:
+        low, high = r.ci
+        expected = r.expected.value if r.expected else "—"
+        agrees = "—" if r.expected is None else ("yes" if r.expected is r.verdict else "NO")
+        rows.append((
+            r.id, _number(r.estimate), f"[{_number(low)}, {_number(high)}]", _threshold(r),
+            r.verdict.value, expected, agrees,
+        ))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+             for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
