@@ -1,0 +1,177 @@
+"""The result model: verdict logic, re-judging, multiplicity and the JSON round trip."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from normtest.errors import NormtestError
+from normtest.report import SCHEMA, Report
+from normtest.result import Criterion, Measurement, Result, Verdict, judge
+from normtest.sampling import Sampling
+from normtest.stats import adjust, correlation, equivalence, fixed_point, linear_growth
+
+
+def _normal(center: float, scale: float = 0.05, statistic: str = "rho") -> Measurement:
+    return Measurement(statistic, center, 100, "test", Sampling("normal", center, scale))
+
+
+@pytest.mark.parametrize(
+    ("center", "expected"),
+    [(0.5, Verdict.PASS), (0.1, Verdict.FAIL), (0.3, Verdict.INCONCLUSIVE)],
+)
+def test_minimum_effect_three_ways(center: float, expected: Verdict) -> None:
+    j = judge(_normal(center), Criterion.minimum_effect(0.3))
+    assert j.verdict is expected, j.reason
+
+
+def test_less_direction_mirrors_greater() -> None:
+    crit = Criterion.minimum_effect(0.3, "less")
+    assert crit.threshold == -0.3
+    assert judge(_normal(-0.5), crit).verdict is Verdict.PASS
+    assert judge(_normal(-0.1), crit).verdict is Verdict.FAIL
+
+
+@pytest.mark.parametrize(
+    ("center", "expected"),
+    [(1.0, Verdict.PASS), (3.0, Verdict.FAIL), (0.1, Verdict.FAIL), (1.95, Verdict.INCONCLUSIVE)],
+)
+def test_equivalence_three_ways(center: float, expected: Verdict) -> None:
+    j = judge(_normal(center, 0.1), Criterion("within", margin=(0.5, 2.0)))
+    assert j.verdict is expected, j.reason
+
+
+def test_components_follow_intersection_union() -> None:
+    head = _normal(1.0, 0.05, "ratio")
+    ok, bad, unsure = _normal(0.0, 0.01), _normal(0.9, 0.01), _normal(0.2, 0.2)
+    crit = Criterion("within", margin=(0.5, 2.0),
+                     components={"curv": Criterion("within", margin=(-0.2, 0.2))})
+    from dataclasses import replace
+
+    assert judge(replace(head, components={"curv": ok}), crit).verdict is Verdict.PASS
+    failing = judge(replace(head, components={"curv": bad}), crit)
+    assert failing.verdict is Verdict.FAIL and "curv" in failing.reason
+    assert judge(replace(head, components={"curv": unsure}), crit).verdict is Verdict.INCONCLUSIVE
+    with pytest.raises(NormtestError, match="component 'curv'"):
+        judge(head, crit)
+
+
+def test_not_estimable_is_inconclusive_with_reason() -> None:
+    m = Measurement.not_estimable("rho", 4, "spearman", "only 4 points")
+    r = Result.judged(m, Criterion.minimum_effect(0.3))
+    assert r.verdict is Verdict.INCONCLUSIVE and "only 4 points" in r.reason
+    assert math.isnan(r.estimate)
+
+
+def test_criterion_validation() -> None:
+    with pytest.raises(NormtestError):
+        Criterion("sideways", threshold=0.3)  # type: ignore[arg-type]
+    with pytest.raises(NormtestError):
+        Criterion("within", margin=(2.0, 1.0))
+    with pytest.raises(NormtestError):
+        Criterion("greater")
+    with pytest.raises(NormtestError):
+        Criterion.minimum_effect(-0.3)
+    with pytest.raises(NormtestError):
+        Criterion.minimum_effect(0.3, alpha=0.7)
+
+
+def test_rejudge_needs_no_raw_data() -> None:
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=300)
+    y = 0.45 * x + rng.normal(size=300)
+    r = correlation(x, y, n_resamples=500)
+    strict = r.rejudge(Criterion.minimum_effect(0.6))
+    lenient = r.rejudge(Criterion.minimum_effect(0.1))
+    assert strict.verdict is Verdict.FAIL
+    assert lenient.verdict is Verdict.PASS
+    assert strict.estimate == lenient.estimate == r.estimate
+
+
+def test_result_id_names_the_variant() -> None:
+    r = Result(Verdict.SKIPPED, "no adapter capability", claim="cer.linear",
+               variant={"composition": "sqrt_n"})
+    assert r.id == "cer.linear[composition=sqrt_n]"
+
+
+def _demo_results() -> list[Result]:
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=200)
+    y = 0.6 * x + rng.normal(size=200)
+    lengths = np.tile(np.arange(1, 21, dtype=float), 5)
+    docs = np.repeat(np.arange(5), 20)
+    values = lengths * rng.uniform(0.9, 1.1, 100)
+    vectors = rng.normal(size=(100, 4))
+    return [
+        correlation(x, y, n_resamples=300),
+        correlation(x, y, method="pearson"),
+        correlation(x[:5], y[:5]),
+        equivalence(rng.normal(1.0, 0.2, 50), 0.5, 1.5, n_resamples=300),
+        linear_growth(lengths, values, docs, n_resamples=300),
+        fixed_point(lengths, values, docs, vectors, n_resamples=300),
+        Result(Verdict.SKIPPED, "needs token log-probabilities", claim="text.norm_surprisal"),
+    ]
+
+
+def test_report_round_trips_through_json() -> None:
+    report = Report(results=_demo_results(), model={"name": "m"}, provenance={"seed": 0})
+    text = report.to_json()
+    data = json.loads(text)
+    assert data["schema"] == SCHEMA == "normtest.report/1"
+    assert set(data) == {"schema", "model", "provenance", "results", "summary"}
+    row = data["results"][0]
+    for key in ("claim", "variant", "verdict", "estimate", "ci", "threshold", "p_value",
+                "p_adjusted", "n", "expected", "reason", "details"):
+        assert key in row
+    back = Report.from_json(text)
+    assert back.to_json() == text
+    for a, b in zip(report.results, back.results, strict=True):
+        assert a.verdict is b.verdict
+        assert a.id == b.id
+        assert a.ci == pytest.approx(b.ci, nan_ok=True)
+        if a.measurement is not None and a.criterion is not None:
+            # a stored result re-judges exactly as the original would
+            c = Criterion.minimum_effect(0.2) if a.criterion.direction == "greater" else a.criterion
+            if not a.criterion.components:
+                assert a.rejudge(c).verdict is b.rejudge(c).verdict
+
+
+def test_report_refuses_other_schema() -> None:
+    with pytest.raises(NormtestError, match="schema"):
+        Report.from_json(json.dumps({"schema": "other/9", "results": []}))
+    with pytest.raises(NormtestError, match="valid JSON"):
+        Report.from_json("{not json")
+
+
+def test_summary_counts_every_verdict() -> None:
+    report = Report(results=_demo_results())
+    summary = report.summary
+    assert set(summary) == {v.value for v in Verdict}
+    assert sum(summary.values()) == len(report.results)
+    assert summary["SKIPPED"] == 1 and summary["INCONCLUSIVE"] >= 1
+
+
+def test_holm_adjustment_turns_marginal_passes_inconclusive() -> None:
+    # five variants each with p_pass ≈ 0.03: each passes alone, none survives Holm at 0.05
+    crit = Criterion.minimum_effect(0.3)
+    center = 0.3 + 1.88 * 0.05  # one-sided p ≈ 0.03
+    family = [Result.judged(_normal(center), crit) for _ in range(5)]
+    assert all(r.verdict is Verdict.PASS for r in family)
+    adjusted = adjust(family, "holm")
+    assert all(r.verdict is Verdict.INCONCLUSIVE for r in adjusted)
+    assert all(r.p_adjusted == pytest.approx(min(1, 5 * family[0].p_value)) for r in adjusted)
+    assert "adjustment" in adjusted[0].reason
+
+
+def test_adjustment_keeps_strong_results_and_fails() -> None:
+    crit = Criterion.minimum_effect(0.3)
+    family = [Result.judged(_normal(c), crit) for c in (0.6, 0.0, 0.3)]
+    family.append(Result(Verdict.SKIPPED, "not applicable"))
+    out = adjust(family, "bh")
+    assert [r.verdict for r in out] == [Verdict.PASS, Verdict.FAIL, Verdict.INCONCLUSIVE,
+                                        Verdict.SKIPPED]
+    with pytest.raises(NormtestError):
+        adjust(family, "bonferroni")  # type: ignore[arg-type]
