@@ -73,8 +73,14 @@ def group_codes(name: str, labels: ArrayLike, n: int) -> np.ndarray:
     arr = np.asarray(labels)
     if arr.ndim != 1 or arr.shape[0] != n:
         raise NormtestError(f"{name} must be one label per row ({n}), got shape {arr.shape}")
-    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-        raise NormtestError(f"{name} has NaN or infinite labels; give every row a group")
+    if arr.dtype.kind in "fc":
+        bad = np.flatnonzero(~np.isfinite(arr))
+        if bad.size:
+            shown = ", ".join(str(i) for i in bad[:10]) + (" …" if bad.size > 10 else "")
+            raise NormtestError(
+                f"{name} has {bad.size} non-finite label(s) (NaN or infinity) at row(s) {shown}; "
+                "give every row a group"
+            )
     try:
         _, codes = np.unique(arr, return_inverse=True)
     except TypeError as exc:
