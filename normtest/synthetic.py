@@ -1,0 +1,452 @@
+"""Synthetic reference models with a known answer, speaking the adapter protocol.
+
+* :class:`JointDistribution`: a vocabulary with unigram probabilities p(x) and co-occurrence
+  probabilities P(x, y), from which IC, PMI and joint information follow (THEORY.md §2). The
+  diagonal is P(x, x) = p(x) (the event "x and x" is the event x), so PMI(x, x) = IC(x) by
+  construction.
+* :func:`random_distribution` draws one (Zipfian unigrams, Gaussian PMI), and
+  :func:`nearest_psd_pmi` moves its PMI matrix, diagonal included, to the nearest positive
+  semidefinite matrix with the same diagonal, so it can be factorised exactly.
+* :class:`OracleModel`: vectors with ⟨e(x), e(y)⟩ = a·PMI(x, y) + b for all x, y, the diagonal
+  included: C1 and C2 hold exactly at ``noise=0``; ``noise`` adds isotropic Gaussian vectors whose
+  RMS norm is ``noise`` times the RMS norm of the exact vectors.
+* :class:`ShuffledNormModel`: the oracle's directions with its norms permuted among the words.
+* :class:`IsotropicModel`: i.i.d. isotropic Gaussian vectors, unrelated to the distribution.
+
+Every model is deterministic given its seed. Every synthetic word is a single model token, so the
+token-level methods return one row per word of a whitespace-separated text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from normtest.adapters.protocol import Capability
+from normtest.errors import NormtestError
+
+__all__ = [
+    "IsotropicModel",
+    "JointDistribution",
+    "OracleModel",
+    "ShuffledNormModel",
+    "factor_gram",
+    "make_oracle",
+    "nearest_psd_pmi",
+    "random_distribution",
+]
+
+FloatArray = NDArray[np.float64]
+
+#: Relative tolerance for the co-occurrence bound P(x, y) ≤ min(p(x), p(y)) (rounding only).
+BOUND_RTOL = 1e-9
+#: Eigenvalues below ``-GRAM_RTOL · max|λ|`` make a Gram matrix not positive semidefinite.
+GRAM_RTOL = 1e-9
+
+
+def _word_names(n: int) -> tuple[str, ...]:
+    """Synthetic word names w000, w001, … (zero-padded so they sort in index order)."""
+    width = max(3, len(str(n - 1)))
+    return tuple(f"w{i:0{width}d}" for i in range(n))
+
+
+def _array_digest(*arrays: FloatArray) -> str:
+    """Short content hash of float arrays, for revisions and cache keys."""
+    h = hashlib.sha256()
+    for a in arrays:
+        h.update(np.ascontiguousarray(a, dtype=np.float64).tobytes())
+    return h.hexdigest()[:16]
+
+
+@dataclass(frozen=True, eq=False)
+class JointDistribution:
+    """Unigram probabilities p (sum 1) and symmetric co-occurrence probabilities P(x, y)."""
+
+    words: tuple[str, ...]
+    unigram: FloatArray
+    cooccurrence: FloatArray
+    _index: dict[str, int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        """Validate shapes, symmetry, the diagonal and the bound P(x, y) ≤ min(p(x), p(y))."""
+        p = np.asarray(self.unigram, dtype=np.float64)
+        c = np.asarray(self.cooccurrence, dtype=np.float64)
+        n = len(self.words)
+        if n < 2:
+            raise NormtestError("a joint distribution needs at least two words")
+        if len(set(self.words)) != n:
+            raise NormtestError("words of a joint distribution must be distinct")
+        if p.shape != (n,) or c.shape != (n, n):
+            raise NormtestError(
+                f"unigram must have shape ({n},) and cooccurrence ({n}, {n}); "
+                f"got {p.shape} and {c.shape}"
+            )
+        if not (np.all(np.isfinite(p)) and np.all(np.isfinite(c))):
+            raise NormtestError("probabilities must be finite")
+        if np.any(p <= 0) or abs(float(p.sum()) - 1.0) > 1e-9:
+            raise NormtestError("unigram probabilities must be positive and sum to 1")
+        if np.any(c <= 0) or not np.allclose(c, c.T, rtol=1e-12, atol=0.0):
+            raise NormtestError(
+                "co-occurrence probabilities must be positive and symmetric (PMI would be -inf)"
+            )
+        if not np.array_equal(np.diag(c), p):
+            raise NormtestError("the co-occurrence diagonal must equal the unigram: P(x, x) = p(x)")
+        bound = np.minimum.outer(p, p)
+        if np.any(c > bound * (1.0 + BOUND_RTOL)):
+            raise NormtestError("co-occurrence P(x, y) must not exceed min(p(x), p(y))")
+        object.__setattr__(self, "unigram", p)
+        object.__setattr__(self, "cooccurrence", np.minimum(c, bound))
+        object.__setattr__(self, "_index", {w: i for i, w in enumerate(self.words)})
+
+    @classmethod
+    def from_pmi(
+        cls, unigram: ArrayLike, pmi: ArrayLike, words: Sequence[str] | None = None
+    ) -> JointDistribution:
+        """Build from p and off-diagonal PMI: P(x, y) = p(x)p(y)e^{PMI}, and P(x, x) = p(x)."""
+        p = np.asarray(unigram, dtype=np.float64)
+        m = np.asarray(pmi, dtype=np.float64)
+        n = p.shape[0] if p.ndim == 1 else -1
+        if p.ndim != 1 or m.shape != (n, n):
+            raise NormtestError(f"pmi must be square with the unigram's length; got {m.shape}")
+        c = np.outer(p, p) * np.exp(m)
+        np.fill_diagonal(c, p)
+        return cls(tuple(words) if words is not None else _word_names(n), p, c)
+
+    @property
+    def n_words(self) -> int:
+        """Vocabulary size."""
+        return len(self.words)
+
+    def index(self, words: Sequence[str]) -> NDArray[np.intp]:
+        """Row indices of the given words; unknown words raise."""
+        try:
+            return np.array([self._index[w] for w in words], dtype=np.intp)
+        except KeyError as err:
+            raise NormtestError(
+                f"word {err.args[0]!r} is not in this synthetic vocabulary "
+                f"({self.words[0]} … {self.words[-1]})"
+            ) from None
+
+    def information_content(self) -> FloatArray:
+        """IC(x) = −log p(x), in nats."""
+        return -np.log(self.unigram)
+
+    def pmi(self) -> FloatArray:
+        """PMI(x, y) = log P(x, y) − log p(x) − log p(y); its diagonal is IC(x)."""
+        lp = np.log(self.unigram)
+        return np.log(self.cooccurrence) - lp[:, None] - lp[None, :]
+
+    def joint_information(self) -> FloatArray:
+        """IC(x, y) = −log P(x, y), which equals IC(x) + IC(y) − PMI(x, y)."""
+        return -np.log(self.cooccurrence)
+
+    def digest(self) -> str:
+        """Content hash of the distribution."""
+        return _array_digest(self.unigram, self.cooccurrence)
+
+
+def random_distribution(
+    n_words: int,
+    *,
+    seed: int = 0,
+    zipf_exponent: float = 1.0,
+    pmi_scale: float = 0.5,
+) -> JointDistribution:
+    """Draw a distribution: Zipfian p over shuffled ranks, PMI ~ N(0, pmi_scale²) off the diagonal.
+
+    Off-diagonal PMI is capped at min(IC(x), IC(y)) so that P(x, y) ≤ min(p(x), p(y)).
+    """
+    if n_words < 2:
+        raise NormtestError("n_words must be at least 2")
+    if not (zipf_exponent >= 0 and pmi_scale >= 0):
+        raise NormtestError("zipf_exponent and pmi_scale must be non-negative")
+    rng = np.random.default_rng([seed, 0])
+    ranks = rng.permutation(n_words) + 1.0
+    p = ranks**-zipf_exponent
+    p /= p.sum()
+    ic = -np.log(p)
+    z = rng.normal(scale=pmi_scale, size=(n_words, n_words))
+    m = np.triu(z, 1)
+    m = m + m.T
+    m = np.minimum(m, np.minimum.outer(ic, ic))
+    return JointDistribution.from_pmi(p, m)
+
+
+def _psd_part(x: FloatArray) -> FloatArray:
+    """Projection onto the PSD cone in Frobenius norm (negative eigenvalues set to zero)."""
+    w, v = np.linalg.eigh((x + x.T) / 2.0)
+    return np.asarray((v * np.maximum(w, 0.0)) @ v.T, dtype=np.float64)
+
+
+def nearest_psd_pmi(
+    distribution: JointDistribution, *, max_iter: int = 300, tol: float = 1e-10
+) -> JointDistribution:
+    """The distribution whose PMI matrix (diagonal = IC) is the nearest PSD one with that diagonal.
+
+    Dykstra's alternating projections (Higham 2002, "Computing the nearest correlation matrix")
+    between the PSD cone and {diagonal = IC, PMI(x, y) ≤ min(IC(x), IC(y))}; the off-diagonal is
+    then scaled by the largest t ≤ 1 that makes the matrix exactly PSD, so what is returned is valid
+    and exactly factorisable even when the iteration stops early. p and IC are unchanged.
+    """
+    m = distribution.pmi()
+    ic = np.diag(m).copy()
+    upper = np.minimum.outer(ic, ic)
+
+    def box(x: FloatArray) -> FloatArray:
+        y = np.minimum(x, upper)
+        np.fill_diagonal(y, ic)
+        return y
+
+    x = m.copy()
+    p_corr = np.zeros_like(m)
+    q_corr = np.zeros_like(m)
+    size = float(np.linalg.norm(m))
+    for _ in range(max_iter):
+        y = _psd_part(x + p_corr)
+        p_corr = x + p_corr - y
+        x_new = box(y + q_corr)
+        q_corr = y + q_corr - x_new
+        done = float(np.linalg.norm(x_new - y)) <= tol * size
+        x = x_new
+        if done:
+            break
+    off = x - np.diag(ic)
+    inv_sqrt = 1.0 / np.sqrt(ic)
+    lam_min = float(np.linalg.eigvalsh(inv_sqrt[:, None] * off * inv_sqrt[None, :])[0])
+    if lam_min < -1.0:
+        off *= (1.0 - 1e-12) / -lam_min
+    return JointDistribution.from_pmi(distribution.unigram, off, distribution.words)
+
+
+def factor_gram(gram: ArrayLike, dim: int, seed: int = 0) -> FloatArray:
+    """Vectors E (n, dim) with E Eᵀ = gram in a random orientation; gram PSD with rank ≤ dim."""
+    g = np.asarray(gram, dtype=np.float64)
+    if g.ndim != 2 or g.shape[0] != g.shape[1] or not np.all(np.isfinite(g)):
+        raise NormtestError("gram must be a finite square matrix")
+    w, v = np.linalg.eigh((g + g.T) / 2.0)
+    top = float(np.max(np.abs(w))) if w.size else 0.0
+    if w[0] < -GRAM_RTOL * top:
+        raise NormtestError(
+            f"gram matrix is not positive semidefinite (smallest eigenvalue {w[0]:.3g}); "
+            "project it first, e.g. with nearest_psd_pmi, or use b ≥ 0"
+        )
+    keep = w > GRAM_RTOL * top
+    rank = int(keep.sum())
+    if dim < rank:
+        raise NormtestError(f"dim={dim} is below the Gram matrix's rank {rank}; use dim ≥ {rank}")
+    base = v[:, keep] * np.sqrt(w[keep])
+    rng = np.random.default_rng([seed, 1])
+    q, r = np.linalg.qr(rng.normal(size=(dim, max(rank, 1))))
+    q = q * np.sign(np.where(np.diag(r) == 0, 1.0, np.diag(r)))
+    return np.asarray(base @ q[:, :rank].T, dtype=np.float64)
+
+
+class _SyntheticModel:
+    """Shared lookup for synthetic models: a distribution and one vector per word."""
+
+    _capabilities = frozenset(
+        {Capability.WORD_VECTORS, Capability.WORD_TOKENS, Capability.TOKEN_VECTORS}
+    )
+
+    def __init__(self, name: str, revision: str, distribution: JointDistribution,
+                 vectors: FloatArray) -> None:
+        """Hold the model's identity, its distribution and its (read-only) word vectors."""
+        self._name = name
+        self._revision = revision
+        self.distribution = distribution
+        self.vectors = vectors
+        self.vectors.setflags(write=False)
+
+    @property
+    def name(self) -> str:
+        """Model name used in results."""
+        return self._name
+
+    @property
+    def revision(self) -> str:
+        """Generating parameters and content hash."""
+        return self._revision
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """Word vectors; every word is also one token."""
+        return self._capabilities
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """The vocabulary, in row order."""
+        return self.distribution.words
+
+    @property
+    def dim(self) -> int:
+        """Vector dimension."""
+        return int(self.vectors.shape[1])
+
+    @property
+    def unigram(self) -> FloatArray:
+        """Unigram probabilities p(x), aligned with ``words``."""
+        return self.distribution.unigram
+
+    @property
+    def information_content(self) -> FloatArray:
+        """IC(x) = −log p(x), aligned with ``words``."""
+        return self.distribution.information_content()
+
+    @property
+    def pmi(self) -> FloatArray:
+        """PMI matrix (diagonal = IC), aligned with ``words``."""
+        return self.distribution.pmi()
+
+    def word_vectors(self, words: Sequence[str]) -> FloatArray:
+        """Vectors of the given words: (len(words), dim)."""
+        return np.array(self.vectors[self.distribution.index(words)], dtype=np.float64)
+
+    def word_tokens(self, word: str) -> list[str]:
+        """A synthetic word is a single token."""
+        self.distribution.index([word])
+        return [word]
+
+    def token_vectors(self, text: str) -> FloatArray:
+        """One row per whitespace-separated word of ``text``."""
+        words = text.split()
+        if not words:
+            raise NormtestError("empty text: token_vectors needs at least one word")
+        return self.word_vectors(words)
+
+
+def _check_noise(noise: float) -> float:
+    """Validate a noise level."""
+    noise = float(noise)
+    if not (np.isfinite(noise) and noise >= 0):
+        raise NormtestError(f"noise must be a finite number ≥ 0, got {noise}")
+    return noise
+
+
+class OracleModel(_SyntheticModel):
+    """Vectors with ⟨e(x), e(y)⟩ = a·PMI(x, y) + b exactly (C1 and C2), plus optional noise."""
+
+    def __init__(
+        self,
+        distribution: JointDistribution,
+        *,
+        a: float = 1.0,
+        b: float = 0.0,
+        dim: int | None = None,
+        noise: float = 0.0,
+        seed: int = 0,
+        name: str = "oracle",
+    ) -> None:
+        """Factorise a·PMI + b into ``dim`` dimensions (default: vocabulary size) and add noise."""
+        if not (np.isfinite(a) and a > 0 and np.isfinite(b)):
+            raise NormtestError("the oracle needs a finite slope a > 0 and a finite intercept b")
+        noise = _check_noise(noise)
+        dim = distribution.n_words if dim is None else int(dim)
+        self.a, self.b, self.noise, self.seed = float(a), float(b), noise, int(seed)
+        self.exact_vectors = factor_gram(a * distribution.pmi() + b, dim, seed)
+        self.exact_vectors.setflags(write=False)
+        vectors = self.exact_vectors.copy()
+        if noise > 0:
+            rms = float(np.sqrt(np.mean(np.sum(self.exact_vectors**2, axis=1))))
+            draws = np.random.default_rng([seed, 2]).normal(size=vectors.shape)
+            vectors += noise * rms * draws / np.sqrt(dim)
+        revision = (
+            f"oracle:a={a:g}:b={b:g}:dim={dim}:noise={noise:g}:seed={seed}:"
+            f"dist={distribution.digest()}"
+        )
+        super().__init__(name, revision, distribution, vectors)
+
+
+def make_oracle(
+    n_words: int,
+    *,
+    seed: int = 0,
+    a: float = 1.0,
+    b: float = 0.0,
+    dim: int | None = None,
+    noise: float = 0.0,
+    zipf_exponent: float = 1.0,
+    pmi_scale: float = 0.5,
+) -> OracleModel:
+    """An oracle on a fresh :func:`random_distribution` made PSD by :func:`nearest_psd_pmi`."""
+    dist = nearest_psd_pmi(
+        random_distribution(n_words, seed=seed, zipf_exponent=zipf_exponent, pmi_scale=pmi_scale)
+    )
+    return OracleModel(dist, a=a, b=b, dim=dim, noise=noise, seed=seed)
+
+
+def _average_ranks(x: FloatArray) -> FloatArray:
+    """Ranks 1 … n, tied values sharing their average rank."""
+    _, inverse, counts = np.unique(x, return_inverse=True, return_counts=True)
+    upper = np.cumsum(counts)
+    return np.asarray((upper - (counts - 1) / 2.0)[inverse], dtype=np.float64)
+
+
+def _spearman(x: FloatArray, y: FloatArray) -> float:
+    """Spearman rank correlation (average ranks for ties); 0 when either side is constant."""
+    rx, ry = _average_ranks(x), _average_ranks(y)
+    rx, ry = rx - rx.mean(), ry - ry.mean()
+    den = float(np.sqrt(np.sum(rx**2) * np.sum(ry**2)))
+    return 0.0 if den == 0 else float(np.sum(rx * ry) / den)
+
+
+class ShuffledNormModel(_SyntheticModel):
+    """A model's directions with its norms permuted among the words (a negative control)."""
+
+    def __init__(
+        self,
+        base: _SyntheticModel,
+        *,
+        seed: int = 0,
+        max_rank_correlation: float = 0.05,
+        max_tries: int = 1000,
+        name: str = "shuffled_norm",
+    ) -> None:
+        """Permute ``base``'s norms with a seeded permutation that keeps their ranks unrelated.
+
+        The permutation π is drawn uniformly at random, redrawn until the Spearman correlation of
+        ‖e(x)‖ with ‖e(π(x))‖ is within ±``max_rank_correlation`` (the best of ``max_tries`` draws
+        otherwise), so the shuffled norms are rank-unrelated to the original ones by construction,
+        not just in expectation.
+        """
+        norms = np.linalg.norm(base.vectors, axis=1)
+        if np.any(norms == 0):
+            raise NormtestError("cannot keep the direction of a zero vector; base has one")
+        rng = np.random.default_rng([seed, 3])
+        best, best_rho = np.arange(norms.size), np.inf
+        for _ in range(max_tries):
+            perm = rng.permutation(norms.size)
+            rho = abs(_spearman(norms, norms[perm]))
+            if rho < best_rho:
+                best, best_rho = perm, rho
+            if rho <= max_rank_correlation:
+                break
+        self.permutation = best
+        self.rank_correlation = best_rho
+        vectors = base.vectors / norms[:, None] * norms[best][:, None]
+        revision = f"shuffled_norm:seed={seed}:base=({base.revision})"
+        super().__init__(name, revision, base.distribution, vectors)
+
+
+class IsotropicModel(_SyntheticModel):
+    """I.i.d. isotropic Gaussian vectors N(0, scale²/dim · I), unrelated to the distribution."""
+
+    def __init__(
+        self,
+        distribution: JointDistribution,
+        *,
+        dim: int = 64,
+        scale: float = 1.0,
+        seed: int = 0,
+        name: str = "isotropic",
+    ) -> None:
+        """Draw one vector per word of ``distribution``; ``scale`` is the expected RMS norm."""
+        if dim < 1 or not (np.isfinite(scale) and scale > 0):
+            raise NormtestError("the isotropic model needs dim ≥ 1 and a finite scale > 0")
+        rng = np.random.default_rng([seed, 4])
+        vectors = rng.normal(scale=scale / np.sqrt(dim), size=(distribution.n_words, dim))
+        revision = f"isotropic:dim={dim}:scale={scale:g}:seed={seed}:dist={distribution.digest()}"
+        super().__init__(name, revision, distribution, vectors)

@@ -1,0 +1,204 @@
+"""Geometry transforms fitted on a vocabulary sample, then applied (THEORY.md §5).
+
+Norms depend on where the origin is and on the metric, so every word-level claim can be evaluated
+under one of five transforms, each fitted on a sample ``E`` (n, d) with unigram weights ``p``:
+
+* ``raw``: the vectors as they are (a float64 copy).
+* ``center_uniform``: subtract the plain mean.
+* ``center_zipf``: subtract the p-weighted mean ``μ = Σ p(w) e(w)``.
+* ``whiten_uniform``: centre with the plain mean, then map so that the plain (population, 1/n)
+  covariance of the sample is the identity.
+* ``whiten_zipf``: centre with μ, then map so that the p-weighted covariance ``Σ p(w)(e(w) −
+  μ)(e(w) − μ)ᵀ`` is the identity (Zipfian whitening; Yokoi et al., NeurIPS 2024): the SVD
+  ``diag(√p)(E − μ) = U S Vᵀ`` gives the map ``x ↦ (x − μ) V S⁻¹``.
+
+Usage is scikit-learn-like: ``make_transform("whiten_zipf").fit(E, p).apply(E2)``. Every
+transform accepts ``weights`` in ``fit`` (so one loop can run all five); the uniform ones and
+``raw`` ignore them after validation, the Zipfian ones require them. Weights must be finite and
+non-negative with a positive sum; they are normalised to sum to one.
+
+Rank-deficient samples: whitening keeps the singular directions of ``diag(√p)(E − μ)`` with
+``s > rank_rtol · ‖E‖_p``, where ``‖E‖_p = √(Σ p(w)‖e(w)‖²)`` is the weighted RMS norm of the
+*uncentred* sample (centring cannot resolve spread below the rounding error of the mean, which
+scales with it), and drops the rest, so the output has ``rank_`` coordinates (principal axes of the
+sample, not the input's axes; norms and inner products do not depend on that choice). The default
+``rank_rtol`` follows ``numpy.linalg.matrix_rank`` at the input's precision: ``max(n, d) · eps``
+with ``eps`` of float32 for float32 input and of float64 otherwise. A sample with no direction
+above the tolerance (all vectors equal, a single vector, one positive weight) cannot be whitened
+and raises. The sign of each retained axis is fixed (largest-magnitude loading positive), so
+fitting is deterministic.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from normtest.errors import NormtestError
+
+__all__ = ["TRANSFORM_NAMES", "Transform", "make_transform", "weighted_mean"]
+
+FloatArray = NDArray[np.float64]
+TransformName = Literal["raw", "center_uniform", "center_zipf", "whiten_uniform", "whiten_zipf"]
+
+#: The transforms of THEORY.md §5, in the order reports list them.
+TRANSFORM_NAMES: tuple[str, ...] = (
+    "raw",
+    "center_uniform",
+    "center_zipf",
+    "whiten_uniform",
+    "whiten_zipf",
+)
+
+
+def _sample_matrix(vectors: ArrayLike, what: str) -> tuple[FloatArray, float]:
+    """Return (finite float64 (n, d) array with n ≥ 1, eps of the input precision) or raise."""
+    raw = np.asarray(vectors)
+    if raw.ndim != 2:
+        raise NormtestError(
+            f"{what} must be a 2-D (n_vectors, dim) array, got shape {raw.shape}; "
+            "for a single vector v pass v[None, :]"
+        )
+    if raw.shape[0] == 0 or raw.shape[1] == 0:
+        raise NormtestError(f"{what} are empty (shape {raw.shape}); pass at least one vector")
+    eps = float(np.finfo(np.float32).eps) if raw.dtype == np.float32 else float(
+        np.finfo(np.float64).eps
+    )
+    arr = raw.astype(np.float64)
+    if not np.all(np.isfinite(arr)):
+        bad = int(np.flatnonzero(~np.all(np.isfinite(arr), axis=1))[0])
+        raise NormtestError(
+            f"{what} contain NaN or infinity (first at row {bad}); drop or fix those vectors"
+        )
+    return arr, eps
+
+
+def _normalised_weights(weights: ArrayLike, n: int) -> FloatArray:
+    """Validate unigram weights for n vectors and scale them to sum to one."""
+    w = np.asarray(weights, dtype=np.float64)
+    if w.shape != (n,):
+        raise NormtestError(f"weights must have shape ({n},), one per vector; got {w.shape}")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise NormtestError("weights must be finite and non-negative (unigram probabilities)")
+    total = float(w.sum())
+    if total <= 0:
+        raise NormtestError("weights sum to zero; at least one vector needs a positive weight")
+    return w / total
+
+
+def weighted_mean(vectors: ArrayLike, weights: ArrayLike | None = None) -> FloatArray:
+    """The p-weighted mean Σ p(w) e(w) with p normalised (plain mean when weights is None)."""
+    arr, _ = _sample_matrix(vectors, "vectors")
+    if weights is None:
+        return np.asarray(arr.mean(axis=0), dtype=np.float64)
+    p = _normalised_weights(weights, arr.shape[0])
+    return np.asarray(p @ arr, dtype=np.float64)
+
+
+class Transform:
+    """One geometry transform of THEORY.md §5: ``fit`` on a sample, then ``apply`` to vectors."""
+
+    def __init__(self, name: str, *, rank_rtol: float | None = None) -> None:
+        """Create an unfitted transform; ``rank_rtol`` overrides the whitening rank tolerance."""
+        if name not in TRANSFORM_NAMES:
+            close = difflib.get_close_matches(name, TRANSFORM_NAMES, n=2)
+            hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+            raise NormtestError(
+                f"unknown transform {name!r}.{hint} Known: {', '.join(TRANSFORM_NAMES)}."
+            )
+        if rank_rtol is not None and not (0.0 <= rank_rtol < 1.0):
+            raise NormtestError(f"rank_rtol must lie in [0, 1), got {rank_rtol}")
+        self.name = name
+        self.rank_rtol = rank_rtol
+        self.centre: Literal["none", "uniform", "zipf"] = (
+            "none" if name == "raw" else ("zipf" if name.endswith("zipf") else "uniform")
+        )
+        self.whiten = name.startswith("whiten")
+        self.dim_: int | None = None
+        self.mean_: FloatArray | None = None
+        self.components_: FloatArray | None = None
+        self.singular_values_: FloatArray | None = None
+        self.rank_: int | None = None
+
+    def __repr__(self) -> str:
+        """Name and fitted state."""
+        state = "unfitted" if self.dim_ is None else f"fitted on dim {self.dim_}"
+        return f"Transform({self.name!r}, {state})"
+
+    @property
+    def fitted(self) -> bool:
+        """Whether ``fit`` has run."""
+        return self.dim_ is not None
+
+    def fit(self, vectors: ArrayLike, weights: ArrayLike | None = None) -> Transform:
+        """Fit on an (n, d) sample with optional unigram weights (required by the Zipf variants)."""
+        arr, eps = _sample_matrix(vectors, "sample vectors")
+        n, d = arr.shape
+        if weights is not None:
+            p = _normalised_weights(weights, n)
+        elif self.centre == "zipf":
+            raise NormtestError(
+                f"{self.name} needs unigram weights p(w), one per sample vector: "
+                "call fit(vectors, weights=p)"
+            )
+        else:
+            p = np.full(n, 1.0 / n)
+        if self.centre == "uniform":
+            p = np.full(n, 1.0 / n)
+        self.dim_ = d
+        self.mean_ = None if self.centre == "none" else np.asarray(p @ arr, dtype=np.float64)
+        self.components_ = None
+        self.singular_values_ = None
+        self.rank_ = None
+        if self.whiten:
+            assert self.mean_ is not None
+            # Work on the sample divided by its largest |entry| so that no square under- or
+            # overflows; the tolerance is relative to the weighted RMS norm of the uncentred
+            # sample, the scale of the rounding error that centring leaves behind.
+            peak = float(np.max(np.abs(arr)))
+            unit = arr / peak if peak > 0 else arr
+            _, s, vt = np.linalg.svd(np.sqrt(p)[:, None] * (unit - p @ unit), full_matrices=False)
+            reference = float(np.sqrt(p @ np.sum(unit**2, axis=1)))
+            rtol = max(n, d) * eps if self.rank_rtol is None else self.rank_rtol
+            keep = s > rtol * reference
+            if not np.any(keep):
+                self.dim_ = None
+                raise NormtestError(
+                    f"{self.name}: the sample has no spread after centring (all vectors equal up "
+                    "to rounding, or only one with positive weight); whitening needs at least "
+                    "two distinct vectors"
+                )
+            components = vt[keep].T.copy()
+            flip = np.sign(components[np.argmax(np.abs(components), axis=0), np.arange(keep.sum())])
+            components *= np.where(flip == 0, 1.0, flip)
+            self.singular_values_ = s[keep] * peak
+            self.components_ = components / self.singular_values_
+            self.rank_ = int(keep.sum())
+        return self
+
+    def apply(self, vectors: ArrayLike) -> FloatArray:
+        """Apply the fitted transform to an (m, d) array; whitening returns (m, rank_)."""
+        if self.dim_ is None:
+            raise NormtestError(f"transform {self.name!r} is not fitted: call fit(sample) first")
+        arr, _ = _sample_matrix(vectors, "vectors")
+        if arr.shape[1] != self.dim_:
+            raise NormtestError(
+                f"vectors have dimension {arr.shape[1]}, but {self.name} was fitted on "
+                f"dimension {self.dim_}"
+            )
+        out = arr if self.mean_ is None else arr - self.mean_
+        if self.components_ is not None:
+            out = out @ self.components_
+        return np.array(out, dtype=np.float64, copy=True)
+
+    def fit_apply(self, vectors: ArrayLike, weights: ArrayLike | None = None) -> FloatArray:
+        """Fit on the sample and return the sample transformed."""
+        return self.fit(vectors, weights).apply(vectors)
+
+
+def make_transform(name: str, *, rank_rtol: float | None = None) -> Transform:
+    """Create an unfitted transform by name (one of :data:`TRANSFORM_NAMES`)."""
+    return Transform(name, rank_rtol=rank_rtol)

@@ -1,0 +1,202 @@
+"""Unit tests for normtest.transforms: fit/apply semantics, geometry, tolerances, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from normtest.errors import NormtestError
+from normtest.transforms import TRANSFORM_NAMES, Transform, make_transform, weighted_mean
+
+
+def _sample(n: int = 40, d: int = 5, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Anisotropic vectors with a shared offset, and Zipfian weights."""
+    rng = np.random.default_rng(seed)
+    vectors = rng.normal(size=(n, d)) @ rng.normal(size=(d, d)) + 3.0
+    weights = 1.0 / np.arange(1, n + 1)
+    return vectors, weights / weights.sum()
+
+
+def _weighted_cov(x: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Σ p_i (x_i − μ)(x_i − μ)ᵀ with μ the p-weighted mean."""
+    c = x - p @ x
+    return c.T @ (p[:, None] * c)
+
+
+def test_names_and_unknown() -> None:
+    assert TRANSFORM_NAMES == (
+        "raw", "center_uniform", "center_zipf", "whiten_uniform", "whiten_zipf",
+    )
+    with pytest.raises(NormtestError, match="Did you mean 'whiten_zipf'"):
+        make_transform("whiten_zpif")
+    with pytest.raises(NormtestError, match="rank_rtol"):
+        make_transform("whiten_zipf", rank_rtol=2.0)
+
+
+def test_raw_is_an_identity_copy() -> None:
+    e, p = _sample()
+    t = make_transform("raw").fit(e, p)
+    out = t.apply(e)
+    np.testing.assert_array_equal(out, e)
+    assert out is not e and out.dtype == np.float64
+
+
+def test_center_uniform_and_zipf() -> None:
+    e, p = _sample()
+    cu = make_transform("center_uniform").fit_apply(e, p)  # weights ignored for uniform
+    np.testing.assert_allclose(cu.mean(axis=0), 0.0, atol=1e-12)
+    cz = make_transform("center_zipf").fit_apply(e, p)
+    np.testing.assert_allclose(p @ cz, 0.0, atol=1e-12)
+    assert not np.allclose(cz.mean(axis=0), 0.0)  # the two centrings really differ
+    np.testing.assert_allclose(weighted_mean(e, p), p @ e)
+    np.testing.assert_allclose(weighted_mean(e), e.mean(axis=0))
+
+
+def test_whiten_uniform_gives_identity_covariance() -> None:
+    e, p = _sample()
+    w = make_transform("whiten_uniform").fit_apply(e, p)
+    uniform = np.full(len(e), 1 / len(e))
+    np.testing.assert_allclose(_weighted_cov(w, uniform), np.eye(e.shape[1]), atol=1e-10)
+    np.testing.assert_allclose(w.mean(axis=0), 0.0, atol=1e-12)
+    np.testing.assert_allclose(w, make_transform("whiten_uniform").fit_apply(e))  # weights ignored
+
+
+def test_whiten_zipf_gives_weighted_identity_and_matches_svd_formula() -> None:
+    e, p = _sample()
+    t = make_transform("whiten_zipf").fit(e, p)
+    w = t.apply(e)
+    np.testing.assert_allclose(p @ w, 0.0, atol=1e-12)
+    np.testing.assert_allclose(_weighted_cov(w, p), np.eye(e.shape[1]), atol=1e-10)
+    # THEORY.md §5: SVD of diag(√p)(E − μ) = U S Vᵀ, map x ↦ (x − μ) V S⁻¹ (up to axis signs).
+    mu = p @ e
+    _, s, vt = np.linalg.svd(np.sqrt(p)[:, None] * (e - mu), full_matrices=False)
+    reference = (e - mu) @ vt.T / s
+    np.testing.assert_allclose(np.abs(w), np.abs(reference), rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(t.singular_values_, s, rtol=1e-12)
+
+
+def test_weights_are_normalised() -> None:
+    e, p = _sample()
+    a = make_transform("whiten_zipf").fit_apply(e, p)
+    b = make_transform("whiten_zipf").fit_apply(e, 37.0 * p)
+    np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_apply_uses_fitted_parameters_on_new_vectors() -> None:
+    e, p = _sample()
+    new = np.random.default_rng(9).normal(size=(7, e.shape[1]))
+    for name in TRANSFORM_NAMES:
+        t = make_transform(name).fit(e, p)
+        out = t.apply(new)
+        expected = new if t.mean_ is None else new - t.mean_
+        if t.components_ is not None:
+            expected = expected @ t.components_
+        np.testing.assert_allclose(out, expected, rtol=1e-12)
+        np.testing.assert_allclose(t.apply(e), make_transform(name).fit_apply(e, p), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", TRANSFORM_NAMES)
+def test_deterministic_and_order_free(name: str) -> None:
+    e, p = _sample(seed=4)
+    a = make_transform(name).fit(e, p).apply(e)
+    b = make_transform(name).fit(e, p).apply(e)
+    np.testing.assert_array_equal(a, b)
+    perm = np.random.default_rng(1).permutation(len(e))
+    c = make_transform(name).fit(e[perm], p[perm]).apply(e)
+    np.testing.assert_allclose(a, c, rtol=1e-9, atol=1e-9)  # signs fixed: same axes either way
+
+
+@pytest.mark.parametrize("name", ["whiten_uniform", "whiten_zipf"])
+def test_whitened_norms_are_rotation_invariant(name: str) -> None:
+    e, p = _sample(seed=2)
+    q, _ = np.linalg.qr(np.random.default_rng(3).normal(size=(e.shape[1], e.shape[1])))
+    a = make_transform(name).fit_apply(e, p)
+    b = make_transform(name).fit_apply(e @ q, p)
+    np.testing.assert_allclose(np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=1), rtol=1e-9)
+
+
+def test_rank_deficient_sample_keeps_its_rank() -> None:
+    rng = np.random.default_rng(5)
+    e = rng.normal(size=(30, 3)) @ rng.normal(size=(3, 8)) + 1.0  # rank 3 after centring
+    p = rng.dirichlet(np.ones(30))
+    t = make_transform("whiten_zipf").fit(e, p)
+    w = t.apply(e)
+    assert t.rank_ == 3 and w.shape == (30, 3)
+    np.testing.assert_allclose(_weighted_cov(w, p), np.eye(3), atol=1e-10)
+
+
+def test_rank_tolerance_follows_input_precision() -> None:
+    rng = np.random.default_rng(6)
+    base = rng.normal(size=(50, 3))
+    e = np.hstack([base, 1e-9 * rng.normal(size=(50, 1))])  # a 4th direction at 1e-9 relative
+    assert make_transform("whiten_uniform").fit(e).rank_ == 4
+    assert make_transform("whiten_uniform").fit(e.astype(np.float32)).rank_ == 3
+    assert make_transform("whiten_uniform", rank_rtol=1e-6).fit(e).rank_ == 3
+
+
+def test_no_spread_cannot_be_whitened() -> None:
+    same = np.tile([1.0, 2.0, 3.0], (5, 1))
+    for name in ("whiten_uniform", "whiten_zipf"):
+        with pytest.raises(NormtestError, match="no spread"):
+            make_transform(name).fit(same, np.ones(5))
+        with pytest.raises(NormtestError, match="no spread"):
+            make_transform(name).fit(same[:1], np.ones(1))
+    one_weight = np.array([1.0, 0.0, 0.0])
+    with pytest.raises(NormtestError, match="no spread"):
+        make_transform("whiten_zipf").fit(np.eye(3), one_weight)
+    # Equal up to rounding of the mean counts as equal.
+    near = np.tile([1e8, -3e8], (6, 1)) + np.array([[1e-9, 0]] * 3 + [[0, 0]] * 3)
+    with pytest.raises(NormtestError, match="no spread"):
+        make_transform("whiten_uniform").fit(near)
+
+
+def test_failed_fit_leaves_transform_unfitted() -> None:
+    t = make_transform("whiten_uniform")
+    with pytest.raises(NormtestError):
+        t.fit(np.ones((3, 2)))
+    assert not t.fitted
+    with pytest.raises(NormtestError, match="not fitted"):
+        t.apply(np.ones((1, 2)))
+
+
+def test_zipf_variants_require_weights() -> None:
+    e, _ = _sample()
+    for name in ("center_zipf", "whiten_zipf"):
+        with pytest.raises(NormtestError, match="needs unigram weights"):
+            make_transform(name).fit(e)
+
+
+@pytest.mark.parametrize(
+    ("weights", "message"),
+    [
+        (np.ones(3), "shape"),
+        (-np.ones(40), "non-negative"),
+        (np.full(40, np.nan), "finite"),
+        (np.zeros(40), "sum to zero"),
+    ],
+)
+def test_weight_validation(weights: np.ndarray, message: str) -> None:
+    e, _ = _sample()
+    for name in TRANSFORM_NAMES:
+        with pytest.raises(NormtestError, match=message):
+            make_transform(name).fit(e, weights)
+
+
+def test_input_validation() -> None:
+    t: Transform = make_transform("center_uniform")
+    with pytest.raises(NormtestError, match="not fitted"):
+        t.apply(np.ones((2, 3)))
+    with pytest.raises(NormtestError, match="2-D"):
+        t.fit(np.ones(3))
+    with pytest.raises(NormtestError, match="empty"):
+        t.fit(np.ones((0, 3)))
+    bad = np.ones((4, 3))
+    bad[2, 1] = np.nan
+    with pytest.raises(NormtestError, match=r"NaN or infinity.*row 2"):
+        t.fit(bad)
+    t.fit(np.ones((4, 3)))
+    assert t.fitted and "fitted on dim 3" in repr(t)
+    with pytest.raises(NormtestError, match=r"dimension 2.*dimension 3"):
+        t.apply(np.ones((2, 2)))
+    with pytest.raises(NormtestError, match="NaN or infinity"):
+        t.apply(bad)
