@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.stats import spearmanr
 
-from normtest.adapters.protocol import Capability
+from normtest.adapters.protocol import Capability, Layer, TokenBatch, Tokenization, check_layer
 from normtest.errors import NormtestError
 
 __all__ = [
@@ -306,17 +306,31 @@ class _SyntheticModel:
         """Vectors of the given words: (len(words), dim)."""
         return np.array(self.vectors[self.distribution.index(words)], dtype=np.float64)
 
-    def word_tokens(self, word: str) -> list[str]:
-        """A synthetic word is a single token."""
-        self.distribution.index([word])
-        return [word]
+    def represents(self, words: Sequence[str]) -> NDArray[np.bool_]:
+        """Which words belong to the synthetic vocabulary."""
+        known = set(self.words)
+        return np.array([w in known for w in words], dtype=bool)
 
-    def token_vectors(self, text: str) -> FloatArray:
-        """One row per whitespace-separated word of ``text``."""
+    def tokenize(self, text: str) -> Tokenization:
+        """One token per whitespace-separated word; the token id is the word's row."""
         words = text.split()
         if not words:
-            raise NormtestError("empty text: token_vectors needs at least one word")
-        return self.word_vectors(words)
+            raise NormtestError("empty text: it has no tokens; pass at least one word")
+        ids = self.distribution.index(words)
+        return Tokenization(ids=tuple(int(i) for i in ids), tokens=tuple(words))
+
+    def word_tokens(self, word: str) -> Tokenization:
+        """A synthetic word is a single token."""
+        return self.tokenize(word)
+
+    def token_vectors(
+        self, texts: Sequence[str], *, layer: Layer = "last", special_tokens: bool = False,
+        words: bool = False,
+    ) -> TokenBatch:
+        """One row per whitespace-separated word of each text (a single representation)."""
+        check_layer(layer, n_layers=0)
+        rows = [self.vectors[list(self.tokenize(t).ids)] for t in texts]
+        return TokenBatch.from_list(rows, self.dim)
 
 
 def _check_noise(noise: float) -> float:

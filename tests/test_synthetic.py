@@ -265,12 +265,17 @@ def test_synthetic_models_implement_the_protocol(small_oracle: OracleModel) -> N
         words = list(model.words[:3])
         vecs = model.word_vectors(words)
         assert vecs.shape == (3, model.dim)
-        assert model.word_tokens(words[1]) == [words[1]]
-        np.testing.assert_array_equal(model.token_vectors(" ".join(words)), vecs)
+        assert model.word_tokens(words[1]).tokens == (words[1],)
+        batch = model.token_vectors([" ".join(words), words[0]])
+        np.testing.assert_array_equal(batch[0], vecs)
+        np.testing.assert_array_equal(batch[1], vecs[:1])
+        assert list(model.represents([words[0], "nope"])) == [True, False]
         with pytest.raises(NormtestError, match="not in this synthetic vocabulary"):
             model.word_vectors(["nope"])
         with pytest.raises(NormtestError, match="empty text"):
-            model.token_vectors("   ")
+            model.token_vectors(["   "])
+        with pytest.raises(NormtestError, match="layer 3 does not exist"):
+            model.token_vectors([words[0]], layer=3)
         with pytest.raises(ValueError):
             model.vectors[0, 0] = 1.0  # read-only: results cannot be altered in place
 
@@ -280,6 +285,7 @@ class _Declares:
 
     name = "broken"
     revision = "0"
+    dim = 1
     capabilities = frozenset({Capability.WORD_VECTORS})
 
 
@@ -288,10 +294,14 @@ class _Static:
 
     name = "static"
     revision = "1"
+    dim = 2
     capabilities = frozenset({Capability.WORD_VECTORS})
 
     def word_vectors(self, words: Sequence[str]) -> np.ndarray:
         return np.ones((len(words), 2))
+
+    def represents(self, words: Sequence[str]) -> np.ndarray:
+        return np.ones(len(words), dtype=bool)
 
 
 def test_protocol_checks() -> None:

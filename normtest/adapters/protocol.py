@@ -2,26 +2,39 @@
 
 A model declares what it can produce as a set of :class:`Capability` values and implements the
 methods that go with them (:data:`CAPABILITY_METHODS`). Claims ask :func:`supports` or
-:func:`require` before they measure, so a model without a capability is skipped with a reason, never
-crashed into. Real models (transformers encoders and decoders, static vectors) and the synthetic
-reference models of :mod:`normtest.synthetic` speak the same protocol.
+:func:`require` before they measure, so a model without a capability is skipped with a reason,
+never crashed into. Real models (static vectors, transformers encoders and decoders, precomputed
+vectors) and the synthetic reference models of :mod:`normtest.synthetic` speak the same protocol.
 
-Naming, so later capabilities extend it without renaming: ``word_*`` methods take words, ``token_*``
-methods take a word or a text and return one row per model token, every vector method returns a
-float ``(rows, dim)`` array. Capabilities without a method protocol here (``SPECIAL_STATES`` for
-``cls``/``eos`` states, ``PREFIX_VECTORS``, ``TOKEN_LOGPROBS``, and a representation such as the
-``input`` embeddings or a hidden ``layer``) are declared now and receive their methods with the
-transformers adapters.
+capability → methods (what they return):
 
+- ``word_vectors`` → ``word_vectors(words)``, ``represents(words)`` (one vector per whole word);
+- ``word_tokens`` → ``tokenize(text)``, ``word_tokens(word)`` (model token ids and strings);
+- ``token_vectors`` → ``token_vectors(texts, layer=, special_tokens=, words=)`` (a TokenBatch);
+- ``special_states`` → ``special_states(texts, state, layer=)``, ``states`` (cls / eos / last);
+- ``prefix_vectors`` → ``prefix_vectors(text, prefix_lengths, pooling, layer=)`` (row per prefix);
+- ``token_logprobs`` → ``token_logprobs(texts)`` (log P(t_i | t_<i) per token; causal LMs).
+
+Representations (``layer``): ``"input"`` is the row of the input embedding matrix of each token
+(context-free); an integer k is hidden state k as transformers numbers them (0 = the embedding
+layer's output, 1..L = the blocks); ``"last"`` (the default) is the final hidden state.
+
+Texts versus words: ``tokenize(text)`` and ``token_vectors(texts)`` take text literally. A word
+is a unit of running text, and some tokenizers mark the word boundary (byte-level BPE spells
+" cat" with its leading space); ``word_tokens(word)`` and ``token_vectors(words, words=True)``
+apply the model's own convention for a word, so claims never need to know it.
+
+Every vector method returns float arrays (float32 is fine) of the model's dimension ``dim``.
 Importing this module imports numpy only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -30,24 +43,78 @@ from normtest.errors import NormtestError
 
 __all__ = [
     "CAPABILITY_METHODS",
+    "SPECIAL_STATE_NAMES",
     "Capability",
+    "Layer",
+    "LogProbModel",
     "ModelAdapter",
+    "PrefixVectorModel",
+    "SpecialStateModel",
+    "TokenBatch",
     "TokenVectorModel",
+    "Tokenization",
     "WordVectorModel",
+    "check_layer",
     "require",
     "supports",
 ]
+
+#: A representation: the input embedding rows, a hidden layer index, or the last hidden layer.
+Layer = int | Literal["input", "last"]
+#: The model states an adapter may produce (THEORY.md §4); ``last`` is the last real token.
+SPECIAL_STATE_NAMES = ("cls", "eos", "last")
 
 
 class Capability(StrEnum):
     """What a model can produce; a model declares the set it supports."""
 
     WORD_VECTORS = "word_vectors"  # one vector per word, looked up whole (static or synthetic)
-    WORD_TOKENS = "word_tokens"  # a word's split into the model's subword tokens
+    WORD_TOKENS = "word_tokens"  # a word's or text's split into the model's subword tokens
     TOKEN_VECTORS = "token_vectors"  # one vector per model token of a word or text
-    SPECIAL_STATES = "special_states"  # the cls / eos states of a text
+    SPECIAL_STATES = "special_states"  # the cls / eos / last states of a text
     PREFIX_VECTORS = "prefix_vectors"  # vectors of every prefix of a text
     TOKEN_LOGPROBS = "token_logprobs"  # log P(t_i | t_<i) of each token of a text (causal LMs)
+
+
+@dataclass(frozen=True)
+class Tokenization:
+    """A text's model tokens (no special tokens): ids and their strings, aligned."""
+
+    ids: tuple[int, ...]
+    tokens: tuple[str, ...]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+@dataclass(frozen=True, eq=False)
+class TokenBatch:
+    """Token vectors of many texts, flat: rows ``offsets[i]:offsets[i+1]`` belong to text i.
+
+    The layout is the one :func:`normtest.compose.compose_batch` takes.
+    """
+
+    vectors: NDArray[np.floating]
+    offsets: NDArray[np.intp]
+
+    def __len__(self) -> int:
+        return int(self.offsets.size - 1)
+
+    def __getitem__(self, i: int) -> NDArray[np.floating]:
+        return self.vectors[self.offsets[i]:self.offsets[i + 1]]
+
+    @property
+    def lengths(self) -> NDArray[np.intp]:
+        """Number of token vectors of each text."""
+        return np.diff(self.offsets)
+
+    @classmethod
+    def from_list(cls, items: Sequence[NDArray[np.floating]], dim: int) -> TokenBatch:
+        """Pack a list of (n_i, dim) arrays."""
+        lengths = np.array([len(a) for a in items], dtype=np.intp)
+        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
+        vectors = np.concatenate(items) if items else np.empty((0, dim), dtype=np.float32)
+        return cls(vectors=vectors, offsets=offsets)
 
 
 @runtime_checkable
@@ -61,12 +128,17 @@ class ModelAdapter(Protocol):
 
     @property
     def revision(self) -> str:
-        """Revision, file hash or generating parameters: part of every cache key."""
+        """Revision, file hash or generating parameters (and dtype): part of every cache key."""
         ...
 
     @property
     def capabilities(self) -> frozenset[Capability]:
         """The capabilities this model supports."""
+        ...
+
+    @property
+    def dim(self) -> int:
+        """Dimension of every vector the model returns."""
         ...
 
 
@@ -75,7 +147,11 @@ class WordVectorModel(ModelAdapter, Protocol):
     """A model with ``Capability.WORD_VECTORS``."""
 
     def word_vectors(self, words: Sequence[str]) -> NDArray[np.floating]:
-        """Vectors of the given words, one row each: shape (len(words), dim)."""
+        """Vectors of the given words, one row each: (len(words), dim); unknown words raise."""
+        ...
+
+    def represents(self, words: Sequence[str]) -> NDArray[np.bool_]:
+        """Which of ``words`` the model has a vector for (so callers can drop and count)."""
         ...
 
 
@@ -83,24 +159,71 @@ class WordVectorModel(ModelAdapter, Protocol):
 class TokenVectorModel(ModelAdapter, Protocol):
     """A model with ``Capability.WORD_TOKENS`` and ``Capability.TOKEN_VECTORS``."""
 
-    def word_tokens(self, word: str) -> list[str]:
-        """The model's subword tokens of one word, in order."""
+    def tokenize(self, text: str) -> Tokenization:
+        """The model tokens of ``text`` taken literally, without special tokens."""
         ...
 
-    def token_vectors(self, text: str) -> NDArray[np.floating]:
-        """Vectors of the model tokens of a word or text, one row per token: (n_tokens, dim)."""
+    def word_tokens(self, word: str) -> Tokenization:
+        """The model tokens of one word as it stands in running text."""
+        ...
+
+    def token_vectors(
+        self, texts: Sequence[str], *, layer: Layer = "last", special_tokens: bool = False,
+        words: bool = False,
+    ) -> TokenBatch:
+        """Token vectors of each text (each word's tokens with ``words=True``)."""
         ...
 
 
-#: The methods a model must have for each capability it declares (empty: added by later adapters).
+@runtime_checkable
+class SpecialStateModel(ModelAdapter, Protocol):
+    """A model with ``Capability.SPECIAL_STATES``."""
+
+    @property
+    def states(self) -> tuple[str, ...]:
+        """The special states this model produces, a subset of ``SPECIAL_STATE_NAMES``."""
+        ...
+
+    def special_states(
+        self, texts: Sequence[str], state: str, *, layer: Layer = "last"
+    ) -> NDArray[np.floating]:
+        """The named state of each text: (len(texts), dim)."""
+        ...
+
+
+@runtime_checkable
+class PrefixVectorModel(ModelAdapter, Protocol):
+    """A model with ``Capability.PREFIX_VECTORS``."""
+
+    def prefix_vectors(
+        self, text: str, prefix_lengths: Sequence[int], pooling: str, *, layer: Layer = "last"
+    ) -> NDArray[np.floating]:
+        """One vector per prefix of ``text`` (lengths in model tokens): (len(lengths), dim).
+
+        ``pooling`` is a composition name of :mod:`normtest.compose` (applied to the prefix's
+        own token states) or a special state name the model produces.
+        """
+        ...
+
+
+@runtime_checkable
+class LogProbModel(ModelAdapter, Protocol):
+    """A model with ``Capability.TOKEN_LOGPROBS`` (a causal language model)."""
+
+    def token_logprobs(self, texts: Sequence[str]) -> list[NDArray[np.floating]]:
+        """log P(t_i | t_<i) for every token of each text, from the model's start of context."""
+        ...
+
+
+#: The methods a model must have for each capability it declares.
 CAPABILITY_METHODS: Mapping[Capability, tuple[str, ...]] = MappingProxyType(
     {
-        Capability.WORD_VECTORS: ("word_vectors",),
-        Capability.WORD_TOKENS: ("word_tokens",),
+        Capability.WORD_VECTORS: ("word_vectors", "represents"),
+        Capability.WORD_TOKENS: ("tokenize", "word_tokens"),
         Capability.TOKEN_VECTORS: ("token_vectors",),
-        Capability.SPECIAL_STATES: (),
-        Capability.PREFIX_VECTORS: (),
-        Capability.TOKEN_LOGPROBS: (),
+        Capability.SPECIAL_STATES: ("special_states",),
+        Capability.PREFIX_VECTORS: ("prefix_vectors",),
+        Capability.TOKEN_LOGPROBS: ("token_logprobs",),
     }
 )
 
@@ -118,7 +241,7 @@ def require(model: object, capability: Capability | str) -> None:
     cap = Capability(capability)
     if not isinstance(model, ModelAdapter):
         raise NormtestError(
-            f"{type(model).__name__} is not a model adapter: it needs name, revision and "
+            f"{type(model).__name__} is not a model adapter: it needs name, revision, dim and "
             "capabilities (see normtest.adapters.ModelAdapter)"
         )
     if cap not in model.capabilities:
@@ -133,3 +256,18 @@ def require(model: object, capability: Capability | str) -> None:
             f"model {model.name!r} declares {cap.value} but lacks {', '.join(missing)}(); "
             "implement the method or drop the capability"
         )
+
+
+def check_layer(layer: object, n_layers: int | None = None) -> Layer:
+    """Validate a representation name: "input", "last" or a hidden-layer index."""
+    if layer in ("input", "last"):
+        return layer  # type: ignore[return-value]
+    if isinstance(layer, (int, np.integer)) and not isinstance(layer, bool):
+        index = int(layer)
+        if index < 0 or (n_layers is not None and index > n_layers):
+            top = "" if n_layers is None else f" (this model has hidden states 0..{n_layers})"
+            raise NormtestError(f"layer {index} does not exist{top}")
+        return index
+    raise NormtestError(
+        f"layer must be 'input', 'last' or a hidden-layer index, got {layer!r}"
+    )
