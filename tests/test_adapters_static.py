@@ -1,0 +1,146 @@
+"""Static and precomputed vectors: the embedded GloVe, gensim formats, .npy + vocabulary."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from normtest.adapters import Capability, supports
+from normtest.adapters.precomputed import load_precomputed
+from normtest.adapters.static import (
+    StaticVectors,
+    detect_format,
+    glove_6b_50d,
+    load_keyed_vectors,
+    load_npy,
+)
+from normtest.errors import NormtestError
+from normtest.testing import check_adapter
+
+
+@pytest.fixture(scope="module")
+def glove() -> StaticVectors:
+    return glove_6b_50d()
+
+
+def test_glove_maps_words_to_the_right_rows(glove: StaticVectors) -> None:
+    # MODELS.md: WordSim353 Spearman ≈ 0.50 for GloVe-50d; a row mix-up destroys it
+    from gensim.test.utils import datapath
+
+    pairs = []
+    for line in Path(datapath("wordsim353.tsv")).read_text().splitlines():
+        parts = line.split("\t")
+        if len(parts) == 3 and not line.startswith("#"):
+            pairs.append((parts[0].lower(), parts[1].lower(), float(parts[2])))
+    known = [p for p in pairs if glove.represents([p[0], p[1]]).all()]
+    a = glove.word_vectors([p[0] for p in known]).astype(np.float64)
+    b = glove.word_vectors([p[1] for p in known]).astype(np.float64)
+    cosine = (a * b).sum(1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
+    rho = sps.spearmanr(cosine, [p[2] for p in known]).statistic
+    assert len(known) > 300
+    assert 0.45 < rho < 0.55, rho
+    assert glove.vocabulary[:3] == ("the", ",", ".")
+
+
+def test_glove_conforms(glove: StaticVectors) -> None:
+    outcomes = check_adapter(glove)
+    assert [o.name for o in outcomes] == ["identity", "word_vectors"]
+    assert glove.dim == 50 and len(glove.vocabulary) == 400_000
+    assert supports(glove, Capability.WORD_VECTORS)
+    assert not supports(glove, Capability.TOKEN_VECTORS)
+
+
+def test_missing_word_is_a_clear_error(glove: StaticVectors) -> None:
+    assert list(glove.represents(["cat", "qzxvbn-not-a-word"])) == [True, False]
+    with pytest.raises(NormtestError, match=r"no vector for 1 word\(s\): 'qzxvbn-not-a-word'"):
+        glove.word_vectors(["cat", "qzxvbn-not-a-word"])
+
+
+def _write_formats(tmp: Path) -> dict[str, Path]:
+    from gensim.models import KeyedVectors
+
+    words = ["alpha", "beta", "gamma", "delta"]
+    vectors = np.arange(12, dtype=np.float32).reshape(4, 3) / 7
+    kv = KeyedVectors(vector_size=3)
+    kv.add_vectors(words, vectors)
+    paths = {"word2vec": tmp / "v.txt", "word2vec-binary": tmp / "v.bin",
+             "fasttext": tmp / "v.vec", "glove": tmp / "glove.txt"}
+    kv.save_word2vec_format(str(paths["word2vec"]))
+    kv.save_word2vec_format(str(paths["word2vec-binary"]), binary=True)
+    kv.save_word2vec_format(str(paths["fasttext"]))
+    paths["glove"].write_text(
+        "".join(f"{w} {' '.join(str(v) for v in row)}\n" for w, row in zip(words, vectors,
+                                                                          strict=True))
+    )
+    np.save(tmp / "m.npy", vectors)
+    (tmp / "vocab.txt").write_text("\n".join(words) + "\n")
+    return paths
+
+
+def test_every_format_reads_the_same_vectors(tmp_path: Path) -> None:
+    paths = _write_formats(tmp_path)
+    expected = np.arange(12, dtype=np.float32).reshape(4, 3) / 7
+    for fmt, path in paths.items():
+        model = load_keyed_vectors(path)
+        assert model.vocabulary == ("alpha", "beta", "gamma", "delta"), fmt
+        np.testing.assert_allclose(model.word_vectors(["gamma"]), expected[2:3], rtol=1e-6)
+        check_adapter(model, words=["alpha", "beta", "delta"])
+    assert detect_format(paths["glove"]) == "glove"
+    assert detect_format(paths["word2vec"]) == "word2vec"
+    npy = load_npy(tmp_path / "m.npy", tmp_path / "vocab.txt")
+    np.testing.assert_array_equal(npy.word_vectors(["beta"]), expected[1:2])
+
+
+def test_bad_vector_files_are_clear_errors(tmp_path: Path) -> None:
+    paths = _write_formats(tmp_path)
+    with pytest.raises(NormtestError, match="not found"):
+        load_keyed_vectors(tmp_path / "missing.vec")
+    truncated = tmp_path / "cut.txt"
+    truncated.write_text(paths["word2vec"].read_text()[:-25])
+    with pytest.raises(NormtestError, match="could not read"):
+        load_keyed_vectors(truncated)
+    with pytest.raises(NormtestError, match="could not read"):
+        load_keyed_vectors(paths["word2vec-binary"], format="glove")
+    (tmp_path / "short_vocab.txt").write_text("alpha\nbeta\n")
+    with pytest.raises(NormtestError, match="4 rows"):
+        load_npy(tmp_path / "m.npy", tmp_path / "short_vocab.txt")
+    (tmp_path / "empty.txt").write_text("")
+    with pytest.raises(NormtestError, match="vocabulary is empty"):
+        load_npy(tmp_path / "m.npy", tmp_path / "empty.txt")
+    (tmp_path / "not.npy").write_bytes(b"not a numpy file")
+    with pytest.raises(NormtestError, match=r"not a readable \.npy"):
+        load_npy(tmp_path / "not.npy", tmp_path / "vocab.txt")
+    nan = np.ones((4, 3), dtype=np.float32)
+    nan[1, 1] = np.nan
+    np.save(tmp_path / "nan.npy", nan)
+    with pytest.raises(NormtestError, match="NaN"):
+        load_npy(tmp_path / "nan.npy", tmp_path / "vocab.txt").word_vectors(["beta"])
+
+
+def test_precomputed_vectors(tmp_path: Path) -> None:
+    keys = ["a whole text.", "word"]
+    vectors = np.array([[1.0, 2.0], [3.0, 4.0]])
+    np.savez(tmp_path / "p.npz", keys=np.array(keys), vectors=vectors)
+    (tmp_path / "p.jsonl").write_text(
+        "\n".join(json.dumps({"key": k, "vector": list(v)}) for k, v in zip(keys, vectors,
+                                                                            strict=True))
+    )
+    for name in ("p.npz", "p.jsonl"):
+        model = load_precomputed(tmp_path / name)
+        np.testing.assert_array_equal(model.word_vectors(["a whole text."]), vectors[:1])
+        check_adapter(model, words=keys)
+    (tmp_path / "bad.jsonl").write_text(
+        '{"key": "x", "vector": [1, 2]}\n{"key": "y", "vector": [1]}'
+    )
+    with pytest.raises(NormtestError, match="dimension 1"):
+        load_precomputed(tmp_path / "bad.jsonl")
+    np.savez(tmp_path / "wrong.npz", words=np.array(keys), vectors=vectors)
+    with pytest.raises(NormtestError, match="'keys' and 'vectors'"):
+        load_precomputed(tmp_path / "wrong.npz")
+    np.savez(tmp_path / "obj.npz", keys=np.array(keys, dtype=object), vectors=vectors)
+    with pytest.raises(NormtestError, match="without pickles"):
+        load_precomputed(tmp_path / "obj.npz")

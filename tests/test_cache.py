@@ -1,0 +1,139 @@
+"""The embedding cache: hits read from disk, keys separate what changes a vector, damage heals."""
+
+from __future__ import annotations
+
+import sqlite3
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from normtest.adapters.protocol import Layer, TokenBatch
+from normtest.cache import CachedAdapter, CacheWarning, EmbeddingCache, default_cache_dir
+from normtest.synthetic import OracleModel, make_oracle
+
+
+class Counting:
+    """A real synthetic model that counts how often each method reaches it."""
+
+    def __init__(self, model: OracleModel, fail_on: str | None = None) -> None:
+        self.model = model
+        self.calls: dict[str, int] = {}
+        self.fail_on = fail_on
+        self.name, self.revision, self.dim = model.name, model.revision, model.dim
+        self.capabilities = model.capabilities
+
+    def _count(self, method: str, items: Sequence[str]) -> None:
+        self.calls[method] = self.calls.get(method, 0) + 1
+        if self.fail_on is not None and self.fail_on in items:
+            raise RuntimeError("simulated crash in the middle of an audit")
+
+    def word_vectors(self, words: Sequence[str]) -> np.ndarray:
+        self._count("word_vectors", words)
+        return self.model.word_vectors(words)
+
+    def represents(self, words: Sequence[str]) -> np.ndarray:
+        return self.model.represents(words)
+
+    def tokenize(self, text: str) -> Any:
+        return self.model.tokenize(text)
+
+    def word_tokens(self, word: str) -> Any:
+        return self.model.word_tokens(word)
+
+    def token_vectors(self, texts: Sequence[str], *, layer: Layer = "last",
+                      special_tokens: bool = False, words: bool = False) -> TokenBatch:
+        self._count("token_vectors", texts)
+        return self.model.token_vectors(texts, layer=layer)
+
+
+@pytest.fixture(scope="module")
+def oracle() -> OracleModel:
+    return make_oracle(30, seed=1)
+
+
+def test_second_request_reads_from_disk(tmp_path: Path, oracle: OracleModel) -> None:
+    words = list(oracle.words[:10])
+    first = Counting(oracle)
+    a = CachedAdapter(first, EmbeddingCache(tmp_path)).word_vectors(words)
+    assert first.calls == {"word_vectors": 1}
+    second = Counting(oracle)  # a new process: a fresh model and a fresh connection
+    b = CachedAdapter(second, EmbeddingCache(tmp_path)).word_vectors(words)
+    assert second.calls == {}
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(b, oracle.word_vectors(words))
+    # an overlapping request computes only the new words, in one call
+    CachedAdapter(second, EmbeddingCache(tmp_path)).word_vectors([*words, oracle.words[20]])
+    assert second.calls == {"word_vectors": 1}
+
+
+def test_keys_separate_everything_that_changes_a_vector(tmp_path: Path, oracle: OracleModel
+                                                         ) -> None:
+    model = Counting(oracle)
+    cached = CachedAdapter(model, EmbeddingCache(tmp_path))
+    text = " ".join(oracle.words[:4])
+    batch = cached.token_vectors([text])
+    cached.token_vectors([text])
+    assert model.calls["token_vectors"] == 1
+    cached.token_vectors([text], layer="input")
+    cached.token_vectors([text], special_tokens=True)
+    cached.token_vectors([text + " "])  # the exact text is part of the key
+    assert model.calls["token_vectors"] == 4
+    np.testing.assert_array_equal(batch[0], oracle.token_vectors([text])[0])
+    other = make_oracle(30, seed=2)  # same name, another revision
+    assert other.revision != oracle.revision
+    moved = Counting(other)
+    CachedAdapter(moved, EmbeddingCache(tmp_path)).token_vectors([text])
+    assert moved.calls["token_vectors"] == 1
+
+
+def test_corrupt_entry_is_recomputed_with_a_warning(tmp_path: Path, oracle: OracleModel) -> None:
+    words = list(oracle.words[:3])
+    CachedAdapter(Counting(oracle), EmbeddingCache(tmp_path)).word_vectors(words)
+    with sqlite3.connect(tmp_path / "embeddings.sqlite") as db:
+        key, data = db.execute("SELECT key, data FROM entries LIMIT 1").fetchone()
+        damaged = bytes(data[:-4]) + b"\x00\x01\x02\x03"
+        db.execute("UPDATE entries SET data = ? WHERE key = ?", (damaged, key))
+    model = Counting(oracle)
+    with pytest.warns(CacheWarning, match="corrupt"):
+        again = CachedAdapter(model, EmbeddingCache(tmp_path)).word_vectors(words)
+    assert model.calls == {"word_vectors": 1}
+    np.testing.assert_array_equal(again, oracle.word_vectors(words))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # healed: no warning the next time
+        CachedAdapter(Counting(oracle), EmbeddingCache(tmp_path)).word_vectors(words)
+
+
+def test_unreadable_cache_file_is_moved_aside(tmp_path: Path, oracle: OracleModel) -> None:
+    (tmp_path / "embeddings.sqlite").write_bytes(b"this is not a database" * 100)
+    with pytest.warns(CacheWarning, match="unreadable"):
+        cache = EmbeddingCache(tmp_path)
+    assert len(cache) == 0
+    assert list(tmp_path.glob("embeddings.corrupt-*"))
+    CachedAdapter(Counting(oracle), cache).word_vectors(list(oracle.words[:2]))
+    assert len(cache) == 2
+
+
+def test_interrupted_run_resumes_from_what_was_cached(tmp_path: Path, oracle: OracleModel
+                                                       ) -> None:
+    first_half, second_half = list(oracle.words[:5]), list(oracle.words[5:10])
+    crashing = Counting(oracle, fail_on=second_half[0])
+    cached = CachedAdapter(crashing, EmbeddingCache(tmp_path))
+    cached.word_vectors(first_half)
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        cached.word_vectors(first_half + second_half)
+    resumed = Counting(oracle)
+    out = CachedAdapter(resumed, EmbeddingCache(tmp_path)).word_vectors(first_half + second_half)
+    assert resumed.calls == {"word_vectors": 1}  # only the second half was computed
+    assert len(EmbeddingCache(tmp_path)) == 10
+    np.testing.assert_array_equal(out, oracle.word_vectors(first_half + second_half))
+
+
+def test_cache_folder_follows_the_environment(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NORMTEST_CACHE_DIR", str(tmp_path / "here"))
+    assert default_cache_dir() == tmp_path / "here"
+    assert EmbeddingCache().path.parent == tmp_path / "here"

@@ -1,0 +1,65 @@
+"""normtest.load: embedded names, paths, hub ids (offline), and the errors a user can make."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import normtest
+from normtest.cache import CachedAdapter
+from normtest.errors import NormtestError
+from normtest.models import embedded_names
+
+
+def test_embedded_names() -> None:
+    assert embedded_names() == ("glove-6b-50d", "minilm-l6", "smollm2-135m")
+
+
+def test_load_glove_by_name_with_and_without_cache(tmp_path: Path) -> None:
+    plain = normtest.load("glove-6b-50d", cache=False)
+    cached = normtest.load("glove-6b-50d", cache_dir=tmp_path)
+    assert isinstance(cached, CachedAdapter) and not isinstance(plain, CachedAdapter)
+    assert cached.name == plain.name == "glove-6b-50d" and cached.revision == plain.revision
+    np.testing.assert_array_equal(cached.word_vectors(["king"]), plain.word_vectors(["king"]))
+
+
+def test_unknown_name_gets_did_you_mean() -> None:
+    with pytest.raises(NormtestError, match="did you mean 'glove-6b-50d'"):
+        normtest.load("glove-6b-5od")
+    with pytest.raises(NormtestError, match="Embedded models"):
+        normtest.load("completely-unknown")
+
+
+def test_hub_id_is_never_downloaded_silently() -> None:
+    with pytest.raises(NormtestError, match="would need the network"):
+        normtest.load("bert-base/uncased-variant")
+
+
+def test_paths_are_read_by_what_they_are(tmp_path: Path) -> None:
+    words = ["one", "two", "three"]
+    np.save(tmp_path / "m.npy", np.eye(3, dtype=np.float32))
+    (tmp_path / "vocab.txt").write_text("\n".join(words))
+    model = normtest.load(tmp_path / "m.npy", vocabulary=tmp_path / "vocab.txt", cache=False)
+    np.testing.assert_array_equal(model.word_vectors(["two"]), [[0, 1, 0]])
+    (tmp_path / "v.txt").write_text("one 1 2\ntwo 3 4\n")
+    assert normtest.load(tmp_path / "v.txt", cache=False).dim == 2
+    np.savez(tmp_path / "p.npz", keys=np.array(words), vectors=np.eye(3))
+    assert normtest.load(tmp_path / "p.npz", cache=False).dim == 3
+
+
+def test_path_errors(tmp_path: Path) -> None:
+    np.save(tmp_path / "m.npy", np.eye(3, dtype=np.float32))
+    with pytest.raises(NormtestError, match="vocabulary=PATH"):
+        normtest.load(tmp_path / "m.npy")
+    with pytest.raises(NormtestError, match="no such file"):
+        normtest.load(tmp_path / "absent.vec")
+    with pytest.raises(NormtestError, match=r"without config\.json"):
+        normtest.load(tmp_path)
+    with pytest.raises(NormtestError, match="kind must be one of"):
+        normtest.load("glove-6b-50d", kind="sideways")
+    with pytest.raises(NormtestError, match="static model, not encoder"):
+        normtest.load("glove-6b-50d", kind="encoder")
+    with pytest.raises(NormtestError, match="do not apply"):
+        normtest.load(tmp_path / "m.npy", vocabulary=tmp_path / "m.npy", layer=3)
