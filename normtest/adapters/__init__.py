@@ -5,9 +5,16 @@ from __future__ import annotations
 from normtest.adapters.protocol import (
     CAPABILITY_METHODS,
     Capability,
+    Layer,
+    LogProbModel,
     ModelAdapter,
+    PrefixVectorModel,
+    SpecialStateModel,
+    TokenBatch,
+    Tokenization,
     TokenVectorModel,
     WordVectorModel,
+    check_layer,
     require,
     supports,
 )
@@ -15,9 +22,16 @@ from normtest.adapters.protocol import (
 __all__ = [
     "CAPABILITY_METHODS",
     "Capability",
+    "Layer",
+    "LogProbModel",
     "ModelAdapter",
+    "PrefixVectorModel",
+    "SpecialStateModel",
+    "TokenBatch",
     "TokenVectorModel",
+    "Tokenization",
     "WordVectorModel",
+    "check_layer",
     "require",
     "supports",
 ]

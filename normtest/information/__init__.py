@@ -1,0 +1,87 @@
+"""Information sources: word IC from frequencies, corpus PMI and KL, text IC from a causal LM.
+
+- :mod:`~normtest.information.frequency`: IC(w) = −log P(w) from wordfreq or a counts file;
+- :mod:`~normtest.information.samples`: the stratified default word sample or a user's list;
+- :mod:`~normtest.information.corpus`: unigram and ±h window counts, PMI, KL(w), shuffled baseline;
+- :mod:`~normtest.information.surprisal`: IC_LM(t) = −Σ log P(t_i | t_<i) from a model adapter;
+- :mod:`~normtest.information.documents`: CER documents and prefix-length grids;
+- :mod:`~normtest.information.texts`: reading files (non-UTF-8 bytes replaced and counted) and the
+  corpora bundled with gensim.
+
+Natural logarithms throughout (nats). Importing this package imports numpy and scipy.sparse;
+wordfreq and gensim load when a function needs them. See docs/information.md.
+"""
+
+from __future__ import annotations
+
+from normtest.information.corpus import (
+    CDS_ALPHA,
+    DEFAULT_WINDOW,
+    CorpusStatistics,
+    PairPMI,
+    WordKL,
+    lee_corpus,
+    tokenize,
+    wiki_sample,
+)
+from normtest.information.documents import (
+    Document,
+    PrefixPlan,
+    default_documents,
+    model_token_count,
+    plan_prefixes,
+    prefix_grid,
+    user_documents,
+)
+from normtest.information.frequency import (
+    CountsFileSource,
+    FrequencySource,
+    InformationContent,
+    WordfreqSource,
+    opensubtitles_counts_path,
+    opensubtitles_source,
+)
+from normtest.information.samples import (
+    WordSample,
+    default_word_sample,
+    stratified_word_sample,
+    user_word_sample,
+)
+from normtest.information.surprisal import (
+    TextSurprisal,
+    surprisal,
+    text_information,
+    token_surprisal,
+)
+
+__all__ = [
+    "CDS_ALPHA",
+    "DEFAULT_WINDOW",
+    "CorpusStatistics",
+    "CountsFileSource",
+    "Document",
+    "FrequencySource",
+    "InformationContent",
+    "PairPMI",
+    "PrefixPlan",
+    "TextSurprisal",
+    "WordKL",
+    "WordSample",
+    "WordfreqSource",
+    "default_documents",
+    "default_word_sample",
+    "lee_corpus",
+    "model_token_count",
+    "opensubtitles_counts_path",
+    "opensubtitles_source",
+    "plan_prefixes",
+    "prefix_grid",
+    "stratified_word_sample",
+    "surprisal",
+    "text_information",
+    "token_surprisal",
+    "tokenize",
+    "user_documents",
+    "user_word_sample",
+    "wiki_sample",
+]

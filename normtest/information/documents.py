@@ -1,0 +1,130 @@
+"""Documents for the Constant Entropy Rate claims and their prefix-length grids (THEORY.md §6).
+
+A CER check embeds the prefixes of real documents and follows s(L) = ‖e(prefix_L)‖² as L grows.
+L is counted in the tokens of the model under audit (``adapter.tokenize(text).ids``, no special
+tokens), on a grid of every ``step`` tokens up to ``max_length`` (:func:`prefix_grid`).
+
+The default documents are real text bundled with gensim: news stories from the Lee corpus and
+articles from the Wikipedia sample (markup removed), taken in corpus order among those with at
+least ``min_words`` whitespace-separated words. Users may give their own texts instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from normtest.errors import NormtestError
+
+__all__ = [
+    "Document",
+    "PrefixPlan",
+    "default_documents",
+    "model_token_count",
+    "plan_prefixes",
+    "prefix_grid",
+    "user_documents",
+]
+
+
+@dataclass(frozen=True)
+class Document:
+    """A document for the CER claims: a stable id, its text, where it came from, and a title."""
+
+    doc_id: str
+    text: str
+    source: str
+    title: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class PrefixPlan:
+    """A document, its length in model tokens, and the prefix lengths to embed."""
+
+    document: Document
+    n_tokens: int
+    lengths: NDArray[np.int64]
+
+
+def default_documents(
+    n: int = 24, *, min_words: int = 200, sources: Sequence[str] = ("lee", "wiki")
+) -> list[Document]:
+    """Up to ``n`` real documents from the bundled corpora, shared evenly between ``sources``.
+
+    Each source gives ⌈n / len(sources)⌉ (the first source) or ⌊n / len(sources)⌋ documents: the
+    first ones in corpus order with at least ``min_words`` words. Fewer are returned when a source
+    runs out (the caller sees the count).
+    """
+    from normtest.information.texts import lee_texts, package_version, wiki_articles
+
+    if n < 1 or min_words < 1:
+        raise NormtestError(f"n and min_words must be positive, got n={n}, min_words={min_words}")
+    known = {"lee": lee_texts, "wiki": wiki_articles}
+    names = list(dict.fromkeys(sources))
+    if not names or any(s not in known for s in names):
+        raise NormtestError(
+            f"sources must be a non-empty selection of {sorted(known)}, got {sources!r}"
+        )
+    version = package_version("gensim")
+    out: list[Document] = []
+    for j, name in enumerate(names):
+        quota = n // len(names) + (1 if j < n % len(names) else 0)
+        eligible = (t for t in known[name]() if len(t.text.split()) >= min_words)
+        for _, t in zip(range(quota), eligible, strict=False):
+            out.append(Document(t.doc_id, t.text, f"gensim {version} {name}", t.title))
+    return out
+
+
+def user_documents(texts: Sequence[str], ids: Sequence[str] | None = None) -> list[Document]:
+    """The user's texts as documents (ids ``user:0``, ``user:1``, … unless given)."""
+    if isinstance(texts, str):
+        raise NormtestError("pass a list of texts, not a single string (e.g. [text])")
+    items = list(texts)
+    if not items:
+        raise NormtestError("no documents were given; pass at least one text")
+    names = [f"user:{i}" for i in range(len(items))] if ids is None else [str(i) for i in ids]
+    if len(names) != len(items):
+        raise NormtestError(f"{len(names)} ids for {len(items)} texts; give one id per text")
+    if len(set(names)) != len(names):
+        raise NormtestError("document ids must be unique")
+    for i, t in enumerate(items):
+        if not isinstance(t, str) or not t.strip():
+            raise NormtestError(f"document {i} is empty or not a string; remove it")
+    return [Document(d, t, "user") for d, t in zip(names, items, strict=True)]
+
+
+def prefix_grid(n_tokens: int, step: int = 16, max_length: int = 512) -> NDArray[np.int64]:
+    """Prefix lengths step, 2·step, … up to min(n_tokens, max_length) (empty if too short)."""
+    if step < 1 or max_length < step:
+        raise NormtestError(
+            f"need step >= 1 and max_length >= step, got step={step}, max_length={max_length}"
+        )
+    if n_tokens < 0:
+        raise NormtestError(f"a document cannot have {n_tokens} tokens")
+    return np.arange(step, min(n_tokens, max_length) + 1, step, dtype=np.int64)
+
+
+def model_token_count(adapter: Any, text: str) -> int:
+    """The number of model tokens of ``text``: ``len(adapter.tokenize(text).ids)``."""
+    tokenizer = getattr(adapter, "tokenize", None)
+    if not callable(tokenizer):
+        raise NormtestError(
+            f"model {getattr(adapter, 'name', type(adapter).__name__)!r} cannot tokenize text; "
+            "prefix lengths are counted in model tokens, so it needs a tokenize(text) method"
+        )
+    return len(tokenizer(text).ids)
+
+
+def plan_prefixes(
+    adapter: Any, documents: Sequence[Document], step: int = 16, max_length: int = 512
+) -> list[PrefixPlan]:
+    """Each document's model-token length and prefix grid (:func:`prefix_grid`)."""
+    plans = []
+    for d in documents:
+        n = model_token_count(adapter, d.text)
+        plans.append(PrefixPlan(d, n, prefix_grid(n, step, max_length)))
+    return plans

@@ -1,0 +1,91 @@
+"""CER documents from the bundled corpora, user documents, and prefix grids in model tokens."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from normtest.adapters.protocol import Tokenization
+from normtest.errors import NormtestError
+from normtest.information import (
+    default_documents,
+    model_token_count,
+    plan_prefixes,
+    prefix_grid,
+    user_documents,
+)
+from normtest.information.texts import lee_texts, wiki_articles
+
+
+class CharacterTokenizer:
+    """A model whose tokens are characters (so token counts differ from word counts)."""
+
+    name = "chars"
+
+    def tokenize(self, text: str) -> Tokenization:
+        return Tokenization(tuple(map(ord, text)), tuple(text))
+
+
+def test_default_documents_are_real_and_deterministic() -> None:
+    docs = default_documents(n=9, min_words=200)
+    assert len(docs) == 9 and docs == default_documents(n=9, min_words=200)
+    lee = [d for d in docs if d.doc_id.startswith("lee:")]
+    wiki = [d for d in docs if d.doc_id.startswith("wiki:")]
+    assert len(lee) == 5 and len(wiki) == 4
+    assert all(len(d.text.split()) >= 200 for d in docs)
+    assert len({d.doc_id for d in docs}) == 9
+    lee_by_id = {t.doc_id: t.text for t in lee_texts()}
+    assert all(lee_by_id[d.doc_id] == d.text for d in lee)  # the corpus text itself
+    assert wiki[0].title == "Anarchism" and "political philosophy" in wiki[0].text
+    assert "'''" not in wiki[0].text and "==" not in wiki[0].text  # markup removed
+    assert all("gensim" in d.source for d in docs)
+
+
+def test_default_documents_options() -> None:
+    only_lee = default_documents(n=3, min_words=50, sources=["lee"])
+    assert [d.doc_id for d in only_lee] == ["lee:0", "lee:1", "lee:2"]
+    few = default_documents(n=1000, min_words=5000, sources=["wiki"])
+    n_long = sum(len(a.text.split()) >= 5000 for a in wiki_articles())
+    assert len(few) == n_long < 1000  # a source that runs out gives what it has
+    with pytest.raises(NormtestError, match="sources"):
+        default_documents(sources=["books"])
+    with pytest.raises(NormtestError, match="positive"):
+        default_documents(n=0)
+
+
+def test_user_documents() -> None:
+    docs = user_documents(["First text.", "Second text."])
+    assert [d.doc_id for d in docs] == ["user:0", "user:1"] and docs[1].text == "Second text."
+    assert user_documents(["x"], ids=["mine"])[0].doc_id == "mine"
+    with pytest.raises(NormtestError, match="document 1 is empty"):
+        user_documents(["fine", "  "])
+    with pytest.raises(NormtestError, match="one id per text"):
+        user_documents(["a", "b"], ids=["x"])
+    with pytest.raises(NormtestError, match="unique"):
+        user_documents(["a", "b"], ids=["x", "x"])
+    with pytest.raises(NormtestError, match="not a single string"):
+        user_documents("a text")
+
+
+def test_prefix_grid() -> None:
+    np.testing.assert_array_equal(prefix_grid(100, step=16), [16, 32, 48, 64, 80, 96])
+    np.testing.assert_array_equal(
+        prefix_grid(10_000, step=128, max_length=512), [128, 256, 384, 512]
+    )
+    assert prefix_grid(10, step=16).size == 0  # too short: no prefix, not an error
+    with pytest.raises(NormtestError, match="step"):
+        prefix_grid(100, step=0)
+    with pytest.raises(NormtestError, match="max_length >= step"):
+        prefix_grid(100, step=64, max_length=32)
+
+
+def test_prefix_lengths_are_counted_in_model_tokens() -> None:
+    model = CharacterTokenizer()
+    docs = user_documents(["a" * 50, "b" * 7])
+    plans = plan_prefixes(model, docs, step=10, max_length=40)
+    assert [p.n_tokens for p in plans] == [50, 7]
+    np.testing.assert_array_equal(plans[0].lengths, [10, 20, 30, 40])
+    assert plans[1].lengths.size == 0
+    assert model_token_count(model, "hello world") == 11
+    with pytest.raises(NormtestError, match="tokenize"):
+        model_token_count(object(), "text")

@@ -1,0 +1,140 @@
+"""Text IC from a causal LM: summed surprisal, checked on a real (tiny) bigram language model."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from normtest.adapters import Capability
+from normtest.adapters.protocol import Tokenization
+from normtest.errors import NormtestError
+from normtest.information import surprisal, text_information, token_surprisal
+from normtest.information.texts import lee_texts
+
+
+class BigramLM:
+    """A causal LM of its own kind: add-k smoothed word bigrams, start-of-context id 0.
+
+    P(t_i | t_<i) = (c(t_{i-1}, t_i) + k) / (c(t_{i-1}) + k·V), with t_0 = ``<|endoftext|>``
+    (id 0) as the start of context, as SmolLM2 uses it. Unknown words map to ``<unk>`` (id 1).
+    """
+
+    name = "bigram-lee"
+    capabilities = frozenset({Capability.TOKEN_LOGPROBS})
+    dim = 0  # a language model only: it returns no vectors
+
+    def __init__(self, texts: Sequence[str], k: float = 0.1) -> None:
+        words = sorted({w for t in texts for w in t.lower().split()})
+        self.vocab = {"<|endoftext|>": 0, "<unk>": 1} | {w: i + 2 for i, w in enumerate(words)}
+        self.k = k
+        self.pairs: Counter[tuple[int, int]] = Counter()
+        self.prev: Counter[int] = Counter()
+        for t in texts:
+            ids = [0, *self.tokenize(t).ids]
+            self.pairs.update(itertools.pairwise(ids))
+            self.prev.update(ids[:-1])
+
+    @property
+    def revision(self) -> str:
+        return f"k={self.k},V={len(self.vocab)}"
+
+    def tokenize(self, text: str) -> Tokenization:
+        tokens = tuple(text.lower().split())
+        return Tokenization(tuple(self.vocab.get(w, 1) for w in tokens), tokens)
+
+    def probability(self, prev: int, token: int) -> float:
+        v = len(self.vocab)
+        return (self.pairs[(prev, token)] + self.k) / (self.prev[prev] + self.k * v)
+
+    def token_logprobs(self, texts: Sequence[str]) -> list[np.ndarray]:
+        out = []
+        for t in texts:
+            ids = [0, *self.tokenize(t).ids]
+            out.append(np.log([self.probability(a, b) for a, b in itertools.pairwise(ids)]))
+        return out
+
+
+@pytest.fixture(scope="module")
+def lm() -> BigramLM:
+    return BigramLM([d.text for d in lee_texts()[:200]])
+
+
+TEXTS = [
+    "The fire spread quickly towards the town .",
+    "Police said the man was arrested on Sunday .",
+    "zzz qqq the",
+]
+
+
+def test_text_ic_is_the_sum_of_per_token_surprisal(lm: BigramLM) -> None:
+    per_token = token_surprisal(lm, TEXTS)
+    ic = text_information(lm, TEXTS)
+    for text, s, total in zip(TEXTS, per_token, ic, strict=True):
+        assert s.shape == (len(text.split()),) and np.all(s > 0)
+        assert total == pytest.approx(float(np.sum(s)), rel=1e-15)
+        # the chain rule: IC is −log of the product of the model's conditional probabilities
+        ids = [0, *lm.tokenize(text).ids]
+        joint = math.prod(lm.probability(a, b) for a, b in itertools.pairwise(ids))
+        assert total == pytest.approx(-math.log(joint), rel=1e-12)
+
+
+def test_surprisal_result(lm: BigramLM) -> None:
+    res = surprisal(lm, TEXTS, batch_size=2)
+    assert res.model == "bigram-lee" and res.revision == lm.revision
+    assert res.n_tokens.tolist() == [8, 9, 3]
+    np.testing.assert_allclose(res.bits() * math.log(2), res.information, rtol=1e-15)
+    # a sentence from the training news reads as less surprising per token than unseen words
+    per_token = res.information / res.n_tokens
+    assert per_token[0] < per_token[2]
+
+
+def test_first_token_is_conditioned_on_the_start_of_context(lm: BigramLM) -> None:
+    s = token_surprisal(lm, ["the"])[0]
+    assert s[0] == pytest.approx(-math.log(lm.probability(0, lm.vocab["the"])), rel=1e-15)
+
+
+class NoLogprobs:
+    name = "encoder"
+    revision = "r0"
+    dim = 8
+    capabilities = frozenset({Capability.TOKEN_VECTORS})
+
+
+class BrokenLM(BigramLM):
+    def __init__(self, texts: Sequence[str], mode: str) -> None:
+        super().__init__(texts)
+        self.mode = mode
+
+    def token_logprobs(self, texts: Sequence[str]) -> list[np.ndarray]:
+        good = super().token_logprobs(texts)
+        if self.mode == "positive":
+            return [-lp for lp in good]
+        if self.mode == "nan":
+            return [lp * np.nan for lp in good]
+        if self.mode == "with_start_token":
+            return [np.concatenate([[0.0], lp]) for lp in good]
+        return good[:-1]  # "short": one array too few
+
+
+def test_bad_models_and_texts_raise(lm: BigramLM) -> None:
+    with pytest.raises(NormtestError, match="does not provide token_logprobs"):
+        text_information(NoLogprobs(), TEXTS)
+    for mode, message in [
+        ("positive", "finite and ≤ 0"),
+        ("nan", "finite and ≤ 0"),
+        ("with_start_token", "tokenizes it into"),
+        ("short", "2 texts"),
+    ]:
+        with pytest.raises(NormtestError, match=message):
+            text_information(BrokenLM(["a b c"], mode), ["a b", "b c"])
+    with pytest.raises(NormtestError, match="text 1 is empty"):
+        text_information(lm, ["a b", ""])
+    with pytest.raises(NormtestError, match="not a single string"):
+        text_information(lm, "a b")
+    with pytest.raises(NormtestError, match="empty"):
+        text_information(lm, [])
