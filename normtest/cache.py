@@ -187,6 +187,10 @@ class CachedAdapter:
     def __getattr__(self, attribute: str) -> Any:
         return getattr(self.adapter, attribute)
 
+    def variant(self, **changes: Any) -> CachedAdapter:
+        """The wrapped adapter's ``variant(...)``, still read through this cache."""
+        return CachedAdapter(self.adapter.variant(**changes), self.cache)
+
     # -- keys ------------------------------------------------------------------------------------
     def _key(self, method: str, item: str, **params: Any) -> str:
         description = json.dumps(

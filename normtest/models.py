@@ -16,6 +16,8 @@ Anything else that looks like a hub id (``owner/name``) is loaded only with
 
 ``kind`` forces the reading: ``"static"``, ``"precomputed"``, ``"encoder"`` or ``"decoder"``.
 With ``cache=True`` (the default) the adapter is wrapped in the on-disk embedding cache.
+``cache_dir`` is the root of everything normtest caches: the embedding database and SmolLM2's
+float32 copy (``<cache_dir>/models/``).
 """
 
 from __future__ import annotations
@@ -39,24 +41,19 @@ _DECODER_TYPES = {"llama", "gpt2", "mistral", "qwen2", "gemma", "gemma2", "phi",
                   "gpt_neox", "opt", "falcon", "olmo", "smollm3"}
 
 
-def _minilm(**options: Any) -> Any:
-    from normtest.adapters.huggingface import EncoderAdapter, minilm_folder
+def _minilm(cache_dir: str | os.PathLike[str] | None, **options: Any) -> Any:
+    from normtest.adapters.huggingface import EncoderAdapter
 
-    options.setdefault("name", "minilm-l6")
-    return EncoderAdapter(minilm_folder(), **options)
-
-
-def _smollm2(**options: Any) -> Any:
-    from normtest.adapters.huggingface import DecoderAdapter, smollm2_folder
-
-    options.setdefault("name", "smollm2-135m")
-    folder = smollm2_folder(options.pop("cache_dir", None))
-    options.setdefault("start_token_id", 0)
-    options.setdefault("end_token_id", 0)
-    return DecoderAdapter(folder, **options)
+    return EncoderAdapter.minilm_l6(**options)
 
 
-def _glove(**options: Any) -> Any:
+def _smollm2(cache_dir: str | os.PathLike[str] | None, **options: Any) -> Any:
+    from normtest.adapters.huggingface import DecoderAdapter
+
+    return DecoderAdapter.smollm2_135m(cache_dir, **options)
+
+
+def _glove(cache_dir: str | os.PathLike[str] | None, **options: Any) -> Any:
     if options:
         raise NormtestError(f"glove-6b-50d takes no options, got {sorted(options)}")
     return glove_6b_50d()
@@ -79,7 +76,7 @@ def load(name_or_path: str | os.PathLike[str], kind: str | None = None, *, cache
     """Load a model adapter by embedded name, local path, or hub id (see the module doc)."""
     if kind is not None and kind not in KINDS:
         raise NormtestError(f"kind must be one of {KINDS}, got {kind!r}")
-    adapter = _load_uncached(str(name_or_path), kind, options)
+    adapter = _load_uncached(str(name_or_path), kind, options, cache_dir)
     if not cache:
         return adapter
     from normtest.cache import CachedAdapter, EmbeddingCache
@@ -87,12 +84,13 @@ def load(name_or_path: str | os.PathLike[str], kind: str | None = None, *, cache
     return CachedAdapter(adapter, EmbeddingCache(cache_dir))
 
 
-def _load_uncached(target: str, kind: str | None, options: dict[str, Any]) -> Any:
+def _load_uncached(target: str, kind: str | None, options: dict[str, Any],
+                   cache_dir: str | os.PathLike[str] | None) -> Any:
     if target in EMBEDDED and not Path(target).exists():
         embedded_kind, build = EMBEDDED[target]
         if kind is not None and kind != embedded_kind:
             raise NormtestError(f"{target} is a {embedded_kind} model, not {kind}")
-        return build(**options)
+        return build(cache_dir, **options)
     path = Path(target).expanduser()
     if path.is_dir():
         return _load_folder(path, kind, options)

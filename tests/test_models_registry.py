@@ -63,3 +63,14 @@ def test_path_errors(tmp_path: Path) -> None:
         normtest.load("glove-6b-50d", kind="encoder")
     with pytest.raises(NormtestError, match="do not apply"):
         normtest.load(tmp_path / "m.npy", vocabulary=tmp_path / "m.npy", layer=3)
+
+
+def test_embedded_transformers_load_by_name(tmp_path: Path) -> None:
+    minilm = normtest.load("minilm-l6", cache_dir=tmp_path)
+    assert minilm.name == "minilm-l6" and minilm.dim == 384 and minilm.states == ("cls",)
+    assert minilm.special_states(["a cat."], "cls").shape == (1, 384)
+    smol = normtest.load("smollm2-135m", cache=False)  # float32 copy from the default cache
+    assert smol.dim == 576 and (smol.start_token_id, smol.end_token_id) == (0, 0)
+    folder = normtest.load(str(smol.folder), cache=False, start_token_id=0, end_token_id=0)
+    assert type(folder).__name__ == "DecoderAdapter"  # detected from config.json
+    assert folder.revision == smol.revision
