@@ -3,13 +3,18 @@
 Entries live in one SQLite file (``embeddings.sqlite`` under the cache folder). A key is the
 SHA-256 of everything that changes a vector: the model's name and revision (which include the
 weight-file hash and dtype), the method, every argument (layer, special-token handling, pooling or
-composition, state, prefix lengths) and the exact text. Each value is the array's bytes with its
-dtype, shape and a SHA-256 checksum.
+composition, state, prefix lengths) and the exact text; numpy scalars among the arguments (a layer
+given as ``np.int64(2)``) are turned into plain Python values first, so they key like their
+equals. Each value is the array's bytes with its dtype, shape and a SHA-256 checksum that covers
+all three.
 
 - Writes are atomic: each batch is one SQLite transaction, so a crash keeps every finished batch
   and a re-run resumes from them.
-- A corrupt entry (checksum mismatch, unreadable bytes) is reported with a warning and recomputed;
-  a cache file that is not a database at all is moved aside with a warning and started afresh.
+- A corrupt entry (checksum mismatch, unreadable bytes, a damaged dtype or shape) is reported with
+  a warning and recomputed; a cache file that is not a database at all is moved aside with a
+  warning and started afresh.
+- A cache that another process holds locked is waited for (``timeout`` seconds, 60 by default),
+  then refused with a :class:`~normtest.errors.NormtestError`; it is never treated as corrupt.
 
 The folder is ``$NORMTEST_CACHE_DIR`` when set, otherwise the user's cache directory
 (``~/.cache/normtest`` on Linux).
@@ -30,11 +35,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from normtest.adapters.protocol import Capability, Layer, TokenBatch, Tokenization
+from normtest.adapters.protocol import Capability, Layer, TokenBatch, Tokenization, check_layer
 from normtest.errors import NormtestError
 
 CACHE_ENV = "NORMTEST_CACHE_DIR"
-_SCHEMA = 1
+_SCHEMA = 2  # 2: the checksum covers dtype and shape as well as the bytes
 
 
 class CacheWarning(UserWarning):
@@ -53,15 +58,26 @@ def default_cache_dir() -> Path:
         return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "normtest"
 
 
-def _checksum(payload: bytes) -> str:
-    return hashlib.sha256(payload).hexdigest()
+def _checksum(dtype: str, shape: str, payload: bytes) -> str:
+    digest = hashlib.sha256()
+    for part in (dtype.encode("utf-8"), shape.encode("utf-8")):
+        digest.update(len(part).to_bytes(8, "big"))
+        digest.update(part)
+    digest.update(payload)
+    return digest.hexdigest()
 
 
 class EmbeddingCache:
     """Key → array store in one SQLite file, safe against crashes and corruption."""
 
-    def __init__(self, folder: str | os.PathLike[str] | None = None) -> None:
-        """Open (or create) the cache in ``folder`` (default: :func:`default_cache_dir`)."""
+    def __init__(
+        self, folder: str | os.PathLike[str] | None = None, *, timeout: float = 60.0
+    ) -> None:
+        """Open (or create) the cache in ``folder`` (default: :func:`default_cache_dir`).
+
+        ``timeout`` is how many seconds to wait for another process that holds the cache locked.
+        """
+        self.timeout = float(timeout)
         self.folder = Path(folder) if folder is not None else default_cache_dir()
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
@@ -73,18 +89,47 @@ class EmbeddingCache:
         self.path = self.folder / "embeddings.sqlite"
         self._db = self._open()
 
+    def _unavailable(self, exc: sqlite3.OperationalError) -> NormtestError:
+        """The error for a cache that cannot be used right now (locked, read-only, …)."""
+        text = str(exc)
+        if "locked" in text or "busy" in text:
+            return NormtestError(
+                f"the embedding cache {self.path} is locked: another process holds it and did "
+                f"not release it within {self.timeout:g} s ({text}). Wait for that process to "
+                f"finish, or give this run its own cache folder (cache_dir=..., or set "
+                f"{CACHE_ENV}), or disable the cache"
+            )
+        return NormtestError(
+            f"cannot use the embedding cache {self.path} ({text}); check that the file and "
+            f"folder are writable, or use another cache folder (cache_dir=..., or set "
+            f"{CACHE_ENV}), or disable the cache"
+        )
+
     def _open(self) -> sqlite3.Connection:
+        db: sqlite3.Connection | None = None
         try:
-            db = sqlite3.connect(self.path, timeout=60)
+            db = sqlite3.connect(self.path, timeout=self.timeout)
             db.execute(
                 "CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, dtype TEXT, "
                 "shape TEXT, checksum TEXT, data BLOB)"
             )
             db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)")
             db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(_SCHEMA),))
+            (schema,) = db.execute("SELECT value FROM meta WHERE name = 'schema'").fetchone()
+            if schema != str(_SCHEMA):
+                # entries written under another checksum scheme: drop them (they are recomputed)
+                db.execute("DELETE FROM entries")
+                db.execute("UPDATE meta SET value = ? WHERE name = 'schema'", (str(_SCHEMA),))
             db.commit()
             return db
+        except sqlite3.OperationalError as exc:
+            # locked, read-only, cannot open: the file is not known to be damaged, so keep it
+            if db is not None:
+                db.close()
+            raise self._unavailable(exc) from exc
         except sqlite3.DatabaseError as exc:
+            if db is not None:
+                db.close()
             aside = self.path.with_suffix(f".corrupt-{int(time.time())}")
             os.replace(self.path, aside)
             warnings.warn(
@@ -107,13 +152,17 @@ class EmbeddingCache:
         for start in range(0, len(unique), 500):
             chunk = unique[start:start + 500]
             marks = ",".join("?" * len(chunk))
-            rows = self._db.execute(
-                f"SELECT key, dtype, shape, checksum, data FROM entries WHERE key IN ({marks})",
-                chunk,
-            ).fetchall()
+            try:
+                rows = self._db.execute(
+                    f"SELECT key, dtype, shape, checksum, data FROM entries WHERE key IN ({marks})",
+                    chunk,
+                ).fetchall()
+            except sqlite3.OperationalError as exc:
+                raise self._unavailable(exc) from exc
             for key, dtype, shape, checksum, data in rows:
                 try:
-                    if _checksum(bytes(data)) != checksum:
+                    if (not isinstance(dtype, str) or not isinstance(shape, str)
+                            or _checksum(dtype, shape, bytes(data)) != checksum):
                         raise ValueError("checksum mismatch")
                     array = np.frombuffer(data, dtype=np.dtype(dtype)).reshape(json.loads(shape))
                 except (ValueError, TypeError) as exc:
@@ -126,8 +175,12 @@ class EmbeddingCache:
                     continue
                 found[key] = array.copy()
         if damaged:
-            with self._db:
-                self._db.executemany("DELETE FROM entries WHERE key = ?", [(k,) for k in damaged])
+            try:
+                with self._db:
+                    self._db.executemany("DELETE FROM entries WHERE key = ?",
+                                         [(k,) for k in damaged])
+            except sqlite3.OperationalError as exc:
+                raise self._unavailable(exc) from exc
         return found
 
     def put_many(self, items: dict[str, np.ndarray]) -> None:
@@ -136,10 +189,14 @@ class EmbeddingCache:
         for key, array in items.items():
             arr = np.ascontiguousarray(array)
             payload = arr.tobytes()
-            rows.append((key, arr.dtype.str, json.dumps(list(arr.shape)), _checksum(payload),
-                         payload))
-        with self._db:
-            self._db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?)", rows)
+            dtype, shape = arr.dtype.str, json.dumps([int(n) for n in arr.shape])
+            rows.append((key, dtype, shape, _checksum(dtype, shape, payload), payload))
+        try:
+            with self._db:
+                self._db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?)",
+                                     rows)
+        except sqlite3.OperationalError as exc:
+            raise self._unavailable(exc) from exc
 
     def __len__(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
@@ -193,6 +250,7 @@ class CachedAdapter:
 
     # -- keys ------------------------------------------------------------------------------------
     def _key(self, method: str, item: str, **params: Any) -> str:
+        # params arrive normalised to plain Python values (see _layer and the methods below)
         description = json.dumps(
             {"model": self.name, "revision": self.revision, "method": method, "params": params,
              "item": item},
@@ -215,6 +273,12 @@ class CachedAdapter:
             self.cache.put_many(new)
             found.update(new)
         return [found[k] for k in keys]
+
+    @staticmethod
+    def _layer(layer: object) -> Layer:
+        """The layer as a plain ``int`` or name (``np.int64(2)`` keys like ``2``)."""
+        checked = check_layer(layer)
+        return checked if isinstance(checked, str) else int(checked)
 
     # -- cached methods --------------------------------------------------------------------------
     def word_vectors(self, words: Sequence[str]) -> NDArray[np.floating]:
@@ -242,6 +306,9 @@ class CachedAdapter:
         words: bool = False,
     ) -> TokenBatch:
         """Token vectors through the cache, one entry per text."""
+        layer = self._layer(layer)
+        special_tokens, words = bool(special_tokens), bool(words)
+
         def compute(todo: list[str]) -> list[np.ndarray]:
             batch = self.adapter.token_vectors(todo, layer=layer, special_tokens=special_tokens,
                                                words=words)
@@ -255,6 +322,7 @@ class CachedAdapter:
         self, texts: Sequence[str], state: str, *, layer: Layer = "last"
     ) -> NDArray[np.floating]:
         """Special states through the cache."""
+        layer, state = self._layer(layer), str(state)
         rows = self._through(
             "special_states", list(texts),
             lambda todo: list(self.adapter.special_states(todo, state, layer=layer)),
@@ -267,6 +335,7 @@ class CachedAdapter:
     ) -> NDArray[np.floating]:
         """Prefix vectors through the cache (one entry per text and length grid)."""
         lengths = [int(n) for n in prefix_lengths]
+        layer, pooling = self._layer(layer), str(pooling)
         (matrix,) = self._through(
             "prefix_vectors", [text],
             lambda todo: [self.adapter.prefix_vectors(todo[0], lengths, pooling, layer=layer)],

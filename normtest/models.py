@@ -12,7 +12,9 @@ A path is read by what it is: a folder with ``config.json`` is a transformers mo
 when its architecture is ``…ForCausalLM``), ``.npz``/``.jsonl`` are precomputed vectors, ``.npy``
 needs ``vocabulary=``, and ``.txt``/``.vec``/``.bin`` are word2vec, fastText or GloVe files.
 Anything else that looks like a hub id (``owner/name``) is loaded only with
-``allow_network=True``; offline it is reported as unavailable, never downloaded.
+``allow_network=True``; offline it is reported as unavailable, never downloaded. Without ``kind``,
+a hub model's kind is read from its configuration on the hub (``transformers.AutoConfig``), by the
+same architecture rule as a local folder.
 
 ``kind`` forces the reading: ``"static"``, ``"precomputed"``, ``"encoder"`` or ``"decoder"``.
 With ``cache=True`` (the default) the adapter is wrapped in the on-disk embedding cache.
@@ -134,7 +136,8 @@ def _transformers(target: str, kind: str | None, options: dict[str, Any]) -> Any
     from normtest.adapters.huggingface import DecoderAdapter, EncoderAdapter
 
     if kind is None:
-        kind = _folder_kind(Path(target))
+        path = Path(target)
+        kind = _folder_kind(path) if path.is_dir() else _hub_kind(target)
     if kind not in ("encoder", "decoder"):
         raise NormtestError(f"{target} is a transformers model; kind must be encoder or decoder")
     cls = DecoderAdapter if kind == "decoder" else EncoderAdapter
@@ -142,12 +145,37 @@ def _transformers(target: str, kind: str | None, options: dict[str, Any]) -> Any
 
 
 def _folder_kind(folder: Path) -> str:
+    """The kind of a local transformers folder, from its ``config.json``."""
     try:
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
         return "encoder"
+    return _config_kind(config if isinstance(config, dict) else {})
+
+
+def _hub_kind(target: str) -> str:
+    """The kind of a hub model, from its configuration (only reached with allow_network=True)."""
+    try:
+        import transformers
+
+        config = transformers.AutoConfig.from_pretrained(target)
+    except ImportError as exc:
+        raise NormtestError(
+            f"loading {target!r} needs transformers: pip install 'normtest[models]'"
+        ) from exc
+    except Exception as exc:  # network, missing repository, unreadable configuration
+        raise NormtestError(
+            f"could not read the configuration of {target!r} from the model hub "
+            f"({type(exc).__name__}: {exc}); check the id and the network, or download the "
+            "model and pass its folder; kind='encoder' or kind='decoder' skips this check"
+        ) from exc
+    return _config_kind(config.to_dict())
+
+
+def _config_kind(config: dict[str, Any]) -> str:
+    """"decoder" for a causal-LM architecture or a decoder model type, else "encoder"."""
     architectures = config.get("architectures") or []
-    if any(a.endswith("ForCausalLM") for a in architectures):
+    if any(str(a).endswith("ForCausalLM") for a in architectures):
         return "decoder"
     return "decoder" if config.get("model_type") in _DECODER_TYPES else "encoder"
 

@@ -273,8 +273,11 @@ def judge(
 ) -> Judgement:
     """Judge a measurement against a criterion (components by the intersection-union rule).
 
-    ``p_pass``/``p_fail`` may be supplied already adjusted for multiplicity (see
-    :func:`normtest.stats.adjust`); otherwise they are computed from the sampling distributions.
+    PASS needs every judged part to pass at α (p_pass is the largest part p-value). FAIL needs
+    one part to fail at α/k, k the number of judged parts that could be estimated (Bonferroni:
+    the false-FAIL rate stays at most α however many parts a claim has). A part that could not be
+    estimated blocks PASS (p_pass = 1) but not FAIL. ``p_pass``/``p_fail`` may be supplied
+    already adjusted for multiplicity (see :func:`normtest.stats.adjust`).
     """
     if measurement.sampling is None:
         why = f"{measurement.statistic}: {measurement.reason or 'not estimable'}"
@@ -291,37 +294,54 @@ def judge(
         parts.append((name, measurement.components[name], sub))
 
     missing = [(name, m) for name, m, _ in parts if m.sampling is None]
-    if missing:
-        why = "; ".join(f"{name}: {m.reason or 'not estimable'}" for name, m in missing)
-        return Judgement(Verdict.INCONCLUSIVE, why, math.nan, math.nan)
-
     singles = []
     for name, m, c in parts:
-        assert m.sampling is not None
-        pp, pf = _p_values(m.sampling, c)
-        singles.append((name, m, c, pp, pf))
-    own_pass = max(s[3] for s in singles)
-    own_fail = min(s[4] for s in singles)
+        if m.sampling is not None:
+            pp, pf = _p_values(m.sampling, c)
+            singles.append((name, m, c, pp, pf))
+    k = len(singles)
+    own_pass = 1.0 if missing else max(s[3] for s in singles)
+    own_fail = min(1.0, k * min(s[4] for s in singles))
+    adjusted = p_pass is not None or p_fail is not None
     p_pass = own_pass if p_pass is None else p_pass
     p_fail = own_fail if p_fail is None else p_fail
 
+    def own(c: Criterion, pp: float, pf: float) -> Verdict:
+        if pp < c.alpha:
+            return Verdict.PASS
+        return Verdict.FAIL if k * pf < c.alpha else Verdict.INCONCLUSIVE
+
+    described = []
+    for n, m, c, pp, pf in singles:
+        v = own(c, pp, pf)
+        if v is Verdict.INCONCLUSIVE and pf < c.alpha:  # outside, but not at α/k
+            text = _one_reason(n, m, c, Verdict.FAIL)
+            text += f" (p={pf:.3g}; FAIL needs p < α/{k} with {k} judged parts)"
+        else:
+            text = _one_reason(n, m, c, v)
+        described.append((v, text))
+    missing_text = [f"{name}: {m.reason or 'not estimable'}" for name, m in missing]
+
     if p_pass < criterion.alpha:
         verdict = Verdict.PASS
-        reasons = [_one_reason(n, m, c, Verdict.PASS) for n, m, c, _, _ in singles]
+        reasons = [t for _, t in described]
     elif p_fail < criterion.alpha:
         verdict = Verdict.FAIL
-        # name the parts that fail on their own; after adjustment, the weakest one
-        failing = [s for s in singles if s[4] < s[2].alpha] or [min(singles, key=lambda s: s[4])]
-        reasons = [_one_reason(n, m, c, Verdict.FAIL) for n, m, c, _, _ in failing]
+        reasons = [t for v, t in described if v is Verdict.FAIL] or [
+            t for (_, t), s in zip(described, singles, strict=True)
+            if s[4] == min(x[4] for x in singles)
+        ]
     else:
         verdict = Verdict.INCONCLUSIVE
-        undecided = [s for s in singles if not s[3] < s[2].alpha] or singles
-        reasons = [
-            _one_reason(n, m, c, Verdict.INCONCLUSIVE if pf >= c.alpha else Verdict.FAIL)
-            for n, m, c, _, pf in undecided
-        ]
-    if (p_pass, p_fail) != (own_pass, own_fail):
-        reasons.append(f"after multiplicity adjustment p_pass={p_pass:.3g}, p_fail={p_fail:.3g}")
+        reasons = [t for v, t in described if v is not Verdict.PASS] + missing_text
+        if not reasons:
+            reasons = [t for _, t in described]
+    if adjusted and (p_pass, p_fail) != (own_pass, own_fail):
+        reasons.append(
+            f"after multiplicity adjustment p_pass={p_pass:.3g}, p_fail={p_fail:.3g}"
+            + ("" if verdict is not Verdict.INCONCLUSIVE else
+               " (the unadjusted interval above does not account for the family)")
+        )
     return Judgement(verdict, "; ".join(reasons), p_pass, p_fail)
 
 
@@ -337,6 +357,7 @@ class Result:
     variant: Mapping[str, str] = field(default_factory=dict)
     p_value: float = math.nan
     p_adjusted: float | None = None
+    p_fail_adjusted: float | None = None
     expected: Verdict | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
 
@@ -396,13 +417,17 @@ class Result:
         return judge(self.measurement, self.criterion).p_fail
 
     def rejudge(self, criterion: Criterion) -> Result:
-        """The same measurement judged under another criterion (no model needed)."""
+        """The same measurement judged under another criterion (no model needed).
+
+        Any multiplicity adjustment is dropped: re-adjust the family with
+        :func:`normtest.stats.adjust` after re-judging its members.
+        """
         if self.measurement is None:
             raise NormtestError(f"{self.id} has no measurement to re-judge ({self.reason})")
         j = judge(self.measurement, criterion)
         return replace(
             self, verdict=j.verdict, reason=j.reason, criterion=criterion, p_value=j.p_pass,
-            p_adjusted=None,
+            p_adjusted=None, p_fail_adjusted=None,
         )
 
     # -- serialisation ---------------------------------------------------------------------------
@@ -419,6 +444,7 @@ class Result:
             "threshold": list(threshold) if isinstance(threshold, tuple) else threshold,
             "p_value": _finite_or_none(self.p_value),
             "p_adjusted": _finite_or_none(self.p_adjusted),
+            "p_fail_adjusted": _finite_or_none(self.p_fail_adjusted),
             "n": self.n,
             "expected": None if self.expected is None else self.expected.value,
             "reason": self.reason,
@@ -444,6 +470,7 @@ class Result:
                 variant=dict(data.get("variant", {})),
                 p_value=_float_or_nan(data.get("p_value")),
                 p_adjusted=data.get("p_adjusted"),
+                p_fail_adjusted=data.get("p_fail_adjusted"),
                 expected=None if expected is None else Verdict(expected),
                 details=dict(data.get("details", {})),
             )

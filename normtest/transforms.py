@@ -21,12 +21,18 @@ Rank-deficient samples: whitening keeps the singular directions of ``diag(√p)(
 ``s > rank_rtol · ‖E‖_p``, where ``‖E‖_p = √(Σ p(w)‖e(w)‖²)`` is the weighted RMS norm of the
 *uncentred* sample (centring cannot resolve spread below the rounding error of the mean, which
 scales with it), and drops the rest, so the output has ``rank_`` coordinates (principal axes of the
-sample, not the input's axes; norms and inner products do not depend on that choice). The default
-``rank_rtol`` follows ``numpy.linalg.matrix_rank`` at the input's precision: ``max(n, d) · eps``
-with ``eps`` of float32 for float32 input and of float64 otherwise. A sample with no direction
-above the tolerance (all vectors equal, a single vector, one positive weight) cannot be whitened
-and raises. The sign of each retained axis is fixed (largest-magnitude loading positive), so
-fitting is deterministic.
+sample, not the input's axes; norms and inner products do not depend on that choice). The SVD is
+always computed in float64. The default ``rank_rtol`` is ``max(d · eps_in, max(n, d) · eps64)``:
+``d · eps_in`` covers the rounding of the input itself (``eps_in`` is the machine epsilon of float32
+for float32 input and of float64 otherwise; rounding every entry perturbs the normalised,
+√p-weighted matrix by about ``eps_in`` relative to ``‖E‖_p`` whatever n is), and
+``max(n, d) · eps64`` is ``numpy.linalg.matrix_rank``'s bound for the float64 arithmetic (mean,
+centring, SVD). The tolerance therefore does not grow with n at the input's precision: float32 and
+float64 copies of the same sample keep the same directions unless one lies within float32
+rounding of zero (the full GloVe-6B-50d vocabulary, 400k × 50 float32, keeps all 50). A sample
+with no direction above the tolerance (all vectors equal, a single vector, one positive weight)
+cannot be whitened and raises. The sign of each retained axis is fixed (largest-magnitude loading
+positive), so fitting is deterministic.
 """
 
 from __future__ import annotations
@@ -162,7 +168,8 @@ class Transform:
             unit = arr / peak if peak > 0 else arr
             _, s, vt = np.linalg.svd(np.sqrt(p)[:, None] * (unit - p @ unit), full_matrices=False)
             reference = float(np.sqrt(p @ np.sum(unit**2, axis=1)))
-            rtol = max(n, d) * eps if self.rank_rtol is None else self.rank_rtol
+            eps64 = float(np.finfo(np.float64).eps)
+            rtol = max(d * eps, max(n, d) * eps64) if self.rank_rtol is None else self.rank_rtol
             keep = s > rtol * reference
             if not np.any(keep):
                 self.dim_ = None

@@ -144,3 +144,32 @@ def test_precomputed_vectors(tmp_path: Path) -> None:
     np.savez(tmp_path / "obj.npz", keys=np.array(keys, dtype=object), vectors=vectors)
     with pytest.raises(NormtestError, match="without pickles"):
         load_precomputed(tmp_path / "obj.npz")
+
+
+def test_lowercase_and_limit_are_part_of_the_cache_key(tmp_path: Path) -> None:
+    from normtest.cache import CachedAdapter, EmbeddingCache
+
+    path = tmp_path / "v.txt"
+    path.write_text("3 3\nParis 1 0 0\nparis 0 5 0\nLondon 0 0 2\n")
+    cased = load_keyed_vectors(path, lowercase=False)
+    folded = load_keyed_vectors(path, lowercase=True)
+    limited = load_keyed_vectors(path, limit=2)
+    assert len({cased.revision, folded.revision, limited.revision}) == 3
+    assert all(isinstance(a.revision, str) for a in (cased, folded, limited))
+    cache = EmbeddingCache(tmp_path / "cache")
+    try:
+        first = CachedAdapter(cased, cache).word_vectors(["Paris"])
+        second = CachedAdapter(folded, cache).word_vectors(["Paris"])
+        np.testing.assert_array_equal(first, [[1, 0, 0]])
+        np.testing.assert_array_equal(second, [[0, 5, 0]])
+        # a fresh handle on the same folder still tells them apart
+        again = EmbeddingCache(tmp_path / "cache")
+        try:
+            np.testing.assert_array_equal(
+                CachedAdapter(load_keyed_vectors(path, lowercase=True), again)
+                .word_vectors(["Paris"]), [[0, 5, 0]])
+        finally:
+            again.close()
+        assert not CachedAdapter(limited, cache).represents(["London"]).any()
+    finally:
+        cache.close()

@@ -137,3 +137,78 @@ def test_cache_folder_follows_the_environment(tmp_path: Path,
     monkeypatch.setenv("NORMTEST_CACHE_DIR", str(tmp_path / "here"))
     assert default_cache_dir() == tmp_path / "here"
     assert EmbeddingCache().path.parent == tmp_path / "here"
+
+
+def test_locked_cache_raises_and_is_left_in_place(tmp_path: Path) -> None:
+    from normtest.errors import NormtestError
+
+    cache = EmbeddingCache(tmp_path)
+    cache.put_many({"k": np.ones(3, np.float32)})
+    cache.close()
+    holder = sqlite3.connect(tmp_path / "embeddings.sqlite", isolation_level=None)
+    try:
+        holder.execute("BEGIN EXCLUSIVE")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no CacheWarning: a lock is not damage
+            with pytest.raises(NormtestError, match="another process") as info:
+                EmbeddingCache(tmp_path, timeout=0.1)
+        assert "NORMTEST_CACHE_DIR" in str(info.value)
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["embeddings.sqlite"]
+        # an open cache whose writer is blocked gets the same answer
+        reader = EmbeddingCache.__new__(EmbeddingCache)
+        reader.timeout, reader.folder, reader.path = 0.1, tmp_path, tmp_path / "embeddings.sqlite"
+        reader._db = sqlite3.connect(reader.path, timeout=0.1)
+        with pytest.raises(NormtestError, match="locked"):
+            reader.put_many({"j": np.zeros(2)})
+        reader.close()
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    reopened = EmbeddingCache(tmp_path)
+    assert len(reopened) == 1 and set(reopened.get_many(["k"])) == {"k"}
+    reopened.close()
+
+
+@pytest.mark.parametrize(("column", "value"), [("shape", "[3, 2]"), ("dtype", "<i4")])
+def test_damaged_dtype_or_shape_is_detected(tmp_path: Path, oracle: OracleModel, column: str,
+                                            value: str) -> None:
+    cache = EmbeddingCache(tmp_path)
+    cache.put_many({"k": np.arange(6, dtype=np.float32).reshape(2, 3)})
+    with sqlite3.connect(tmp_path / "embeddings.sqlite") as db:
+        db.execute(f"UPDATE entries SET {column} = ? WHERE key = 'k'", (value,))
+    with pytest.warns(CacheWarning, match="corrupt"):
+        assert cache.get_many(["k"]) == {}
+    assert len(cache) == 0  # dropped, so the next request recomputes it
+    words = list(oracle.words[:2])
+    CachedAdapter(Counting(oracle), cache).word_vectors(words)
+    with sqlite3.connect(tmp_path / "embeddings.sqlite") as db:
+        db.execute(f"UPDATE entries SET {column} = ?", (value,))
+    model = Counting(oracle)
+    with pytest.warns(CacheWarning, match="corrupt"):
+        again = CachedAdapter(model, cache).word_vectors(words)
+    assert model.calls == {"word_vectors": 1}
+    np.testing.assert_array_equal(again, oracle.word_vectors(words))
+    cache.close()
+
+
+def test_numpy_integer_layer_keys_like_a_plain_int(tmp_path: Path, oracle: OracleModel) -> None:
+    model = Counting(oracle)
+    cached = CachedAdapter(model, EmbeddingCache(tmp_path))
+    texts = [" ".join(oracle.words[:3])]
+    first = cached.token_vectors(texts, layer=np.int64(0))  # the oracle's only hidden state
+    second = cached.token_vectors(texts, layer=0)
+    assert model.calls == {"token_vectors": 1}
+    np.testing.assert_array_equal(first[0], second[0])
+
+
+def test_entries_from_the_old_checksum_scheme_are_dropped_quietly(tmp_path: Path) -> None:
+    cache = EmbeddingCache(tmp_path)
+    cache.put_many({"k": np.ones(2)})
+    cache.close()
+    with sqlite3.connect(tmp_path / "embeddings.sqlite") as db:
+        db.execute("UPDATE meta SET value = '1' WHERE name = 'schema'")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        reopened = EmbeddingCache(tmp_path)
+    assert len(reopened) == 0
+    reopened.close()

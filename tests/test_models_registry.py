@@ -74,3 +74,62 @@ def test_embedded_transformers_load_by_name(tmp_path: Path) -> None:
     folder = normtest.load(str(smol.folder), cache=False, start_token_id=0, end_token_id=0)
     assert type(folder).__name__ == "DecoderAdapter"  # detected from config.json
     assert folder.revision == smol.revision
+
+
+def _config_folder(root: Path, architecture: str, model_type: str) -> Path:
+    import json
+
+    folder = root / architecture
+    folder.mkdir()
+    (folder / "config.json").write_text(
+        json.dumps({"architectures": [architecture], "model_type": model_type})
+    )
+    return folder
+
+
+def test_kind_is_decided_from_the_architecture() -> None:
+    from normtest.models import _config_kind
+
+    assert _config_kind({"architectures": ["LlamaForCausalLM"]}) == "decoder"
+    assert _config_kind({"architectures": ["BertModel"]}) == "encoder"
+    assert _config_kind({"model_type": "qwen2"}) == "decoder"
+    assert _config_kind({}) == "encoder"
+
+
+def test_hub_kind_reads_the_configuration(tmp_path: Path) -> None:
+    pytest.importorskip("transformers")
+    from normtest.models import _hub_kind
+
+    # AutoConfig.from_pretrained reads a local folder exactly as it reads a hub repository
+    assert _hub_kind(str(_config_folder(tmp_path, "LlamaForCausalLM", "llama"))) == "decoder"
+    assert _hub_kind(str(_config_folder(tmp_path, "BertModel", "bert"))) == "encoder"
+
+
+def test_hub_id_with_network_gets_its_kind_from_the_hub(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    transformers = pytest.importorskip("transformers")
+    hf = pytest.importorskip("normtest.adapters.huggingface")
+    folders = {
+        "owner/llama": _config_folder(tmp_path, "LlamaForCausalLM", "llama"),
+        "owner/bert": _config_folder(tmp_path, "BertModel", "bert"),
+    }
+    real = transformers.AutoConfig.from_pretrained
+
+    def from_pretrained(target: str, *args: object, **kwargs: object) -> object:
+        if target not in folders:
+            raise OSError(f"{target} is not a repository on the hub")
+        return real(str(folders[target]))
+
+    class Recorder:
+        def __init__(self, kind: str, target: str, **options: object) -> None:
+            self.kind, self.target = kind, target
+
+    monkeypatch.setattr(transformers.AutoConfig, "from_pretrained", from_pretrained)
+    monkeypatch.setattr(hf, "DecoderAdapter", lambda t, **o: Recorder("decoder", t, **o))
+    monkeypatch.setattr(hf, "EncoderAdapter", lambda t, **o: Recorder("encoder", t, **o))
+    assert normtest.load("owner/llama", allow_network=True, cache=False).kind == "decoder"
+    assert normtest.load("owner/bert", allow_network=True, cache=False).kind == "encoder"
+    assert normtest.load("owner/llama", allow_network=True, kind="encoder",
+                         cache=False).kind == "encoder"
+    with pytest.raises(NormtestError, match="could not read the configuration"):
+        normtest.load("owner/missing", allow_network=True, cache=False)

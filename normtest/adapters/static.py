@@ -67,8 +67,13 @@ class StaticVectors:
 
     @property
     def revision(self) -> str:
-        """SHA-256 of the vector file(s)."""
-        return self._revision
+        """SHA-256 of the vector file(s), plus the reading options that change a vector.
+
+        ``;lowercase`` is appended when words are lower-cased before lookup (a file holding both
+        "Paris" and "paris" answers differently), so caches keyed on the revision keep the two
+        readings apart; ``load_keyed_vectors`` adds ``;limit=N`` to the base revision itself.
+        """
+        return f"{self._revision};lowercase" if self.lowercase else self._revision
 
     @property
     def capabilities(self) -> frozenset[Capability]:
@@ -184,7 +189,8 @@ def load_keyed_vectors(
     vectors = np.asarray(kv.vectors, dtype=np.float32)
     if not np.isfinite(vectors).all():
         raise NormtestError(f"{p} contains NaN or infinite values; the file is damaged")
-    return StaticVectors(name or p.stem, list(kv.index_to_key), vectors, file_sha256(p),
+    revision = file_sha256(p) if limit is None else f"{file_sha256(p)};limit={int(limit)}"
+    return StaticVectors(name or p.stem, list(kv.index_to_key), vectors, revision,
                          lowercase=lowercase)
 
 

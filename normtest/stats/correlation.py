@@ -155,7 +155,7 @@ def _correlation_result(
         how = f"{label}, Fisher z interval"
     else:
         reps = bootstrap.replicates(stat, n, n_resamples, seed, codes)
-        sampling = Sampling("bootstrap", replicates=reps)
+        sampling = Sampling.bootstrap(reps, estimate)
         unit = "rows" if codes is None else f"{n_groups} clusters"
         how = f"{label}, percentile bootstrap over {unit} (B={n_resamples})"
     measurement = Measurement(
@@ -198,18 +198,33 @@ def _weighted_statistic(
     return pearson
 
 
+#: Residual variance below this share of the variance before partialling means the covariates
+#: explain the variable (up to rounding): its partial correlation is undefined, not noise.
+_EXPLAINED = 1e-10
+
+
 def _residualise(
     a: np.ndarray, b: np.ndarray, z: np.ndarray, w: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Weighted OLS residuals of (r, n) a and b on (r, n, k) covariates plus an intercept."""
+    """Weighted OLS residuals of (r, n) a and b on (r, n, k) covariates plus an intercept.
+
+    A row whose residual variance is a vanishing share of its variance (the covariates explain
+    the variable exactly) is set to NaN, so the correlation of rounding noise is never reported.
+    """
     design = np.concatenate([np.ones((*w.shape, 1)), z], axis=2)
     gram = np.einsum("rn,rni,rnj->rij", w, design, design)
     inverse = np.linalg.pinv(gram)
+    total = w.sum(axis=1)
     out = []
     for target in (a, b):
         moment = np.einsum("rn,rni,rn->ri", w, design, target)
         beta = np.einsum("rij,rj->ri", inverse, moment)
-        out.append(target - np.einsum("rni,ri->rn", design, beta))
+        resid = target - np.einsum("rni,ri->rn", design, beta)
+        mean = np.einsum("rn,rn->r", w, target) / total
+        before = np.einsum("rn,rn->r", w, (target - mean[:, None]) ** 2)
+        after = np.einsum("rn,rn->r", w, resid**2)
+        explained = after <= _EXPLAINED * before
+        out.append(np.where(explained[:, None], np.nan, resid))
     return out[0], out[1]
 
 

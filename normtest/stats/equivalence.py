@@ -59,10 +59,11 @@ def equivalence(
 
     reps = bootstrap.replicates(mean, n, n_resamples, seed, codes)
     unit = "rows" if codes is None else f"{n_groups} clusters"
+    estimate = float(values.mean())
     m = Measurement(
-        statistic="mean", estimate=float(values.mean()), n=n,
+        statistic="mean", estimate=estimate, n=n,
         method=f"mean, percentile bootstrap over {unit} (B={n_resamples})",
-        sampling=Sampling("bootstrap", replicates=reps), confidence=1 - 2 * alpha, seed=seed,
+        sampling=Sampling.bootstrap(reps, estimate), confidence=1 - 2 * alpha, seed=seed,
         settings=settings,
     )
     return Result.judged(m, criterion)

@@ -70,8 +70,20 @@ class _Curves:
     def __init__(self, lengths: ArrayLike, values: ArrayLike, groups: ArrayLike) -> None:
         length = as_vector("lengths", lengths)
         value = as_vector("values", values)
-        self.n = same_length(lengths=length, values=value)
-        codes = group_codes("groups", groups, self.n)
+        same_length(lengths=length, values=value)
+        codes = group_codes("groups", groups, length.size)
+        # a document seen at one length only carries no within-document information: drop it
+        # (it would otherwise count towards the number of documents and the slope's df)
+        spread = np.zeros(int(codes.max()) + 1 if codes.size else 0)
+        np.maximum.at(spread, codes, length)
+        low = np.full_like(spread, np.inf)
+        np.minimum.at(low, codes, length)
+        informative = (spread - low > 0)[codes]
+        self.dropped_documents = int(np.count_nonzero(spread - low <= 0))
+        self.n_rows, self.kept = int(length.size), np.flatnonzero(informative)
+        length, value = length[informative], value[informative]
+        codes = np.unique(codes[informative], return_inverse=True)[1].astype(np.intp)
+        self.n = int(length.size)
         self.order = np.lexsort((value, length, codes))
         self.length, self.value = length[self.order], value[self.order]
         self.codes = codes[self.order]
@@ -89,10 +101,13 @@ class _Curves:
         self._quadratic_sums(hi)
 
     def _problem(self) -> str | None:
-        if self.n < MIN_POINTS:
-            return f"only {self.n} points; at least {MIN_POINTS} are needed"
+        if self.n_rows < MIN_POINTS:
+            return f"only {self.n_rows} points; at least {MIN_POINTS} are needed"
         if self.n_groups < MIN_GROUPS:
-            return f"only {self.n_groups} documents; at least {MIN_GROUPS} are needed"
+            dropped = (f" ({self.dropped_documents} more had a single length)"
+                       if self.dropped_documents else "")
+            return (f"only {self.n_groups} documents with two or more lengths{dropped}; "
+                    f"at least {MIN_GROUPS} are needed")
         if np.ptp(self.length) == 0:
             return "every row has the same length; growth with length is undefined"
         return None
@@ -169,7 +184,7 @@ def _bootstrapped(
                                                                      rng)])
     return Measurement(
         statistic=name, estimate=estimate, n=curves.n, method=method,
-        sampling=Sampling("bootstrap", replicates=reps), confidence=1 - 2 * alpha, seed=seed,
+        sampling=Sampling.bootstrap(reps, estimate), confidence=1 - 2 * alpha, seed=seed,
         settings={"documents": curves.n_groups, "n_resamples": n_resamples},
     )
 
@@ -210,7 +225,8 @@ def _monotonicity(curves: _Curves, n_resamples: int, seed: int, alpha: float) ->
 def _not_estimable_result(statistic: str, curves: _Curves, criterion: Criterion,
                           seed: int) -> Result:
     assert curves.problem is not None
-    m = Measurement.not_estimable(statistic, curves.n, "growth curve", curves.problem, seed=seed)
+    m = Measurement.not_estimable(statistic, curves.n_rows, "growth curve", curves.problem,
+                                  seed=seed)
     return Result.judged(m, criterion)
 
 
@@ -271,15 +287,17 @@ def fixed_point(
 ) -> Result:
     """Judge whether s(L) (and, with ``vectors``, the direction of e(prefix_L)) converges.
 
-    PASS when the upper bound of the late/early slope ratio is below ``max_ratio`` and, when
-    vectors are given, the lower bound of the median end-of-text cosine is above ``min_cosine``;
-    FAIL when either is demonstrably on the wrong side; INCONCLUSIVE otherwise.
+    PASS when the late/early slope ratio lies, with its whole (1 − 2α) interval, inside
+    (−max_ratio, max_ratio) — the second half grows (or falls) at most a quarter as fast as the
+    first — and, when vectors are given, the lower bound of the median end-of-text cosine is above
+    ``min_cosine``; FAIL when either is demonstrably outside (a curve that rises and then falls
+    has a ratio near −1 and fails); INCONCLUSIVE otherwise.
     """
     n_resamples = check_resamples(n_resamples)
     parts = {}
     if vectors is not None:
         parts["end_cosine"] = Criterion("greater", threshold=min_cosine, alpha=alpha)
-    criterion = Criterion("less", threshold=max_ratio, alpha=alpha, components=parts)
+    criterion = Criterion("within", margin=(-max_ratio, max_ratio), alpha=alpha, components=parts)
     curves = _Curves(lengths, values, groups)
     matrix = None if vectors is None else _vectors(vectors, curves)
     if curves.problem:
@@ -302,9 +320,9 @@ def _with_components(head: Measurement, components: dict[str, Measurement]) -> M
 
 def _vectors(vectors: ArrayLike, curves: _Curves) -> np.ndarray:
     matrix = np.asarray(vectors, dtype=np.float64)
-    if matrix.ndim != 2 or matrix.shape[0] != curves.n:
+    if matrix.ndim != 2 or matrix.shape[0] != curves.n_rows:
         raise NormtestError(
-            f"vectors must be one row per (length, value) row: expected ({curves.n}, d), "
+            f"vectors must be one row per (length, value) row: expected ({curves.n_rows}, d), "
             f"got shape {matrix.shape}"
         )
     bad = ~np.isfinite(matrix).all(axis=1)
@@ -313,7 +331,7 @@ def _vectors(vectors: ArrayLike, curves: _Curves) -> np.ndarray:
             f"vectors has {int(bad.sum())} row(s) with NaN or infinite entries "
             f"(first at row {int(np.flatnonzero(bad)[0])}); repair or drop them"
         )
-    matrix = matrix[curves.order]
+    matrix = matrix[curves.kept][curves.order]
     key = np.stack([curves.codes, curves.length], axis=1)
     if len(np.unique(key, axis=0)) != curves.n:
         raise NormtestError(

@@ -8,6 +8,7 @@ claim was tried in many variants.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Literal
@@ -35,6 +36,8 @@ def adjust(results: Sequence[Result], method: Literal["holm", "bh"] = "holm") ->
         if r.measurement is None or r.criterion is None or r.measurement.sampling is None:
             continue
         j = judge(r.measurement, r.criterion)
+        if math.isnan(j.p_pass) or math.isnan(j.p_fail):
+            continue  # nothing to test: it neither counts towards nor disturbs the family
         judged.append((i, j.p_pass, j.p_fail))
     out = list(results)
     if not judged:
@@ -48,6 +51,7 @@ def adjust(results: Sequence[Result], method: Literal["holm", "bh"] = "holm") ->
         r = out[i]
         assert r.measurement is not None and r.criterion is not None
         j = judge(r.measurement, r.criterion, p_pass=float(pp), p_fail=float(pf))
-        out[i] = replace(r, verdict=j.verdict, reason=j.reason, p_adjusted=float(pp))
+        out[i] = replace(r, verdict=j.verdict, reason=j.reason, p_adjusted=float(pp),
+                         p_fail_adjusted=float(pf))
     return out
 
