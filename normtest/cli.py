@@ -29,7 +29,31 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--out", type=Path, default=None, help="folder for report.json")
     demo.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     demo.add_argument("--words", type=int, default=2000, help="synthetic word sample size")
+    listing = sub.add_parser("list", help="list the claims of the catalogue")
+    listing.add_argument("--suite", default="all",
+                         choices=["all", "word", "conditions", "text", "cer"])
+    show = sub.add_parser("show", help="describe one claim")
+    show.add_argument("claim", help="a claim id, e.g. cer.linear")
     return parser
+
+
+def _list(args: argparse.Namespace) -> int:
+    from normtest.catalogue import claims
+
+    chosen = claims(args.suite)
+    width = max(len(c.id) for c in chosen)
+    for c in chosen:
+        mark = " (reconstructed)" if c.reconstructed else ""
+        print(f"{c.id:<{width}}  {c.suite:<10}  {c.statement}{mark}")
+    print(f"\n{len(chosen)} claims; `normtest show ID` describes one")
+    return EXIT_OK
+
+
+def _show(args: argparse.Namespace) -> int:
+    from normtest.catalogue import describe, get
+
+    print(describe(get(args.claim)))
+    return EXIT_OK
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -56,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
     try:
-        return {"demo": _demo}[args.command](args)
+        return {"demo": _demo, "list": _list, "show": _show}[args.command](args)
     except NormtestError as exc:
         print(f"normtest: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -186,7 +186,9 @@ class Criterion:
             head = f"inside [{self.margin[0]:g}, {self.margin[1]:g}]"
         else:
             head = f"{'>' if self.direction == 'greater' else '<'} {self.threshold:g}"
-        return f"{head} at α={self.alpha:g}"
+        parts = "".join(f"; {name} {c.describe().rsplit(' at ', 1)[0]}"
+                        for name, c in self.components.items())
+        return f"{head}{parts} at α={self.alpha:g}"
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready mapping."""
