@@ -32,6 +32,17 @@ def _parser() -> argparse.ArgumentParser:
     listing = sub.add_parser("list", help="list the claims of the catalogue")
     listing.add_argument("--suite", default="all",
                          choices=["all", "word", "conditions", "text", "cer"])
+    audit = sub.add_parser("audit", help="audit a model against the catalogue")
+    audit.add_argument("--model", required=True, help="embedded name, path, or hub id")
+    audit.add_argument("--claims", nargs="+", default=None, metavar="ID")
+    audit.add_argument("--suite", default="all",
+                       choices=["all", "word", "conditions", "text", "cer"])
+    audit.add_argument("--out", type=Path, default=None, help="folder for report.json")
+    audit.add_argument("--seed", type=int, default=0)
+    audit.add_argument("--words", type=int, default=2000, help="word sample size")
+    audit.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples")
+    audit.add_argument("--device", default="cpu", help="cpu or cuda (transformers models)")
+    audit.add_argument("--no-cache", action="store_true", help="do not use the embedding cache")
     show = sub.add_parser("show", help="describe one claim")
     show.add_argument("claim", help="a claim id, e.g. cer.linear")
     return parser
@@ -46,6 +57,31 @@ def _list(args: argparse.Namespace) -> int:
         mark = " (reconstructed)" if c.reconstructed else ""
         print(f"{c.id:<{width}}  {c.suite:<10}  {c.statement}{mark}")
     print(f"\n{len(chosen)} claims; `normtest show ID` describes one")
+    return EXIT_OK
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from normtest.audit import AuditSettings, run_audit
+    from normtest.models import EMBEDDED, load
+    from normtest.table import verdict_table
+
+    if args.words < 10:
+        raise NormtestError(f"--words must be at least 10, got {args.words}")
+    options = {}
+    kind = EMBEDDED[args.model][0] if args.model in EMBEDDED else None
+    if kind in ("encoder", "decoder") or (kind is None and Path(args.model).is_dir()):
+        options = {"device": args.device, "progress": sys.stderr.isatty()}
+    adapter = load(args.model, cache=not args.no_cache, **options)
+    settings = AuditSettings(seed=args.seed, words=args.words, n_resamples=args.resamples)
+    report = run_audit(adapter, claim_ids=args.claims, suite=args.suite, settings=settings)
+    print(f"normtest audit of {report.model['name']} ({report.model['family']})\n")
+    print(verdict_table(report.results))
+    for r in report.results:
+        if r.verdict.value in ("SKIPPED", "ERROR"):
+            print(f"  {r.verdict.value.lower()}: {r.id}: {r.reason}")
+    print("\nsummary: " + ", ".join(f"{k} {v}" for k, v in report.summary.items() if v))
+    if args.out is not None:
+        print(f"report written to {report.write(args.out / 'report.json')}")
     return EXIT_OK
 
 
@@ -80,7 +116,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
     try:
-        return {"demo": _demo, "list": _list, "show": _show}[args.command](args)
+        commands = {"demo": _demo, "list": _list, "show": _show, "audit": _audit}
+        return commands[args.command](args)
     except NormtestError as exc:
         print(f"normtest: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

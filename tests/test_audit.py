@@ -1,0 +1,97 @@
+"""The audit runner on synthetic models with known truth and on the real GloVe vectors."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import normtest
+from normtest.audit import AuditSettings, model_family, run_audit, variants
+from normtest.catalogue import get
+from normtest.cli import EXIT_OK, EXIT_USAGE, main
+from normtest.errors import NormtestError
+from normtest.information.frequency import InformationContent, information_content
+from normtest.report import Report
+from normtest.result import Verdict
+from normtest.synthetic import IsotropicModel, OracleModel, ShuffledNormModel, make_oracle
+
+FAST = AuditSettings(words=400, n_resamples=300)
+
+
+class OracleFrequencies:
+    """The oracle's own unigram distribution as a frequency source (known truth)."""
+
+    def __init__(self, model: OracleModel) -> None:
+        self.p = dict(zip(model.words, model.unigram, strict=True))
+
+    def information_content(self, words: Sequence[str]) -> InformationContent:
+        probabilities = np.array([self.p.get(w, 0.0) for w in words])
+        return information_content(probabilities, words, "oracle")
+
+
+@pytest.fixture(scope="module")
+def oracle() -> OracleModel:
+    return make_oracle(150, seed=0, b=20.0)
+
+
+def _raw(report: Report, claim: str) -> Verdict:
+    (row,) = [r for r in report.results
+              if r.claim == claim and r.variant.get("transform") == "raw"]
+    return row.verdict
+
+
+def test_oracle_passes_and_negative_controls_fail(oracle: OracleModel) -> None:
+    words, source = list(oracle.words), OracleFrequencies(oracle)
+    good = run_audit(oracle, ["word.norm_ic"], settings=FAST, words=words, source=source)
+    assert _raw(good, "word.norm_ic") is Verdict.PASS
+    for control in (ShuffledNormModel(oracle), IsotropicModel(oracle.distribution, dim=16)):
+        bad = run_audit(control, ["word.norm_ic"], settings=FAST, words=words, source=source)
+        assert _raw(bad, "word.norm_ic") is Verdict.FAIL, control.name
+
+
+def test_family_and_variants(oracle: OracleModel) -> None:
+    assert model_family(oracle) == "static"
+    static = variants(get("word.norm_ic"), "static")
+    assert static == [{"transform": t} for t in get("word.norm_ic").axes["transform"]]
+    subword = variants(get("word.norm_ic"), "encoder")
+    assert len(subword) == 9 * 2 * 5 and {"composition": "sqrt_n", "representation": "input",
+                                          "transform": "raw"} in subword
+    assert all(v["composition"] not in ("cls", "eos") for v in subword)
+
+
+def test_glove_word_suite(tmp_path: Path) -> None:
+    glove = normtest.load("glove-6b-50d", cache=False)
+    report = run_audit(glove, suite="word", settings=FAST)
+    by_id = {r.id: r for r in report.results}
+    whitened = by_id["word.norm_ic[transform=whiten_zipf]"]
+    assert whitened.expected is Verdict.PASS
+    # measured, not assumed: GloVe's raw norms fall with IC; Zipfian whitening reverses that
+    assert whitened.verdict is Verdict.PASS, whitened.reason
+    assert by_id["word.norm_ic[transform=raw]"].estimate < 0
+    assert by_id["word.norm_kl"].verdict is Verdict.SKIPPED
+    assert "does not measure this claim yet" in by_id["word.norm_kl"].reason
+    multitoken = by_id["word.norm_ic.multitoken"]
+    assert multitoken.verdict is Verdict.SKIPPED and "capabilities" in multitoken.reason
+    assert all(r.p_adjusted is not None for r in report.results if r.claim == "word.norm_ic")
+    assert report.provenance["words"] > 300 and "no frequency" in report.provenance["dropped_words"]
+    again = Report.read(report.write(tmp_path / "report.json"))
+    assert [r.verdict for r in again.results] == [r.verdict for r in report.results]
+
+
+def test_a_run_where_nothing_ran_is_an_error(oracle: OracleModel) -> None:
+    with pytest.raises(NormtestError, match="no claim could run"):
+        run_audit(oracle, ["cer.linear", "text.norm_surprisal"], settings=FAST)
+
+
+def test_audit_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["audit", "--model", "glove-6b-50d", "--suite", "word", "--words", "300",
+                 "--resamples", "200", "--no-cache", "--out", str(tmp_path)])
+    assert code == EXIT_OK
+    out = capsys.readouterr().out
+    assert "word.norm_ic[transform=whiten_zipf]" in out and "skipped: word.norm_kl" in out
+    assert Report.read(tmp_path / "report.json").model["name"] == "glove-6b-50d"
+    assert main(["audit", "--model", "glove-6b-5od"]) == EXIT_USAGE
+    assert "did you mean" in capsys.readouterr().err
