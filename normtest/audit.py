@@ -5,9 +5,11 @@ them once per variant and shares them between claims, each claim's measurement f
 :class:`~normtest.result.Measurement`, the claim's criterion judges it, and Holm adjusts within
 each claim's family of variants. The outcome is one :class:`~normtest.report.Report`.
 
-This version measures the word suite (``word.norm_ic``, ``word.norm_ic.multitoken``,
-``word.norm_ic.partial``). Claims whose measurement is not available yet are listed as SKIPPED
-with that reason, never run and never counted as passing.
+This version measures the word suite (``word.norm_ic``, ``.multitoken``, ``.partial``,
+``word.norm_kl``) and the conditions (``cond.inner_pmi``, ``cond.self_pmi``, ``cond.centered``),
+PMI and KL coming from the reference corpus (the bundled Wikipedia sample, ±5 window). Claims
+whose measurement is not available yet are listed as SKIPPED with that reason, never run and never
+counted as passing.
 """
 
 from __future__ import annotations
@@ -44,6 +46,10 @@ class AuditSettings:
     words: int = 2000
     n_resamples: int = 1000
     alpha: float = 0.05
+    #: fewest co-occurrences of a pair (PMI) and occurrences of a word (KL) in the corpus
+    min_pair_count: int = 10
+    min_word_count: int = 20
+    max_pairs: int = 20_000
 
 
 @dataclass
@@ -58,6 +64,8 @@ class WordData:
     dropped: dict[str, int] = field(default_factory=dict)
     _vectors: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
     _token_counts: np.ndarray | None = None
+    _corpus: Any = None
+    _pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     @classmethod
     def build(cls, adapter: Any, settings: AuditSettings, family: str,
@@ -115,8 +123,8 @@ class WordData:
             self._vectors[key] = raw
         return self._vectors[key]
 
-    def squared_norms(self, variant: Mapping[str, str]) -> np.ndarray:
-        """‖e(w)‖² under the variant's composition, representation and transform."""
+    def transformed(self, variant: Mapping[str, str]) -> np.ndarray:
+        """Word vectors under the variant's composition, representation and transform."""
         from normtest.transforms import make_transform
 
         vectors = self.vectors(variant.get("composition", "whole"),
@@ -124,7 +132,41 @@ class WordData:
         transform = variant.get("transform", "raw")
         if transform != "raw":
             vectors = make_transform(transform).fit(vectors, self.probabilities).apply(vectors)
+        return vectors
+
+    def squared_norms(self, variant: Mapping[str, str]) -> np.ndarray:
+        """‖e(w)‖² under the variant's composition, representation and transform."""
+        vectors = self.transformed(variant)
         return np.einsum("ij,ij->i", vectors, vectors)
+
+    def corpus(self) -> Any:
+        """The reference corpus statistics (the bundled Wikipedia sample), read once."""
+        if self._corpus is None:
+            from normtest.information import wiki_sample
+
+            self._corpus = wiki_sample()
+        return self._corpus
+
+    def pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Row indices (x, y) of co-occurring sample-word pairs, and their PMI (nats).
+
+        Pairs seen fewer than ``min_pair_count`` times are left out; at most ``max_pairs`` are
+        kept (a seeded subsample) so the bootstrap stays fast.
+        """
+        if self._pairs is None:
+            corpus, s = self.corpus(), self.settings
+            listed = corpus.cooccurring_pairs(self.words, min_count=s.min_pair_count)
+            pmi = corpus.pmi(listed, min_count=s.min_pair_count)
+            row = {w: i for i, w in enumerate(self.words)}
+            x = np.array([row[a] for a, _ in pmi.pairs], dtype=np.intp)
+            y = np.array([row[b] for _, b in pmi.pairs], dtype=np.intp)
+            values = np.asarray(pmi.values, dtype=np.float64)
+            if values.size > s.max_pairs:
+                keep = np.sort(np.random.default_rng(s.seed).choice(values.size, s.max_pairs,
+                                                                    replace=False))
+                x, y, values = x[keep], y[keep], values[keep]
+            self._pairs = (x, y, values)
+        return self._pairs
 
 
 Measure = Callable[[WordData, Mapping[str, str], AuditSettings], Measurement]
@@ -155,11 +197,99 @@ def _norm_ic_partial(data: WordData, variant: Mapping[str, str],
     return result.measurement
 
 
-#: Measurement functions by claim id (the word suite in this version).
+def _norm_kl(data: WordData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
+    corpus = data.corpus()
+    frequent = np.array([corpus.count(w) >= s.min_word_count for w in data.words])
+    kl = corpus.kl([w for w, f in zip(data.words, frequent, strict=True) if f])
+    row = {w: i for i, w in enumerate(data.words)}
+    rows = np.array([row[w] for w in kl.words], dtype=np.intp)
+    result = correlation(2 * np.asarray(kl.values), data.squared_norms(variant)[rows],
+                         n_resamples=s.n_resamples, seed=s.seed)
+    assert result.measurement is not None
+    return result.measurement
+
+
+def _inner_pmi(data: WordData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
+    x, y, pmi = data.pairs()
+    vectors = data.transformed(variant)
+    inner = np.einsum("ij,ij->i", vectors[x], vectors[y])
+    result = correlation(pmi, inner, clusters=x, n_resamples=s.n_resamples, seed=s.seed)
+    assert result.measurement is not None
+    return replace(result.measurement, settings={**result.measurement.settings,
+                                                 "pairs": int(x.size)})
+
+
+def _self_pmi(data: WordData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
+    """Slope of ‖e‖² on IC over the slope of ⟨e(x), e(y)⟩ on PMI; words resampled jointly."""
+    from normtest.sampling import Sampling
+    from normtest.stats import bootstrap
+
+    x, y, pmi = data.pairs()
+    vectors = data.transformed(variant)
+    inner = np.einsum("ij,ij->i", vectors[x], vectors[y])
+    norms, ic = data.squared_norms(variant), data.information
+    n_words = len(data.words)
+    statistic = "self_pmi_slope_ratio"
+    if x.size < 10 or n_words < 10:
+        return Measurement.not_estimable(statistic, int(x.size), "slope ratio",
+                                         f"only {x.size} co-occurring pairs", seed=s.seed)
+
+    def slope(w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        total = w.sum(axis=1, keepdims=True)
+        ma, mb = (w @ a)[:, None] / total, (w @ b)[:, None] / total
+        cov = np.einsum("rn,rn->r", w, (a - ma) * (b - mb))
+        var = np.einsum("rn,rn->r", w, (a - ma) ** 2)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(var > 0, cov / var, np.nan)
+
+    def ratio(w_words: np.ndarray) -> np.ndarray:
+        diagonal = slope(w_words, ic, norms)
+        w_pairs = w_words[:, x] * w_words[:, y]  # a pair is drawn as often as both its words
+        off = slope(w_pairs, pmi, inner)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(off != 0, diagonal / off, np.nan)
+
+    estimate = float(ratio(np.ones((1, n_words)))[0])
+    rng = np.random.default_rng(s.seed)
+    reps = np.concatenate([ratio(w) for w in bootstrap.unit_weights(n_words, s.n_resamples,
+                                                                     rng)])
+    return Measurement(statistic, estimate, n_words, "slope ratio, bootstrap over words",
+                       sampling=Sampling.bootstrap(reps, estimate), seed=s.seed,
+                       settings={"pairs": int(x.size), "n_resamples": s.n_resamples})
+
+
+def _centered(data: WordData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
+    """‖Σ p(w)e(w)‖ / √(Σ p(w)‖e(w)‖²), bootstrap over words (weights × p)."""
+    from normtest.sampling import Sampling
+    from normtest.stats import bootstrap
+
+    vectors = data.transformed(variant)
+    p = data.probabilities / data.probabilities.sum()
+    squared = np.einsum("ij,ij->i", vectors, vectors)
+
+    def ratio(w: np.ndarray) -> np.ndarray:
+        weights = w * p
+        weights = weights / weights.sum(axis=1, keepdims=True)
+        mean = weights @ vectors
+        return np.sqrt(np.einsum("rd,rd->r", mean, mean) / (weights @ squared))
+
+    estimate = float(ratio(np.ones((1, p.size)))[0])
+    rng = np.random.default_rng(s.seed)
+    reps = np.concatenate([ratio(w) for w in bootstrap.unit_weights(p.size, s.n_resamples, rng)])
+    return Measurement("centering_ratio", estimate, int(p.size),
+                       "weighted-mean norm over weighted RMS norm, bootstrap over words",
+                       sampling=Sampling.bootstrap(reps, estimate), seed=s.seed)
+
+
+#: Measurement functions by claim id (word and conditions suites in this version).
 MEASURES: dict[str, Measure] = {
     "word.norm_ic": _norm_ic,
     "word.norm_ic.multitoken": _norm_ic_multitoken,
     "word.norm_ic.partial": _norm_ic_partial,
+    "word.norm_kl": _norm_kl,
+    "cond.inner_pmi": _inner_pmi,
+    "cond.self_pmi": _self_pmi,
+    "cond.centered": _centered,
 }
 
 
