@@ -7,6 +7,7 @@ from normtest.result import Criterion, Verdict
 from normtest.stats.growth import (
     CURVATURE_MARGIN,
     FIXED_POINT_MAX_RATIO,
+    FIXED_POINT_MIN_COSINE,
     RATIO_MARGIN,
 )
 
@@ -65,7 +66,9 @@ register(Claim(
     unit="model tokens",
     sample="prefixes of the default documents on a length grid",
     statistic="late_early_ratio",
-    criterion=Criterion("within", margin=(-FIXED_POINT_MAX_RATIO, FIXED_POINT_MAX_RATIO)),
+    criterion=Criterion("within", margin=(-FIXED_POINT_MAX_RATIO, FIXED_POINT_MAX_RATIO),
+                        components={"end_cosine": Criterion("greater",
+                                                            threshold=FIXED_POINT_MIN_COSINE)}),
     axes=PREFIX_AXES,
     needs=PREFIX_NEEDS,
     expected=(

@@ -6,10 +6,11 @@ them once per variant and shares them between claims, each claim's measurement f
 each claim's family of variants. The outcome is one :class:`~normtest.report.Report`.
 
 This version measures the word suite (``word.norm_ic``, ``.multitoken``, ``.partial``,
-``word.norm_kl``) and the conditions (``cond.inner_pmi``, ``cond.self_pmi``, ``cond.centered``),
-PMI and KL coming from the reference corpus (the bundled Wikipedia sample, ±5 window). Claims
-whose measurement is not available yet are listed as SKIPPED with that reason, never run and never
-counted as passing.
+``word.norm_kl``), the conditions (``cond.inner_pmi``, ``cond.self_pmi``, ``cond.centered``),
+PMI and KL coming from the reference corpus (the bundled Wikipedia sample, ±5 window), and the
+CER suite on prefixes of the default documents. Claims whose measurement is not available yet
+(``text.norm_surprisal``) are listed as SKIPPED with that reason, never run and never counted as
+passing.
 """
 
 from __future__ import annotations
@@ -26,7 +27,13 @@ from normtest.catalogue import Claim, claims, get
 from normtest.errors import NormtestError
 from normtest.report import Report, provenance
 from normtest.result import Measurement, Result, Verdict
-from normtest.stats import adjust, correlation, partial_correlation
+from normtest.stats import (
+    adjust,
+    correlation,
+    fixed_point,
+    linear_growth,
+    partial_correlation,
+)
 
 
 def model_family(adapter: Any) -> str:
@@ -50,6 +57,10 @@ class AuditSettings:
     min_pair_count: int = 10
     min_word_count: int = 20
     max_pairs: int = 20_000
+    #: CER: documents, and prefix lengths step, 2·step, … up to max_prefix model tokens
+    documents: int = 12
+    prefix_step: int = 16
+    max_prefix: int = 128
 
 
 @dataclass
@@ -169,7 +180,70 @@ class WordData:
         return self._pairs
 
 
+@dataclass
+class PrefixData:
+    """CER documents, their prefix grids in model tokens, and prefix vectors per variant."""
+
+    adapter: Any
+    plans: list[Any]
+    _curves: dict[tuple[str, str], tuple[np.ndarray, ...]] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, adapter: Any, settings: AuditSettings) -> PrefixData:
+        """The default documents with a non-empty prefix grid for this model."""
+        from normtest.information import default_documents, plan_prefixes
+
+        documents = default_documents(settings.documents)
+        plans = [p for p in plan_prefixes(adapter, documents, settings.prefix_step,
+                                          settings.max_prefix) if p.lengths.size >= 2]
+        return cls(adapter, plans)
+
+    def curves(self, variant: Mapping[str, str]) -> tuple[np.ndarray, ...]:
+        """(lengths, squared norms, document ids, vectors) of every prefix, for one variant."""
+        key = (variant["composition"], variant.get("representation", "last"))
+        if key not in self._curves:
+            lengths, values, groups, vectors = [], [], [], []
+            for doc, plan in enumerate(self.plans):
+                v = np.asarray(self.adapter.prefix_vectors(plan.document.text, plan.lengths,
+                                                           key[0], layer=key[1]),
+                               dtype=np.float64)
+                lengths.append(plan.lengths.astype(np.float64))
+                values.append(np.einsum("ij,ij->i", v, v))
+                groups.append(np.full(plan.lengths.size, doc))
+                vectors.append(v)
+            self._curves[key] = tuple(np.concatenate(x) for x in (lengths, values, groups,
+                                                                  vectors))
+        return self._curves[key]
+
+
+@dataclass
+class AuditData:
+    """Everything measurements share: the word data and the prefix data, each built on demand."""
+
+    adapter: Any
+    settings: AuditSettings
+    family: str
+    words: Sequence[str] | None = None
+    source: Any | None = None
+    _word: WordData | None = None
+    _prefix: PrefixData | None = None
+
+    def word(self) -> WordData:
+        """The word sample and its vectors (built once)."""
+        if self._word is None:
+            self._word = WordData.build(self.adapter, self.settings, self.family, self.words,
+                                        self.source)
+        return self._word
+
+    def prefix(self) -> PrefixData:
+        """The CER documents and their prefix vectors (built once)."""
+        if self._prefix is None:
+            self._prefix = PrefixData.build(self.adapter, self.settings)
+        return self._prefix
+
+
 Measure = Callable[[WordData, Mapping[str, str], AuditSettings], Measurement]
+PrefixMeasure = Callable[[PrefixData, Mapping[str, str], AuditSettings], Measurement]
 
 
 def _norm_ic(data: WordData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
@@ -281,6 +355,37 @@ def _centered(data: WordData, variant: Mapping[str, str], s: AuditSettings) -> M
                        sampling=Sampling.bootstrap(reps, estimate), seed=s.seed)
 
 
+def _cer_monotone(data: PrefixData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
+    lengths, values, groups, _ = data.curves(variant)
+    result = linear_growth(lengths, values, groups, n_resamples=s.n_resamples, seed=s.seed)
+    assert result.measurement is not None
+    part = result.measurement.components.get("monotonicity")
+    return part if part is not None else result.measurement
+
+
+def _cer_linear(data: PrefixData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
+    lengths, values, groups, _ = data.curves(variant)
+    result = linear_growth(lengths, values, groups, n_resamples=s.n_resamples, seed=s.seed)
+    assert result.measurement is not None
+    return result.measurement
+
+
+def _cer_fixed_point(data: PrefixData, variant: Mapping[str, str],
+                     s: AuditSettings) -> Measurement:
+    lengths, values, groups, vectors = data.curves(variant)
+    result = fixed_point(lengths, values, groups, vectors, n_resamples=s.n_resamples,
+                         seed=s.seed)
+    assert result.measurement is not None
+    return result.measurement
+
+
+#: Prefix (CER) measurement functions by claim id.
+PREFIX_MEASURES: dict[str, PrefixMeasure] = {
+    "cer.monotone": _cer_monotone,
+    "cer.linear": _cer_linear,
+    "cer.fixed_point": _cer_fixed_point,
+}
+
 #: Measurement functions by claim id (word and conditions suites in this version).
 MEASURES: dict[str, Measure] = {
     "word.norm_ic": _norm_ic,
@@ -293,10 +398,12 @@ MEASURES: dict[str, Measure] = {
 }
 
 
-def applicable_axes(claim: Claim, family: str) -> dict[str, tuple[str, ...]]:
-    """The claim's variant axes that apply to a model family.
+def applicable_axes(claim: Claim, family: str,
+                    states: Sequence[str] = ()) -> dict[str, tuple[str, ...]]:
+    """The claim's variant axes that apply to a model family and its special states.
 
-    Whole-word (static) models have no subword composition and one representation.
+    Whole-word (static) models have no subword composition and one representation; the model
+    states ``cls``/``eos`` apply only where the model produces them.
     """
     axes = dict(claim.axes)
     if family == "static":
@@ -304,20 +411,20 @@ def applicable_axes(claim: Claim, family: str) -> dict[str, tuple[str, ...]]:
         axes.pop("representation", None)
     else:
         axes["composition"] = tuple(c for c in axes.get("composition", ())
-                                    if c not in ("cls", "eos"))
+                                    if c not in ("cls", "eos") or c in states)
     return axes
 
 
-def variants(claim: Claim, family: str) -> list[dict[str, str]]:
+def variants(claim: Claim, family: str, states: Sequence[str] = ()) -> list[dict[str, str]]:
     """Every variant of a claim for a model family (the product of its applicable axes)."""
-    axes = applicable_axes(claim, family)
+    axes = applicable_axes(claim, family, states)
     names = list(axes)
     return [dict(zip(names, combo, strict=True))
             for combo in itertools.product(*(axes[n] for n in names))]
 
 
 def _skip_reason(claim: Claim, adapter: Any) -> str | None:
-    if claim.id not in MEASURES:
+    if claim.id not in MEASURES and claim.id not in PREFIX_MEASURES:
         return "this version of normtest does not measure this claim yet"
     if claim.needs and not any(all(supports(adapter, c) for c in option)
                                for option in claim.needs):
@@ -341,7 +448,8 @@ def run_audit(
     settings = settings or AuditSettings()
     family = model_family(adapter)
     chosen = [get(i) for i in claim_ids] if claim_ids else claims(suite)
-    data: WordData | None = None
+    data = AuditData(adapter, settings, family, words, source)
+    states = tuple(getattr(adapter, "states", ()))
     results: list[Result] = []
     for claim in chosen:
         reason = _skip_reason(claim, adapter)
@@ -349,13 +457,14 @@ def run_audit(
             results.append(Result(Verdict.SKIPPED, reason, claim=claim.id,
                                   criterion=claim.criterion))
             continue
-        if data is None:
-            data = WordData.build(adapter, settings, family, words, source)
         family_results = []
-        for variant in variants(claim, family):
+        for variant in variants(claim, family, states):
             expected = claim.expectation(family, variant)
             try:
-                measurement = MEASURES[claim.id](data, variant, settings)
+                if claim.id in PREFIX_MEASURES:
+                    measurement = PREFIX_MEASURES[claim.id](data.prefix(), variant, settings)
+                else:
+                    measurement = MEASURES[claim.id](data.word(), variant, settings)
             except NormtestError as exc:
                 family_results.append(Result(Verdict.ERROR, str(exc), claim=claim.id,
                                              variant=variant, expected=expected))
@@ -373,7 +482,12 @@ def run_audit(
         )
     model = {"name": adapter.name, "revision": adapter.revision, "family": family,
              "dim": adapter.dim}
-    extra = {} if data is None else {"words": len(data.words), "dropped_words": data.dropped}
+    extra: dict[str, Any] = {}
+    if data._word is not None:
+        extra.update(words=len(data._word.words), dropped_words=data._word.dropped)
+    if data._prefix is not None:
+        extra.update(documents=len(data._prefix.plans), prefix_step=settings.prefix_step,
+                     max_prefix=settings.max_prefix)
     return Report(results=results, model=model,
                   provenance=provenance(seed=settings.seed, n_resamples=settings.n_resamples,
                                         alpha=settings.alpha, **extra))

@@ -111,3 +111,26 @@ def test_audit_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert Report.read(tmp_path / "report.json").model["name"] == "glove-6b-50d"
     assert main(["audit", "--model", "glove-6b-5od"]) == EXIT_USAGE
     assert "did you mean" in capsys.readouterr().err
+
+
+def test_minilm_cer_suite() -> None:
+    """Prefix claims on real documents (10 documents, prefixes of 16..64 MiniLM tokens).
+
+    Asserted are findings this setting measures far from their thresholds: the summed and
+    scaled-average prefixes rise in every document (median ρ = 1), the mean falls towards its
+    fixed point (ρ = −1, late/early ratio ≈ 0.16); the rest is reported, not asserted.
+    """
+    minilm = normtest.load("minilm-l6", cache=False, progress=False)
+    settings = AuditSettings(n_resamples=300, documents=10, max_prefix=64)
+    report = run_audit(minilm, ["cer.monotone", "cer.linear"], settings=settings)
+    by_id = {r.id: r for r in report.results}
+    last = "representation=last"
+    assert by_id[f"cer.monotone[composition=sum,{last}]"].verdict is Verdict.PASS
+    assert by_id[f"cer.monotone[composition=sqrt_n,{last}]"].verdict is Verdict.PASS
+    assert by_id[f"cer.monotone[composition=mean,{last}]"].verdict is Verdict.FAIL
+    mean = by_id[f"cer.linear[composition=mean,{last}]"]
+    assert mean.verdict is Verdict.FAIL and mean.expected is Verdict.FAIL
+    cls = by_id[f"cer.linear[composition=cls,{last}]"]
+    assert cls.expected is Verdict.FAIL  # BERT's CLS per the paper; the verdict is measured
+    assert "eos" not in {r.variant.get("composition") for r in report.results}
+    assert report.provenance["documents"] == 10
