@@ -187,6 +187,7 @@ class PrefixData:
     adapter: Any
     plans: list[Any]
     _curves: dict[tuple[str, str], tuple[np.ndarray, ...]] = field(default_factory=dict)
+    _growth: dict[tuple[str, str], Measurement] = field(default_factory=dict)
 
     @classmethod
     def build(cls, adapter: Any, settings: AuditSettings) -> PrefixData:
@@ -295,7 +296,6 @@ def _inner_pmi(data: WordData, variant: Mapping[str, str], s: AuditSettings) -> 
 
 def _self_pmi(data: WordData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
     """Slope of ‖e‖² on IC over the slope of ⟨e(x), e(y)⟩ on PMI; words resampled jointly."""
-    from normtest.sampling import Sampling
     from normtest.stats import bootstrap
 
     x, y, pmi = data.pairs()
@@ -323,18 +323,13 @@ def _self_pmi(data: WordData, variant: Mapping[str, str], s: AuditSettings) -> M
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(off != 0, diagonal / off, np.nan)
 
-    estimate = float(ratio(np.ones((1, n_words)))[0])
-    rng = np.random.default_rng(s.seed)
-    reps = np.concatenate([ratio(w) for w in bootstrap.unit_weights(n_words, s.n_resamples,
-                                                                     rng)])
-    return Measurement(statistic, estimate, n_words, "slope ratio, bootstrap over words",
-                       sampling=Sampling.bootstrap(reps, estimate), seed=s.seed,
-                       settings={"pairs": int(x.size), "n_resamples": s.n_resamples})
+    return bootstrap.unit_measurement(statistic, ratio, n_words, n_words,
+                                      "slope ratio, bootstrap over words", s.n_resamples, s.seed,
+                                      s.alpha, settings={"pairs": int(x.size)})
 
 
 def _centered(data: WordData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
     """‖Σ p(w)e(w)‖ / √(Σ p(w)‖e(w)‖²), bootstrap over words (weights × p)."""
-    from normtest.sampling import Sampling
     from normtest.stats import bootstrap
 
     vectors = data.transformed(variant)
@@ -347,27 +342,25 @@ def _centered(data: WordData, variant: Mapping[str, str], s: AuditSettings) -> M
         mean = weights @ vectors
         return np.sqrt(np.einsum("rd,rd->r", mean, mean) / (weights @ squared))
 
-    estimate = float(ratio(np.ones((1, p.size)))[0])
-    rng = np.random.default_rng(s.seed)
-    reps = np.concatenate([ratio(w) for w in bootstrap.unit_weights(p.size, s.n_resamples, rng)])
-    return Measurement("centering_ratio", estimate, int(p.size),
-                       "weighted-mean norm over weighted RMS norm, bootstrap over words",
-                       sampling=Sampling.bootstrap(reps, estimate), seed=s.seed)
-
-
-def _cer_monotone(data: PrefixData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
-    lengths, values, groups, _ = data.curves(variant)
-    result = linear_growth(lengths, values, groups, n_resamples=s.n_resamples, seed=s.seed)
-    assert result.measurement is not None
-    part = result.measurement.components.get("monotonicity")
-    return part if part is not None else result.measurement
+    return bootstrap.unit_measurement(
+        "centering_ratio", ratio, int(p.size), int(p.size),
+        "weighted-mean norm over weighted RMS norm, bootstrap over words", s.n_resamples, s.seed,
+        s.alpha)
 
 
 def _cer_linear(data: PrefixData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
-    lengths, values, groups, _ = data.curves(variant)
-    result = linear_growth(lengths, values, groups, n_resamples=s.n_resamples, seed=s.seed)
-    assert result.measurement is not None
-    return result.measurement
+    key = (variant["composition"], variant.get("representation", "last"))
+    if key not in data._growth:  # shared with cer.monotone: one growth analysis per variant
+        lengths, values, groups, _ = data.curves(variant)
+        result = linear_growth(lengths, values, groups, n_resamples=s.n_resamples, seed=s.seed)
+        assert result.measurement is not None
+        data._growth[key] = result.measurement
+    return data._growth[key]
+
+
+def _cer_monotone(data: PrefixData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
+    growth = _cer_linear(data, variant, s)
+    return growth.components.get("monotonicity", growth)
 
 
 def _cer_fixed_point(data: PrefixData, variant: Mapping[str, str],

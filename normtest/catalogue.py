@@ -31,7 +31,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import pkgutil
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -180,7 +180,3 @@ def describe(claim: Claim) -> str:
         lines.append(f"  notes:      {claim.notes}")
     return "\n".join(lines)
 
-
-def ids(items: Iterable[Claim]) -> list[str]:
-    """The ids of some claims."""
-    return [c.id for c in items]

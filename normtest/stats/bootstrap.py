@@ -10,9 +10,13 @@ Clustered data resample clusters: each row inherits the multiplicity of its clus
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 
 import numpy as np
+
+from normtest.result import Measurement
+from normtest.sampling import Sampling
 
 #: Elements per (chunk × units) block: bounds memory at a few hundred MB whatever n is.
 _BLOCK_ELEMENTS = 4_000_000
@@ -45,6 +49,28 @@ def row_weights(
         yield w[:, clusters]
 
 
+def unit_measurement(
+    statistic: str, compute: Callable[[np.ndarray], np.ndarray], n_units: int, n: int,
+    method: str, n_resamples: int, seed: int, alpha: float = 0.05,
+    settings: dict[str, object] | None = None,
+) -> Measurement:
+    """A statistic of (b, n_units) unit weights: its estimate at unit weights and a bootstrap.
+
+    Not estimable (with the reason) when the statistic is undefined on the data themselves.
+    """
+    estimate = float(compute(np.ones((1, n_units)))[0])
+    if not math.isfinite(estimate):
+        return Measurement.not_estimable(statistic, n, method,
+                                         f"{statistic} is undefined on these data", seed=seed)
+    rng = np.random.default_rng(seed)
+    reps = np.concatenate([compute(w) for w in unit_weights(n_units, n_resamples, rng)])
+    return Measurement(
+        statistic=statistic, estimate=estimate, n=n, method=method,
+        sampling=Sampling.bootstrap(reps, estimate), confidence=1 - 2 * alpha, seed=seed,
+        settings={"n_resamples": n_resamples, **(settings or {})},
+    )
+
+
 def replicates(
     statistic: Callable[[np.ndarray], np.ndarray],
     n: int,
@@ -65,8 +91,7 @@ class Ranker:
         self.order = np.argsort(values, kind="stable")
         self.inverse = np.empty_like(self.order)
         self.inverse[self.order] = np.arange(values.size)
-        self.identity = bool((self.order == self.inverse).all() and
-                             (self.order == np.arange(values.size)).all())
+        self.identity = bool((self.order == np.arange(values.size)).all())
         ordered = values[self.order]
         new_group = np.empty(ordered.size, dtype=bool)
         new_group[:1] = True

@@ -22,7 +22,6 @@ Intervals for all but the slope come from a percentile bootstrap over documents.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -173,20 +172,9 @@ def _bootstrapped(
     name: str, stat: Callable[[np.ndarray], np.ndarray], curves: _Curves, n_resamples: int,
     seed: int, alpha: float, method: str,
 ) -> Measurement:
-    """Estimate at unit weights plus a percentile bootstrap over documents."""
-    estimate = float(stat(np.ones((1, curves.n_groups)))[0])
-    if not math.isfinite(estimate):
-        return Measurement.not_estimable(
-            name, curves.n, method, f"{name} is undefined on these data", seed=seed
-        )
-    rng = np.random.default_rng(seed)
-    reps = np.concatenate([stat(w) for w in bootstrap.unit_weights(curves.n_groups, n_resamples,
-                                                                     rng)])
-    return Measurement(
-        statistic=name, estimate=estimate, n=curves.n, method=method,
-        sampling=Sampling.bootstrap(reps, estimate), confidence=1 - 2 * alpha, seed=seed,
-        settings={"documents": curves.n_groups, "n_resamples": n_resamples},
-    )
+    """Estimate at unit weights plus a bootstrap over documents."""
+    return bootstrap.unit_measurement(name, stat, curves.n_groups, curves.n, method, n_resamples,
+                                      seed, alpha, settings={"documents": curves.n_groups})
 
 
 def _slope(curves: _Curves, alpha: float) -> Measurement:
