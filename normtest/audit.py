@@ -61,6 +61,29 @@ class AuditSettings:
     documents: int = 12
     prefix_step: int = 16
     max_prefix: int = 128
+    #: text claim: sentences, taken in turn from this many documents (the bootstrap clusters)
+    sentences: int = 240
+    sentence_documents: int = 24
+    #: text files or folders replacing the bundled corpora (documents, sentences, PMI and KL)
+    corpus: tuple[str, ...] = ()
+    #: the causal LM whose surprisal is the text IC when the audited model is not one
+    surprisal_model: str = "smollm2-135m"
+    #: which variants run: ``standard`` (see :data:`SCOPES`) or ``full`` (every declared one)
+    scope: str = "standard"
+
+    def documents_for(self, n: int) -> list[Any]:
+        """``n`` documents: the user's corpus when one is given, else the bundled ones."""
+        from normtest.information import corpus_documents, default_documents
+
+        if self.corpus:
+            found = corpus_documents(list(self.corpus), n)
+            if not found:
+                raise NormtestError(
+                    f"the corpus {', '.join(self.corpus)} holds no paragraph of 200 words or "
+                    "more; give longer documents separated by blank lines"
+                )
+            return found
+        return default_documents(n)
 
 
 @dataclass
@@ -151,11 +174,13 @@ class WordData:
         return np.einsum("ij,ij->i", vectors, vectors)
 
     def corpus(self) -> Any:
-        """The reference corpus statistics (the bundled Wikipedia sample), read once."""
+        """The reference corpus statistics (the user's corpus, else the Wikipedia sample)."""
         if self._corpus is None:
-            from normtest.information import wiki_sample
+            from normtest.information import CorpusStatistics, wiki_sample
 
-            self._corpus = wiki_sample()
+            corpus = self.settings.corpus
+            self._corpus = (CorpusStatistics.from_files(list(corpus), split="paragraph")
+                            if corpus else wiki_sample())
         return self._corpus
 
     def pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -192,9 +217,9 @@ class PrefixData:
     @classmethod
     def build(cls, adapter: Any, settings: AuditSettings) -> PrefixData:
         """The default documents with a non-empty prefix grid for this model."""
-        from normtest.information import default_documents, plan_prefixes
+        from normtest.information import plan_prefixes
 
-        documents = default_documents(settings.documents)
+        documents = settings.documents_for(settings.documents)
         plans = [p for p in plan_prefixes(adapter, documents, settings.prefix_step,
                                           settings.max_prefix) if p.lengths.size >= 2]
         return cls(adapter, plans)
@@ -218,6 +243,57 @@ class PrefixData:
 
 
 @dataclass
+class TextData:
+    """Sentences of real documents, their LM surprisal, and text vectors per variant."""
+
+    adapter: Any
+    sentences: list[str]
+    documents: np.ndarray
+    information: np.ndarray
+    surprisal_model: str
+    _vectors: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
+    _tokens: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, adapter: Any, settings: AuditSettings) -> TextData:
+        """Sample sentences; their IC from the model itself if it is a causal LM, else from
+        ``settings.surprisal_model``."""
+        from normtest.information import document_sentences, text_information
+
+        documents = settings.documents_for(settings.sentence_documents)
+        pairs = document_sentences(documents, settings.sentences)
+        if not pairs:
+            raise NormtestError("the documents hold no sentence of 5 to 40 words")
+        lm = adapter
+        if not supports(adapter, Capability.TOKEN_LOGPROBS):
+            from normtest.models import load
+
+            lm = load(settings.surprisal_model)
+        texts = [t for _, t in pairs]
+        return cls(adapter, texts, np.array([d for d, _ in pairs], dtype=np.intp),
+                   np.asarray(text_information(lm, texts), dtype=np.float64), lm.name)
+
+    def squared_norms(self, variant: Mapping[str, str]) -> np.ndarray:
+        """‖e(t)‖² of each sentence under the variant's pooling and representation."""
+        from normtest.compose import MODEL_STATES, compose_batch
+
+        key = (variant["composition"], variant.get("representation", "last"))
+        if key not in self._vectors:
+            if key[0] in MODEL_STATES:
+                v = self.adapter.special_states(self.sentences, key[0], layer=key[1])
+            else:
+                if key[1] not in self._tokens:  # one forward pass per representation
+                    self._tokens[key[1]] = self.adapter.token_vectors(self.sentences,
+                                                                      layer=key[1])
+                batch = self._tokens[key[1]]
+                v = compose_batch(np.asarray(batch.vectors, dtype=np.float64), batch.offsets,
+                                  key[0])
+            v = np.asarray(v, dtype=np.float64)
+            self._vectors[key] = np.einsum("ij,ij->i", v, v)
+        return self._vectors[key]
+
+
+@dataclass
 class AuditData:
     """Everything measurements share: the word data and the prefix data, each built on demand."""
 
@@ -228,6 +304,7 @@ class AuditData:
     source: Any | None = None
     _word: WordData | None = None
     _prefix: PrefixData | None = None
+    _text: TextData | None = None
 
     def word(self) -> WordData:
         """The word sample and its vectors (built once)."""
@@ -242,9 +319,16 @@ class AuditData:
             self._prefix = PrefixData.build(self.adapter, self.settings)
         return self._prefix
 
+    def text(self) -> TextData:
+        """The sentences, their surprisal and text vectors (built once)."""
+        if self._text is None:
+            self._text = TextData.build(self.adapter, self.settings)
+        return self._text
+
 
 Measure = Callable[[WordData, Mapping[str, str], AuditSettings], Measurement]
 PrefixMeasure = Callable[[PrefixData, Mapping[str, str], AuditSettings], Measurement]
+TextMeasure = Callable[[TextData, Mapping[str, str], AuditSettings], Measurement]
 
 
 def _norm_ic(data: WordData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
@@ -372,6 +456,19 @@ def _cer_fixed_point(data: PrefixData, variant: Mapping[str, str],
     return result.measurement
 
 
+def _norm_surprisal(data: TextData, variant: Mapping[str, str],
+                    s: AuditSettings) -> Measurement:
+    """Spearman ρ of ‖e(t)‖² with IC_LM(t) over sentences, documents resampled as clusters."""
+    result = correlation(data.information, data.squared_norms(variant), clusters=data.documents,
+                         n_resamples=s.n_resamples, seed=s.seed)
+    assert result.measurement is not None
+    return replace(result.measurement, settings={**result.measurement.settings,
+                                                 "surprisal_model": data.surprisal_model})
+
+
+#: Text measurement functions by claim id.
+TEXT_MEASURES: dict[str, TextMeasure] = {"text.norm_surprisal": _norm_surprisal}
+
 #: Prefix (CER) measurement functions by claim id.
 PREFIX_MEASURES: dict[str, PrefixMeasure] = {
     "cer.monotone": _cer_monotone,
@@ -391,14 +488,28 @@ MEASURES: dict[str, Measure] = {
 }
 
 
-def applicable_axes(claim: Claim, family: str,
-                    states: Sequence[str] = ()) -> dict[str, tuple[str, ...]]:
-    """The claim's variant axes that apply to a model family and its special states.
+#: Variant scopes: the values each axis keeps (an axis not named keeps all its values).
+#: ``standard`` is the model's output (last layer) under the raw geometry, Zipfian centring and
+#: Zipfian whitening — the transforms the paper and its companions discuss — with every
+#: composition; ``full`` adds the input embedding rows and the uniform-weight transforms.
+SCOPES: dict[str, dict[str, tuple[str, ...]]] = {
+    "standard": {"representation": ("last",),
+                 "transform": ("raw", "center_zipf", "whiten_zipf")},
+    "full": {},
+}
+
+
+def applicable_axes(claim: Claim, family: str, states: Sequence[str] = (),
+                    scope: str = "full") -> dict[str, tuple[str, ...]]:
+    """The claim's variant axes that apply to a model family, its special states and a scope.
 
     Whole-word (static) models have no subword composition and one representation; the model
     states ``cls``/``eos`` apply only where the model produces them.
     """
-    axes = dict(claim.axes)
+    if scope not in SCOPES:
+        raise NormtestError(f"unknown scope {scope!r}; use one of {', '.join(SCOPES)}")
+    axes = {name: tuple(v for v in values if v in SCOPES[scope].get(name, values))
+            for name, values in claim.axes.items()}
     if family == "static":
         axes.pop("composition", None)
         axes.pop("representation", None)
@@ -408,16 +519,18 @@ def applicable_axes(claim: Claim, family: str,
     return axes
 
 
-def variants(claim: Claim, family: str, states: Sequence[str] = ()) -> list[dict[str, str]]:
+def variants(claim: Claim, family: str, states: Sequence[str] = (),
+             scope: str = "full") -> list[dict[str, str]]:
     """Every variant of a claim for a model family (the product of its applicable axes)."""
-    axes = applicable_axes(claim, family, states)
+    axes = applicable_axes(claim, family, states, scope)
     names = list(axes)
     return [dict(zip(names, combo, strict=True))
             for combo in itertools.product(*(axes[n] for n in names))]
 
 
 def _skip_reason(claim: Claim, adapter: Any) -> str | None:
-    if claim.id not in MEASURES and claim.id not in PREFIX_MEASURES:
+    if claim.id not in MEASURES and claim.id not in PREFIX_MEASURES \
+            and claim.id not in TEXT_MEASURES:
         return "this version of normtest does not measure this claim yet"
     if claim.needs and not any(all(supports(adapter, c) for c in option)
                                for option in claim.needs):
@@ -451,11 +564,13 @@ def run_audit(
                                   criterion=claim.criterion))
             continue
         family_results = []
-        for variant in variants(claim, family, states):
+        for variant in variants(claim, family, states, settings.scope):
             expected = claim.expectation(family, variant)
             try:
                 if claim.id in PREFIX_MEASURES:
                     measurement = PREFIX_MEASURES[claim.id](data.prefix(), variant, settings)
+                elif claim.id in TEXT_MEASURES:
+                    measurement = TEXT_MEASURES[claim.id](data.text(), variant, settings)
                 else:
                     measurement = MEASURES[claim.id](data.word(), variant, settings)
             except NormtestError as exc:
@@ -481,6 +596,59 @@ def run_audit(
     if data._prefix is not None:
         extra.update(documents=len(data._prefix.plans), prefix_step=settings.prefix_step,
                      max_prefix=settings.max_prefix)
+    if data._text is not None:
+        extra.update(sentences=len(data._text.sentences),
+                     surprisal_model=data._text.surprisal_model)
+    if settings.corpus:
+        extra.update(corpus=list(settings.corpus))
+    extra.update(scope=settings.scope)
     return Report(results=results, model=model,
                   provenance=provenance(seed=settings.seed, n_resamples=settings.n_resamples,
-                                        alpha=settings.alpha, **extra))
+                                        alpha=settings.alpha, **extra),
+                  data=plot_data(data, results))
+
+
+def variant_key(variant: Mapping[str, str]) -> str:
+    """The bracket part of a result id: ``composition=sqrt_n,transform=raw``."""
+    return ",".join(f"{k}={v}" for k, v in variant.items())
+
+
+def _rounded(values: np.ndarray) -> list[float]:
+    """Six significant digits: enough for a plot, a third of the JSON of full doubles."""
+    return [float(f"{v:.6g}") for v in np.asarray(values, dtype=np.float64)]
+
+
+def plot_data(data: AuditData, results: Sequence[Result]) -> dict[str, Any]:
+    """What the report's plots need (see :mod:`normtest.report`), from what was measured."""
+    out: dict[str, Any] = {}
+    measured: dict[str | None, list[Mapping[str, str]]] = {r.claim: [] for r in results}
+    for r in results:
+        if r.measurement is not None:
+            measured[r.claim].append(r.variant)
+    word = data._word
+    if word is not None and measured.get("word.norm_ic"):
+        out["words"] = {
+            "words": list(word.words),
+            "information": _rounded(word.information),
+            "token_counts": [int(c) for c in word.token_counts()],
+            "squared_norms": {variant_key(v): _rounded(word.squared_norms(v))
+                              for v in measured["word.norm_ic"]},
+        }
+    prefix = data._prefix
+    if prefix is not None and prefix._curves:
+        curves = {}
+        for (composition, representation), (lengths, values, groups, _) in prefix._curves.items():
+            key = variant_key({"composition": composition, "representation": representation})
+            curves[key] = {"lengths": [int(x) for x in lengths], "squared_norms": _rounded(values),
+                           "document": [int(g) for g in groups]}
+        out["prefixes"] = {"documents": [p.document.doc_id for p in prefix.plans],
+                           "curves": curves}
+    text = data._text
+    if text is not None and text._vectors:
+        out["texts"] = {
+            "information": _rounded(text.information),
+            "document": [int(d) for d in text.documents],
+            "squared_norms": {variant_key({"composition": c, "representation": r}): _rounded(v)
+                              for (c, r), v in text._vectors.items()},
+        }
+    return out

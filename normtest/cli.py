@@ -1,7 +1,8 @@
 """The ``normtest`` command line.
 
-Exit codes: 0 the command ran (whatever the verdicts), 2 a usage or input error (the message says
-what to fix), 3 an internal error.
+Exit codes: 0 the command ran (whatever the verdicts), 1 a gate failed (``normtest gate``,
+``normtest audit --gate``), 2 a usage or input error (the message says what to fix), 3 an
+internal error.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from normtest.errors import NormtestError
 
 EXIT_OK, EXIT_USAGE, EXIT_INTERNAL = 0, 2, 3
+EXIT_GATE_FAILED = 1
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -40,9 +42,51 @@ def _parser() -> argparse.ArgumentParser:
     audit.add_argument("--out", type=Path, default=None, help="folder for report.json")
     audit.add_argument("--seed", type=int, default=0)
     audit.add_argument("--words", type=int, default=2000, help="word sample size")
+    audit.add_argument("--docs", type=int, default=12,
+                       help="documents whose prefixes the CER claims follow (default 12)")
+    audit.add_argument("--sentences", type=int, default=240,
+                       help="sentences for the text claim (default 240)")
+    audit.add_argument("--corpus", type=Path, nargs="+", default=None, metavar="PATH",
+                       help="text files or folders (*.txt; documents separated by blank lines) "
+                            "replacing the bundled corpora for documents, sentences, PMI and KL")
     audit.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples")
+    audit.add_argument("--scope", default="standard", choices=["standard", "full"],
+                       help="standard: last layer; raw, Zipf-centred and Zipf-whitened geometry "
+                            "(default); full: every declared variant")
     audit.add_argument("--device", default="cpu", help="cpu or cuda (transformers models)")
     audit.add_argument("--no-cache", action="store_true", help="do not use the embedding cache")
+    audit.add_argument("--gate", action="store_true",
+                       help="then gate the report ([tool.normtest] or normtest.toml; exit 1 if "
+                            "it fails)")
+    audit.add_argument("--config", type=Path, default=None, help="gate configuration file")
+    audit.add_argument("--baseline", type=Path, default=None, help="baseline report.json")
+    audit.add_argument("--summary", type=Path, default=None, help="write the gate's Markdown here")
+    gate = sub.add_parser("gate", help="gate a model release: required claims PASS and no "
+                                       "regression against a baseline (exit 1 if not)")
+    gate.add_argument("--config", type=Path, default=None,
+                      help="normtest.toml or pyproject.toml (default: found from here)")
+    gate.add_argument("--model", default=None, help="the candidate model (overrides the config)")
+    gate.add_argument("--report", type=Path, default=None,
+                      help="gate this report.json instead of auditing the model")
+    gate.add_argument("--baseline", type=Path, default=None, help="baseline report.json")
+    gate.add_argument("--require", nargs="+", default=None, metavar="ID",
+                      help="claims, variants or suites that must PASS")
+    gate.add_argument("--claims", nargs="+", default=None, metavar="ID",
+                      help="further claims to audit (and compare with the baseline)")
+    gate.add_argument("--margin", type=float, default=None,
+                      help="smallest drop that counts as a regression (default 0.05)")
+    gate.add_argument("--alpha", type=float, default=None, help="level of the regression test")
+    gate.add_argument("--seed", type=int, default=None)
+    gate.add_argument("--words", type=int, default=None, help="word sample size")
+    gate.add_argument("--resamples", type=int, default=None, help="bootstrap resamples")
+    gate.add_argument("--scope", default=None, choices=["standard", "full"],
+                      help="variants audited (default: the baseline's, else standard)")
+    gate.add_argument("--summary", type=Path, default=None,
+                      help="also write the Markdown summary here (a pull-request comment)")
+    gate.add_argument("--save-report", type=Path, default=None,
+                      help="write the candidate's report.json here (a future baseline)")
+    gate.add_argument("--device", default="cpu", help="cpu or cuda (transformers models)")
+    gate.add_argument("--no-cache", action="store_true", help="do not use the embedding cache")
     show = sub.add_parser("show", help="describe one claim")
     show.add_argument("claim", help="a claim id, e.g. cer.linear")
     return parser
@@ -65,14 +109,24 @@ def _audit(args: argparse.Namespace) -> int:
     from normtest.models import EMBEDDED, load
     from normtest.table import verdict_table
 
-    if args.words < 10:
-        raise NormtestError(f"--words must be at least 10, got {args.words}")
+    for option, value in (("--words", args.words), ("--docs", args.docs),
+                          ("--sentences", args.sentences)):
+        if value < 10:
+            raise NormtestError(f"{option} must be at least 10, got {value}")
+    if args.resamples < 100:
+        raise NormtestError(f"--resamples must be at least 100, got {args.resamples}")
+    corpus = tuple(str(p) for p in args.corpus or ())
+    for path in corpus:
+        if not Path(path).exists():
+            raise NormtestError(f"--corpus {path}: no such file or folder")
     options = {}
     kind = EMBEDDED[args.model][0] if args.model in EMBEDDED else None
     if kind in ("encoder", "decoder") or (kind is None and Path(args.model).is_dir()):
         options = {"device": args.device, "progress": sys.stderr.isatty()}
     adapter = load(args.model, cache=not args.no_cache, **options)
-    settings = AuditSettings(seed=args.seed, words=args.words, n_resamples=args.resamples)
+    settings = AuditSettings(seed=args.seed, words=args.words, n_resamples=args.resamples,
+                             documents=args.docs, sentences=args.sentences, corpus=corpus,
+                             scope=args.scope)
     report = run_audit(adapter, claim_ids=args.claims, suite=args.suite, settings=settings)
     print(f"normtest audit of {report.model['name']} ({report.model['family']})\n")
     print(verdict_table(report.results))
@@ -82,6 +136,11 @@ def _audit(args: argparse.Namespace) -> int:
     print("\nsummary: " + ", ".join(f"{k} {v}" for k, v in report.summary.items() if v))
     if args.out is not None:
         print(f"report written to {report.write(args.out / 'report.json')}")
+    if args.gate:
+        from normtest.gate import gate_audit
+
+        print()
+        return gate_audit(report, adapter, settings, args.config, args.baseline, args.summary)
     return EXIT_OK
 
 
@@ -108,6 +167,12 @@ def _demo(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _gate(args: argparse.Namespace) -> int:
+    from normtest.gate import command
+
+    return command(args)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
     parser = _parser()
@@ -116,7 +181,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
     try:
-        commands = {"demo": _demo, "list": _list, "show": _show, "audit": _audit}
+        commands = {"demo": _demo, "list": _list, "show": _show, "audit": _audit,
+                    "gate": _gate}
         return commands[args.command](args)
     except NormtestError as exc:
         print(f"normtest: error: {exc}", file=sys.stderr)

@@ -3,7 +3,13 @@
 Shape::
 
     {"schema": "normtest.report/1", "model": {...}, "provenance": {...},
-     "results": [...], "summary": {"PASS": n, "FAIL": n, ...}}
+     "results": [...], "summary": {"PASS": n, "FAIL": n, ...}, "data": {...}}
+
+``data`` (optional) holds what the plots need, so that a stored report can be re-rendered
+without the model: ``words`` (the sample, its IC, token counts and ‖e(w)‖² per variant of
+``word.norm_ic``), ``prefixes`` (s(L) per prefix, document and pooling) and ``texts`` (sentence
+IC and ‖e(t)‖² per pooling). Variant keys are the bracket part of a result id, such as
+``composition=sqrt_n,representation=last,transform=raw``.
 
 Every renderer (terminal table, Markdown, HTML, JUnit) reads this one object.
 """
@@ -51,6 +57,7 @@ class Report:
     results: Sequence[Result]
     model: Mapping[str, Any] = field(default_factory=dict)
     provenance: Mapping[str, Any] = field(default_factory=dict)
+    data: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def summary(self) -> dict[str, int]:
@@ -68,13 +75,16 @@ class Report:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-ready mapping of schema ``normtest.report/1``."""
-        return {
+        out = {
             "schema": SCHEMA,
             "model": dict(self.model),
             "provenance": dict(self.provenance),
             "results": [r.to_dict() for r in self.results],
             "summary": self.summary,
         }
+        if self.data:
+            out["data"] = dict(self.data)
+        return out
 
     def to_json(self, indent: int | None = 1) -> str:
         """Strict JSON (no NaN or Infinity tokens)."""
@@ -100,6 +110,7 @@ class Report:
             results=[Result.from_dict(r) for r in data.get("results", [])],
             model=dict(data.get("model", {})),
             provenance=dict(data.get("provenance", {})),
+            data=dict(data.get("data") or {}),
         )
 
     @classmethod

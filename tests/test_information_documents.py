@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from normtest.adapters.protocol import Tokenization
 from normtest.errors import NormtestError
 from normtest.information import (
+    corpus_documents,
     default_documents,
+    document_sentences,
     model_token_count,
     plan_prefixes,
     prefix_grid,
@@ -89,3 +93,38 @@ def test_prefix_lengths_are_counted_in_model_tokens() -> None:
     assert model_token_count(model, "hello world") == 11
     with pytest.raises(NormtestError, match="tokenize"):
         model_token_count(object(), "text")
+
+
+def test_document_sentences_take_turns_and_filter() -> None:
+    docs = user_documents([
+        "First one here is long enough. Short. Second sentence of doc zero is here too!",
+        "Doc one opens with a sentence. Doc one opens with a sentence. Then another one follows.",
+    ])
+    pairs = document_sentences(docs, 10, min_words=3, max_words=8)
+    assert pairs == [
+        (0, "First one here is long enough."),
+        (1, "Doc one opens with a sentence."),
+        (0, "Second sentence of doc zero is here too!"),
+        (1, "Then another one follows."),
+    ]  # "Short." is too short, the repeat is dropped, documents alternate
+    assert document_sentences(docs, 1, min_words=3) == [(0, "First one here is long enough.")]
+    with pytest.raises(NormtestError, match="min_words"):
+        document_sentences(docs, 5, min_words=10, max_words=5)
+
+
+def test_default_documents_give_real_sentences() -> None:
+    pairs = document_sentences(default_documents(12), 240)
+    assert len(pairs) == 240 and len({d for d, _ in pairs}) == 12
+    assert all(5 <= len(s.split()) <= 40 and s[-1] in ".!?\"'”)" for _, s in pairs)
+
+
+def test_corpus_documents_from_files(tmp_path: Path) -> None:
+    long = " ".join(["word"] * 250)
+    (tmp_path / "a.txt").write_text(f"{long}\n\nshort paragraph\n\n{long} end", encoding="utf-8")
+    (tmp_path / "b.txt").write_text(long, encoding="utf-8")
+    docs = corpus_documents(tmp_path, 10)
+    assert [d.doc_id for d in docs] == ["a.txt:0", "a.txt:2", "b.txt:0"]
+    assert corpus_documents(tmp_path, 2)[-1].doc_id == "a.txt:2"
+    assert corpus_documents(tmp_path / "b.txt", 10, min_words=300) == []
+    with pytest.raises(NormtestError, match="positive"):
+        corpus_documents(tmp_path / "a.txt", 0)

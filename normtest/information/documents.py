@@ -11,19 +11,24 @@ least ``min_words`` whitespace-separated words. Users may give their own texts i
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from os import PathLike
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from normtest.errors import NormtestError
+from normtest.information.texts import DocumentSplit
 
 __all__ = [
     "Document",
     "PrefixPlan",
+    "corpus_documents",
     "default_documents",
+    "document_sentences",
     "model_token_count",
     "plan_prefixes",
     "prefix_grid",
@@ -128,3 +133,59 @@ def plan_prefixes(
         n = model_token_count(adapter, d.text)
         plans.append(PrefixPlan(d, n, prefix_grid(n, step, max_length)))
     return plans
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'“(A-Z0-9])")
+
+
+def document_sentences(
+    documents: Sequence[Document], n: int, *, min_words: int = 5, max_words: int = 40
+) -> list[tuple[int, str]]:
+    """Up to ``n`` (document index, sentence) pairs of ``documents``, taken in turn from each.
+
+    A sentence ends at ``.``, ``!`` or ``?`` followed by space and a capital, digit or quote;
+    sentences outside ``min_words``..``max_words`` words (headings, run-ons) are left out, and so
+    are repeats. Round-robin over documents so that no one document dominates the sample.
+    """
+    if n < 1 or min_words < 1 or max_words < min_words:
+        raise NormtestError(
+            f"need n >= 1 and 1 <= min_words <= max_words, got n={n}, min_words={min_words}, "
+            f"max_words={max_words}"
+        )
+    pools = []
+    for d in documents:
+        parts = (" ".join(s.split()) for s in _SENTENCE_END.split(d.text))
+        pools.append([s for s in parts if min_words <= len(s.split()) <= max_words])
+    out: list[tuple[int, str]] = []
+    seen: set[str] = set()
+    for round_ in range(max((len(p) for p in pools), default=0)):
+        for doc, pool in enumerate(pools):
+            if round_ < len(pool) and pool[round_] not in seen:
+                seen.add(pool[round_])
+                out.append((doc, pool[round_]))
+                if len(out) == n:
+                    return out
+    return out
+
+
+def corpus_documents(
+    paths: str | PathLike[str] | Sequence[str | PathLike[str]], n: int, *, min_words: int = 200,
+    split: DocumentSplit = "paragraph",
+) -> list[Document]:
+    """Up to ``n`` documents of at least ``min_words`` words from the user's text files.
+
+    ``paths`` are files or folders (searched for ``*.txt``), cut into documents by ``split``
+    (default: blank-line paragraphs). Ids are ``file:index``.
+    """
+    from normtest.information.texts import read_text_file, split_documents, text_files
+
+    if n < 1 or min_words < 1:
+        raise NormtestError(f"n and min_words must be positive, got n={n}, min_words={min_words}")
+    out: list[Document] = []
+    for f in text_files(paths):
+        for i, text in enumerate(split_documents(read_text_file(f).text, split)):
+            if len(text.split()) >= min_words:
+                out.append(Document(f"{f.name}:{i}", text, str(f)))
+                if len(out) == n:
+                    return out
+    return out
