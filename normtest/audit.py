@@ -56,7 +56,7 @@ class AuditSettings:
     #: fewest co-occurrences of a pair (PMI) and occurrences of a word (KL) in the corpus
     min_pair_count: int = 10
     min_word_count: int = 20
-    max_pairs: int = 20_000
+    max_pairs: int = 5_000
     #: CER: documents, and prefix lengths step, 2·step, … up to max_prefix model tokens
     documents: int = 12
     prefix_step: int = 16
