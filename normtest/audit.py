@@ -100,6 +100,7 @@ class WordData:
     _token_counts: np.ndarray | None = None
     _corpus: Any = None
     _pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    _kl: tuple[np.ndarray, np.ndarray] | None = None
 
     @classmethod
     def build(cls, adapter: Any, settings: AuditSettings, family: str,
@@ -157,16 +158,36 @@ class WordData:
             self._vectors[key] = raw
         return self._vectors[key]
 
+    def folds(self) -> np.ndarray:
+        """Two halves of the sample, stratified by IC (a seeded coin per adjacent IC pair)."""
+        order = np.argsort(self.information, kind="stable")
+        coins = np.random.default_rng(self.settings.seed).integers(0, 2, size=order.size // 2 + 1)
+        fold = np.empty(order.size, dtype=np.intp)
+        fold[order[0::2]] = coins[: order[0::2].size]
+        fold[order[1::2]] = 1 - coins[: order[1::2].size]
+        return fold
+
     def transformed(self, variant: Mapping[str, str]) -> np.ndarray:
-        """Word vectors under the variant's composition, representation and transform."""
+        """Word vectors under the variant's composition, representation and transform.
+
+        Transforms are cross-fitted: each half of the sample is centred or whitened by the
+        transform fitted on the other half, in the input's coordinates. Fitted in-sample, Zipfian
+        whitening bounds p(w)·‖e(w)‖² ≤ 1 (a weighted leverage), which alone makes ‖e‖² grow
+        with IC = −log p even for random vectors; out-of-sample fitting removes that artefact.
+        """
         from normtest.transforms import make_transform
 
         vectors = self.vectors(variant.get("composition", "whole"),
                                variant.get("representation", "last"))
         transform = variant.get("transform", "raw")
-        if transform != "raw":
-            vectors = make_transform(transform).fit(vectors, self.probabilities).apply(vectors)
-        return vectors
+        if transform == "raw":
+            return vectors
+        fold, p = self.folds(), self.probabilities
+        out = np.empty_like(vectors)
+        for f in (0, 1):
+            fitted = make_transform(transform).fit(vectors[fold != f], p[fold != f])
+            out[fold == f] = fitted.apply(vectors[fold == f], input_axes=True)
+        return out
 
     def squared_norms(self, variant: Mapping[str, str]) -> np.ndarray:
         """‖e(w)‖² under the variant's composition, representation and transform."""
@@ -182,6 +203,17 @@ class WordData:
             self._corpus = (CorpusStatistics.from_files(list(corpus), split="paragraph")
                             if corpus else wiki_sample())
         return self._corpus
+
+    def information_gain(self) -> tuple[np.ndarray, np.ndarray]:
+        """Rows of the words seen ≥ ``min_word_count`` times in the corpus, and their KL(w)."""
+        if self._kl is None:
+            corpus = self.corpus()
+            frequent = [w for w in self.words if corpus.count(w) >= self.settings.min_word_count]
+            kl = corpus.kl(frequent)
+            row = {w: i for i, w in enumerate(self.words)}
+            self._kl = (np.array([row[w] for w in kl.words], dtype=np.intp),
+                        np.asarray(kl.values, dtype=np.float64))
+        return self._kl
 
     def pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Row indices (x, y) of co-occurring sample-word pairs, and their PMI (nats).
@@ -357,12 +389,8 @@ def _norm_ic_partial(data: WordData, variant: Mapping[str, str],
 
 
 def _norm_kl(data: WordData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
-    corpus = data.corpus()
-    frequent = np.array([corpus.count(w) >= s.min_word_count for w in data.words])
-    kl = corpus.kl([w for w, f in zip(data.words, frequent, strict=True) if f])
-    row = {w: i for i, w in enumerate(data.words)}
-    rows = np.array([row[w] for w in kl.words], dtype=np.intp)
-    result = correlation(2 * np.asarray(kl.values), data.squared_norms(variant)[rows],
+    rows, kl = data.information_gain()
+    result = correlation(2 * kl, data.squared_norms(variant)[rows],
                          n_resamples=s.n_resamples, seed=s.seed)
     assert result.measurement is not None
     return result.measurement

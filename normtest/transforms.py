@@ -186,8 +186,14 @@ class Transform:
             self.rank_ = int(keep.sum())
         return self
 
-    def apply(self, vectors: ArrayLike) -> FloatArray:
-        """Apply the fitted transform to an (m, d) array; whitening returns (m, rank_)."""
+    def apply(self, vectors: ArrayLike, *, input_axes: bool = False) -> FloatArray:
+        """Apply the fitted transform to an (m, d) array; whitening returns (m, rank_).
+
+        ``input_axes=True`` expresses a whitened result in the input's coordinates, (m, d):
+        ``x ↦ (x − μ) V S⁻¹ Vᵀ`` (symmetric, ZCA-style whitening on the kept directions). Norms
+        and inner products are the same; the coordinates no longer depend on the fitting sample's
+        principal axes, so vectors whitened by two fits on different samples can be compared.
+        """
         if self.dim_ is None:
             raise NormtestError(f"transform {self.name!r} is not fitted: call fit(sample) first")
         arr, _ = _sample_matrix(vectors, "vectors")
@@ -199,6 +205,9 @@ class Transform:
         out = arr if self.mean_ is None else arr - self.mean_
         if self.components_ is not None:
             out = out @ self.components_
+            if input_axes:
+                assert self.singular_values_ is not None
+                out = out @ (self.components_ * self.singular_values_).T
         return np.array(out, dtype=np.float64, copy=True)
 
     def fit_apply(self, vectors: ArrayLike, weights: ArrayLike | None = None) -> FloatArray:

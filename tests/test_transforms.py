@@ -240,3 +240,17 @@ def test_input_validation() -> None:
         t.apply(np.ones((2, 2)))
     with pytest.raises(NormtestError, match="NaN or infinity"):
         t.apply(bad)
+
+
+def test_whitening_in_input_axes_keeps_norms_and_inner_products() -> None:
+    rng = np.random.default_rng(3)
+    sample, p = rng.normal(size=(60, 8)), rng.dirichlet(np.ones(60))
+    fitted = make_transform("whiten_zipf").fit(sample, p)
+    principal, inputs = fitted.apply(sample), fitted.apply(sample, input_axes=True)
+    assert inputs.shape == sample.shape
+    np.testing.assert_allclose(inputs @ inputs.T, principal @ principal.T, atol=1e-9)
+    # two fits on different samples now share coordinates: the maps agree on a large sample
+    big = rng.normal(size=(20_000, 8))
+    a = make_transform("whiten_uniform").fit(big[:10_000]).apply(sample, input_axes=True)
+    b = make_transform("whiten_uniform").fit(big[10_000:]).apply(sample, input_axes=True)
+    assert np.abs(a - b).max() < 0.1 * np.abs(a).max()
