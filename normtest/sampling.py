@@ -64,7 +64,9 @@ class Sampling:
         if self.kind not in _KINDS:
             raise NormtestError(f"unknown sampling kind {self.kind!r}; use one of {_KINDS}")
         if self.kind == "bootstrap":
-            reps = np.sort(np.asarray(self.replicates, dtype=np.float64))  # NaN sorts last
+            # kept in resampling order (bounds sort as they need): two measurements made on the
+            # same resamples then pair replicate by replicate (normtest.gate's paired test)
+            reps = np.array(self.replicates, dtype=np.float64)
             if reps.size == 0:
                 raise NormtestError("a bootstrap sampling needs at least one replicate")
             object.__setattr__(self, "replicates", reps)

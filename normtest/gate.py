@@ -1,0 +1,635 @@
+"""Gating a model release in CI: required claims must PASS, and nothing may regress.
+
+``normtest gate`` (or ``normtest audit --gate``) reads ``[tool.normtest]`` in ``pyproject.toml``
+or a ``normtest.toml``::
+
+    model = "glove-6b-50d"
+    require = ["word.norm_ic[transform=whiten_zipf]"]   # claims, variants or suites that must PASS
+    baseline = "baseline/report.json"                   # optional: an earlier audit to compare with
+    words = 2000                                        # audit settings (default: the baseline's)
+    margin = 0.05                                       # a drop smaller than this is no regression
+    [tool.normtest.thresholds]
+    "word.norm_ic" = 0.25                               # re-judge a claim at another threshold
+
+A *regression* is a statistically supported drop of an effect, not any decrease: for each result
+id in both reports, H1: effect(candidate) < effect(baseline) − margin, tested at α with Holm over
+all compared results. The effect is the estimate in the claim's favourable direction (minus it
+for a "less" claim; minus the distance to the margin's centre for an equivalence claim). The test
+is *paired* when both measurements resampled the same units with the same seed (same sample
+digest, n, seed and number of replicates): the replicate-by-replicate differences give a
+bias-corrected bootstrap p-value. Otherwise the two estimates are independent and a normal
+approximation uses each interval's width. docs/ci.md explains both.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from normtest.check import (
+    SAMPLE_OF_SUITE,
+    Selector,
+    apply_thresholds,
+    describe_threshold,
+    load_model,
+    record_samples,
+    sample_fingerprints,
+)
+from normtest.errors import NormtestError
+
+if TYPE_CHECKING:
+    from normtest.audit import AuditSettings
+    from normtest.report import Report
+    from normtest.result import Criterion, Result
+
+__all__ = ["Comparison", "GateConfig", "GateOutcome", "Requirement", "compare", "evaluate",
+           "find_config", "load_config", "run_gate"]
+
+#: Two-sided confidence of the intervals the summary shows (their ends: one-sided 95% bounds).
+Z_95 = 1.6448536269514722
+
+
+# -- configuration --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class GateConfig:
+    """What a gate demands of a model (see the module doc for the file format)."""
+
+    model: str | None = None
+    claims: tuple[str, ...] = ()
+    require: tuple[str, ...] = ()
+    thresholds: Mapping[str, Any] = field(default_factory=dict)
+    baseline: Path | None = None
+    report: Path | None = None
+    margin: float = 0.05
+    margins: Mapping[str, float] = field(default_factory=dict)
+    alpha: float = 0.05
+    seed: int | None = None
+    words: int | None = None
+    resamples: int | None = None
+    documents: int | None = None
+    scope: str | None = None
+    #: text files or folders replacing the bundled corpora (as ``normtest audit --corpus``)
+    corpus: tuple[Path, ...] = ()
+    expected_failures: Mapping[str, str] = field(default_factory=dict)
+    strict: bool = False
+    inconclusive: str = "fail"
+    #: the file it was read from (None: built in code or from defaults)
+    path: Path | None = None
+
+    def __post_init__(self) -> None:
+        if not 0 < self.alpha < 0.5:
+            raise NormtestError(f"gate alpha must lie in (0, 0.5), got {self.alpha}")
+        for name, value in (("margin", self.margin), *self.margins.items()):
+            if not (math.isfinite(value) and value >= 0):
+                raise NormtestError(f"a regression margin must be ≥ 0, got {name} = {value}")
+        for name, least in (("words", 10), ("resamples", 100), ("documents", 10)):
+            value = getattr(self, name)
+            if value is not None and value < least:
+                raise NormtestError(f"{name} must be at least {least}, got {value}")
+        if self.scope not in (None, "standard", "full"):
+            raise NormtestError(f"scope must be 'standard' or 'full', got {self.scope!r}")
+        if self.inconclusive not in ("fail", "skip", "pass"):
+            raise NormtestError(
+                f"inconclusive must be 'fail', 'skip' or 'pass', got {self.inconclusive!r}")
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any], base: Path | None = None,
+                     origin: str = "the configuration") -> GateConfig:
+        """Validate a ``[tool.normtest]`` table; relative paths are relative to ``base``."""
+        known = {f.name for f in fields(cls)} - {"path"}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise NormtestError(f"{origin}: unknown key(s) {unknown}; known: {sorted(known)}")
+        values: dict[str, Any] = {}
+        for key, value in data.items():
+            try:
+                values[key] = _coerce(key, value, base)
+            except (TypeError, ValueError) as exc:
+                raise NormtestError(f"{origin}: {key} = {value!r}: {exc}") from exc
+        return cls(**values)
+
+    def with_overrides(self, **overrides: Any) -> GateConfig:
+        """The configuration with every override that is not None applied."""
+        return replace(self, **{k: v for k, v in overrides.items() if v is not None})
+
+
+def _coerce(key: str, value: Any, base: Path | None) -> Any:
+    if key in ("claims", "require"):
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise TypeError("give a list of claim ids")
+        return tuple(value)
+    if key in ("thresholds", "margins", "expected_failures"):
+        if not isinstance(value, Mapping):
+            raise TypeError("give a table")
+        if key == "margins":
+            return {str(k): float(v) for k, v in value.items()}
+        if key == "expected_failures":
+            return {str(k): str(v) for k, v in value.items()}
+        return dict(value)
+    if key == "corpus":
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise TypeError("give a list of paths")
+        return tuple(_coerce("report", v, base) for v in value)
+    if key in ("baseline", "report"):
+        if not isinstance(value, str):
+            raise TypeError("give a path")
+        path = Path(value).expanduser()
+        return path if path.is_absolute() or base is None else base / path
+    if key in ("margin", "alpha"):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError("give a number")
+        return float(value)
+    if key in ("seed", "words", "resamples", "documents"):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError("give an integer")
+        return value
+    if key == "strict":
+        if not isinstance(value, bool):
+            raise TypeError("give true or false")
+        return value
+    if not isinstance(value, str):
+        raise TypeError("give a string")
+    return value
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except OSError as exc:
+        raise NormtestError(f"cannot read {path}: {exc.strerror}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise NormtestError(f"{path} is not valid TOML: {exc}") from exc
+
+
+def find_config(start: Path | None = None) -> Path | None:
+    """``normtest.toml``, else a ``pyproject.toml`` with ``[tool.normtest]``, in ``start`` or
+    its parents (the search stops at the first ``pyproject.toml``)."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "normtest.toml").is_file():
+            return folder / "normtest.toml"
+        pyproject = folder / "pyproject.toml"
+        if pyproject.is_file():
+            tool = _read_toml(pyproject).get("tool", {})
+            return pyproject if isinstance(tool, dict) and "normtest" in tool else None
+    return None
+
+
+def load_config(path: str | Path | None = None, start: Path | None = None,
+                required: bool = False) -> GateConfig:
+    """Read the gate configuration from ``path`` (a ``normtest.toml`` or a ``pyproject.toml``),
+    or find one (:func:`find_config`); defaults when there is none and it is not ``required``."""
+    target = Path(path) if path is not None else find_config(start)
+    if target is None:
+        if required:
+            raise NormtestError(
+                "no gate configuration: add [tool.normtest] to pyproject.toml or write a "
+                "normtest.toml (docs/ci.md), or pass --config PATH"
+            )
+        return GateConfig()
+    data = _read_toml(target)
+    if target.name == "pyproject.toml" or "tool" in data:
+        tool = data.get("tool", {})
+        if not isinstance(tool, dict) or "normtest" not in tool:
+            raise NormtestError(f"{target} has no [tool.normtest] table")
+        data = tool["normtest"]
+    if not isinstance(data, dict):
+        raise NormtestError(f"{target}: the normtest configuration must be a table")
+    return replace(GateConfig.from_mapping(data, target.parent.resolve(), str(target)),
+                   path=target)
+
+
+def audit_settings(config: GateConfig, baseline: Report | None = None) -> AuditSettings:
+    """Audit settings: the defaults, then the baseline's (so the samples match), then the
+    configuration's."""
+    from normtest.audit import AuditSettings
+
+    names = {f.name for f in fields(AuditSettings)}
+    recorded: dict[str, Any] = {}
+    if baseline is not None:
+        prov = baseline.provenance
+        recorded = {k: prov[k] for k in ("seed", "n_resamples", "scope") if k in prov}
+        recorded.update(prov.get("audit_settings") or {})
+    chosen: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v)
+                              for k, v in recorded.items() if k in names}
+    for key, name in (("seed", "seed"), ("words", "words"), ("resamples", "n_resamples"),
+                      ("documents", "documents"), ("scope", "scope")):
+        value = getattr(config, key)
+        if value is not None and name in names:
+            chosen[name] = value
+    if config.corpus and "corpus" in names:
+        chosen["corpus"] = tuple(str(p) for p in config.corpus)
+    return AuditSettings(**chosen)
+
+
+# -- the regression test ---------------------------------------------------------------------
+def _target(criterion: Criterion) -> float:
+    assert criterion.margin is not None
+    low, high = criterion.margin
+    return math.sqrt(low * high) if low > 0 else (low + high) / 2
+
+
+def effect(values: Any, criterion: Criterion | None) -> np.ndarray:
+    """The estimate(s) in the claim's favourable direction: larger is better."""
+    x = np.asarray(values, dtype=np.float64)
+    if criterion is None or criterion.direction == "greater":
+        return x
+    if criterion.direction == "less":
+        return -x
+    return -np.abs(x - _target(criterion))
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One result id in both reports, and whether its effect dropped by more than the margin."""
+
+    id: str
+    baseline: Result
+    candidate: Result
+    difference: float
+    interval: tuple[float, float]
+    margin: float
+    p_value: float
+    paired: bool
+    p_adjusted: float = math.nan
+    regressed: bool = False
+
+    @property
+    def method(self) -> str:
+        """How the difference was tested."""
+        return "paired bootstrap" if self.paired else "unpaired normal"
+
+
+def _pairing(base: Result, cand: Result, suite: str | None, base_samples: Mapping[str, str],
+             cand_samples: Mapping[str, str], same_version: bool) -> bool:
+    bm, cm = base.measurement, cand.measurement
+    assert bm is not None and cm is not None and bm.sampling and cm.sampling
+    key = SAMPLE_OF_SUITE.get(suite or "")
+    return bool(
+        same_version and key is not None
+        and base_samples.get(key) is not None and base_samples.get(key) == cand_samples.get(key)
+        and bm.sampling.kind == cm.sampling.kind == "bootstrap"
+        and bm.sampling.replicates.size == cm.sampling.replicates.size
+        and bm.seed is not None and bm.seed == cm.seed and bm.n == cm.n
+        and bm.method == cm.method and bm.statistic == cm.statistic
+        and not _sorted(bm.sampling.replicates) and not _sorted(cm.sampling.replicates)
+    )
+
+
+def _sorted(replicates: np.ndarray) -> bool:
+    """Replicates stored in sorted order (reports of normtest before resampling order was
+    kept) cannot be paired: pairing sorted arrays would understate the spread."""
+    finite = replicates[~np.isnan(replicates)]
+    return finite.size > 2 and bool(np.all(np.diff(finite) >= 0))
+
+
+def compare_results(base: Result, cand: Result, *, margin: float, alpha: float,
+                    paired: bool) -> Comparison:
+    """Test H1: effect(cand) < effect(base) − margin for one pair of results."""
+    from normtest.sampling import Sampling
+
+    bm, cm = base.measurement, cand.measurement
+    assert bm is not None and cm is not None and bm.sampling and cm.sampling
+    criterion = cand.criterion or base.criterion
+    difference = float(effect(cm.estimate, criterion) - effect(bm.estimate, criterion))
+    if paired:
+        reps = effect(cm.sampling.replicates, criterion) - effect(bm.sampling.replicates,
+                                                                  criterion)
+        sampling = Sampling.bootstrap(reps, difference)
+    else:
+        spread = []
+        for m in (bm, cm):
+            low, high = m.interval(0.90)
+            spread.append((high - low) / (2 * Z_95))
+        scale = math.hypot(*spread)
+        if not math.isfinite(scale):
+            return Comparison(base.id, base, cand, difference, (math.nan, math.nan), margin,
+                              1.0, False)
+        sampling = Sampling("normal", center=difference, scale=scale)
+    return Comparison(base.id, base, cand, difference, sampling.interval(1 - 2 * alpha),
+                      margin, float(sampling.p_less(-margin)), paired)
+
+
+def holm(p_values: Sequence[float]) -> np.ndarray:
+    """Holm's step-down adjusted p-values (family-wise error rate)."""
+    p = np.asarray(p_values, dtype=np.float64)
+    order = np.argsort(p, kind="stable")
+    steps = (p.size - np.arange(p.size)) * p[order]
+    adjusted = np.empty_like(p)
+    adjusted[order] = np.minimum(np.maximum.accumulate(steps), 1.0)
+    return adjusted
+
+
+def compare(baseline: Report, candidate: Report, *, margin: float = 0.05,
+            margins: Mapping[str, float] | None = None, alpha: float = 0.05,
+            ) -> tuple[list[Comparison], list[tuple[str, str]]]:
+    """Every result id measured in both reports, tested for a regression (Holm over all).
+
+    Returns the comparisons and the ids that could not be compared, with the reason.
+    """
+    from normtest.catalogue import get
+
+    base_samples, cand_samples = sample_fingerprints(baseline), sample_fingerprints(candidate)
+    same_version = baseline.provenance.get("normtest") == candidate.provenance.get("normtest")
+    by_id = {r.id: r for r in candidate.results}
+    found: list[Comparison] = []
+    skipped: list[tuple[str, str]] = []
+    for base in baseline.results:
+        if base.measurement is None or base.measurement.sampling is None \
+                or not math.isfinite(base.estimate):
+            continue
+        cand = by_id.get(base.id)
+        why = None
+        if cand is None:
+            why = "not in the candidate's report"
+        elif cand.measurement is None or cand.measurement.sampling is None \
+                or not math.isfinite(cand.estimate):
+            why = f"not measured on the candidate ({cand.verdict.value}: {cand.reason})"
+        elif cand.measurement.statistic != base.measurement.statistic:
+            why = (f"different statistics ({base.measurement.statistic} vs "
+                   f"{cand.measurement.statistic})")
+        if why is not None or cand is None:
+            skipped.append((base.id, why or ""))
+            continue
+        try:
+            suite: str | None = get(base.claim).suite if base.claim else None
+        except NormtestError:
+            suite = None
+        claim_margin = (margins or {}).get(base.claim or "", margin)
+        paired = _pairing(base, cand, suite, base_samples, cand_samples, same_version)
+        found.append(compare_results(base, cand, margin=claim_margin, alpha=alpha,
+                                     paired=paired))
+    if found:
+        adjusted = holm([c.p_value for c in found])
+        found = [replace(c, p_adjusted=float(p), regressed=bool(p < alpha))
+                 for c, p in zip(found, adjusted, strict=True)]
+    return found, skipped
+
+
+# -- the gate --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Requirement:
+    """A claim, variant or suite that must PASS, and the results it names."""
+
+    selector: str
+    results: tuple[Result, ...]
+
+    @property
+    def ok(self) -> bool:
+        """True when it names at least one result and every one of them passed."""
+        return bool(self.results) and all(r.verdict.value == "PASS" for r in self.results)
+
+
+@dataclass(frozen=True)
+class GateOutcome:
+    """The gate's decision and everything behind it."""
+
+    candidate: Report
+    requirements: tuple[Requirement, ...]
+    comparisons: tuple[Comparison, ...] = ()
+    uncompared: tuple[tuple[str, str], ...] = ()
+    baseline: Report | None = None
+    baseline_path: str | None = None
+    margin: float = 0.05
+    alpha: float = 0.05
+
+    @property
+    def regressions(self) -> list[Comparison]:
+        """The compared results whose effect dropped (supported at α after Holm)."""
+        return [c for c in self.comparisons if c.regressed]
+
+    @property
+    def failed_requirements(self) -> list[Requirement]:
+        """Requirements not met."""
+        return [r for r in self.requirements if not r.ok]
+
+    @property
+    def passed(self) -> bool:
+        """True when every requirement holds and nothing regressed (and something was
+        checked: a gate with no requirement and nothing compared fails)."""
+        checked = bool(self.requirements) or bool(self.comparisons)
+        return checked and not self.failed_requirements and not self.regressions
+
+    def markdown(self) -> str:
+        """A Markdown summary fit for a pull-request comment."""
+        return _markdown(self)
+
+
+def evaluate(candidate: Report, config: GateConfig, baseline: Report | None = None,
+             baseline_path: str | None = None) -> GateOutcome:
+    """Judge a candidate report against the configuration (no model needed)."""
+    if not config.require and baseline is None:
+        raise NormtestError(
+            "nothing to gate: give require = [claim ids] and/or baseline = report.json"
+        )
+    results = apply_thresholds(candidate.results, config.thresholds)
+    candidate = replace(candidate, results=results)
+    requirements = []
+    for text in config.require:
+        selector = Selector.parse(text)
+        requirements.append(Requirement(text, tuple(
+            r for r in results if selector.matches(r.claim, r.variant))))
+    comparisons: list[Comparison] = []
+    uncompared: list[tuple[str, str]] = []
+    if baseline is not None:
+        baseline = replace(baseline, results=apply_thresholds(baseline.results,
+                                                              config.thresholds))
+        comparisons, uncompared = compare(baseline, candidate, margin=config.margin,
+                                          margins=config.margins, alpha=config.alpha)
+    return GateOutcome(candidate, tuple(requirements), tuple(comparisons), tuple(uncompared),
+                       baseline, baseline_path, config.margin, config.alpha)
+
+
+def claims_to_audit(config: GateConfig, baseline: Report | None) -> list[str]:
+    """Claim ids the candidate must be audited on: the configured and required ones and every
+    claim the baseline measured."""
+    ids: dict[str, None] = {}
+    for text in (*config.claims, *config.require):
+        for claim in Selector.parse(text).claim_ids():
+            ids[claim] = None
+    if baseline is not None:
+        for r in baseline.results:
+            if r.claim is not None and r.measurement is not None:
+                ids[r.claim] = None
+    return list(ids)
+
+
+def load_options(spec: str, device: str | None) -> dict[str, Any]:
+    """Loading options for a transformers model (device, no progress bar); none otherwise."""
+    from normtest.models import EMBEDDED
+
+    kind = EMBEDDED[spec][0] if spec in EMBEDDED else None
+    if device and (kind in ("encoder", "decoder") or (kind is None and Path(spec).is_dir())):
+        return {"device": device, "progress": False}
+    return {}
+
+
+def run_gate(config: GateConfig, *, cache: bool = True, device: str | None = None,
+             save_report: str | Path | None = None) -> GateOutcome:
+    """Audit ``config.model`` (or read ``config.report``) and judge it (:func:`evaluate`)."""
+    from normtest.report import Report
+
+    baseline = Report.read(config.baseline) if config.baseline is not None else None
+    if config.report is not None:
+        candidate = Report.read(config.report)
+    elif config.model is not None:
+        from normtest.audit import run_audit
+
+        ids = claims_to_audit(config, baseline)
+        if not ids:
+            raise NormtestError("nothing to gate: give require = [claim ids] and/or a baseline")
+        settings = audit_settings(config, baseline)
+        adapter = load_model(config.model, cache=cache, **load_options(config.model, device))
+        candidate = record_samples(run_audit(adapter, ids, settings=settings), adapter, settings)
+    else:
+        raise NormtestError("the gate needs a model (model = ... or --model) or a candidate "
+                            "report (report = ... or --report)")
+    if save_report is not None:
+        candidate.write(save_report)
+    return evaluate(candidate, config, baseline,
+                    None if config.baseline is None else str(config.baseline))
+
+
+# -- the Markdown summary -------------------------------------------------------------------------
+def _num(value: float) -> str:
+    if value is None or not math.isfinite(value):
+        return "—"
+    return f"{value:.3g}".replace("-", "−")
+
+
+def _interval(pair: tuple[float, float]) -> str:
+    return f"[{_num(pair[0])}, {_num(pair[1])}]"
+
+
+def _p(value: float) -> str:
+    if not math.isfinite(value):
+        return "—"
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _markdown(outcome: GateOutcome) -> str:
+    model = outcome.candidate.model
+    name = model.get("name", "the model")
+    family = f" ({model['family']})" if model.get("family") else ""
+    verdict = "✅ passed" if outcome.passed else "❌ FAILED"
+    lines = [f"## normtest gate {verdict}: `{name}`{family}", ""]
+    failed, regressions = outcome.failed_requirements, outcome.regressions
+    facts = []
+    if outcome.requirements:
+        facts.append(f"{len(outcome.requirements) - len(failed)} of {len(outcome.requirements)} "
+                     "required claims PASS")
+    if outcome.baseline is not None:
+        base = outcome.baseline.model.get("name", "the baseline")
+        where = f" `{outcome.baseline_path}`" if outcome.baseline_path else ""
+        facts.append(f"{len(regressions)} regression{'s' * (len(regressions) != 1)} against "
+                     f"the baseline{where} ({base})")
+    lines += ["; ".join(facts) + ".", ""]
+    if outcome.requirements:
+        lines += ["### Required claims", "",
+                  "| | claim | verdict | estimate | 90% interval | threshold |",
+                  "|---|---|---|---|---|---|"]
+        for req in outcome.requirements:
+            if not req.results:
+                lines.append(f"| ❌ | `{req.selector}` | not measured | — | — | — |")
+            for r in req.results:
+                mark = "✅" if r.verdict.value == "PASS" else "❌"
+                lines.append(f"| {mark} | `{r.id}` | {r.verdict.value} | {_num(r.estimate)} | "
+                             f"{_interval(r.ci)} | {describe_threshold(r)} |")
+        lines.append("")
+        for req in failed:
+            for r in req.results:
+                if r.verdict.value != "PASS":
+                    lines.append(f"- `{r.id}`: {r.reason}")
+            if not req.results:
+                lines.append(f"- `{req.selector}`: no result; is it a claim this model can run?")
+        if failed:
+            lines.append("")
+    if outcome.baseline is not None:
+        n, paired = len(outcome.comparisons), sum(c.paired for c in outcome.comparisons)
+        lines += ["### Regressions against the baseline", "",
+                  f"A regression is a drop of a claim's effect by more than the margin "
+                  f"({outcome.margin:g}), supported at α = {outcome.alpha:g} after Holm over the "
+                  f"{n} compared results ({paired} paired); a smaller or unsupported decrease "
+                  "is not one.", ""]
+        if regressions:
+            lines += _comparison_table(regressions)
+        elif outcome.comparisons:
+            lines.append("No regression.")
+        else:
+            lines.append("Nothing could be compared with the baseline, so the gate cannot pass "
+                         "on it: audit the candidate on the baseline's claims.")
+        lines.append("")
+        if outcome.comparisons:
+            lines += ["<details><summary>Every compared result</summary>", ""]
+            lines += _comparison_table(list(outcome.comparisons))
+            lines += ["", "</details>", ""]
+        if outcome.uncompared:
+            lines.append("Not compared: " + "; ".join(f"`{i}` ({why})"
+                                                       for i, why in outcome.uncompared) + ".")
+            lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _comparison_table(rows: Sequence[Comparison]) -> list[str]:
+    out = ["| claim | baseline | candidate | change in effect | 90% interval | p (Holm) | test |",
+           "|---|---|---|---|---|---|---|"]
+    for c in rows:
+        mark = "❌ " if c.regressed else ""
+        out.append(
+            f"| {mark}`{c.id}` | {_num(c.baseline.estimate)} {_interval(c.baseline.ci)} | "
+            f"{_num(c.candidate.estimate)} {_interval(c.candidate.ci)} | {_num(c.difference)} | "
+            f"{_interval(c.interval)} | {_p(c.p_adjusted)} | {c.method} |")
+    return out
+
+
+# -- the command -----------------------------------------------------------------------------------
+def command(args: Any) -> int:
+    """``normtest gate``: 0 the gate passed, 1 it failed (2 and 3 come from the CLI)."""
+    config = load_config(args.config, required=args.model is None and args.report is None
+                         and not args.require)
+    config = config.with_overrides(
+        model=args.model, report=args.report, baseline=args.baseline,
+        require=tuple(args.require) if args.require else None,
+        claims=tuple(args.claims) if args.claims else None, margin=args.margin,
+        alpha=args.alpha, seed=args.seed, words=args.words, resamples=args.resamples,
+        scope=args.scope)
+    outcome = run_gate(config, cache=not args.no_cache, device=args.device,
+                       save_report=args.save_report)
+    return emit(outcome, args.summary)
+
+
+def emit(outcome: GateOutcome, summary: str | Path | None = None) -> int:
+    """Print the Markdown summary (and write it to ``summary``); the gate's exit code."""
+    text = outcome.markdown()
+    print(text, end="")
+    if summary is not None:
+        target = Path(summary)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    return 0 if outcome.passed else 1
+
+
+def gate_audit(report: Report, adapter: Any, settings: AuditSettings,
+               config_path: str | Path | None = None, baseline_path: str | Path | None = None,
+               summary: str | Path | None = None) -> int:
+    """``normtest audit --gate``: gate the report just audited; the gate's exit code."""
+    from normtest.report import Report
+
+    config = load_config(config_path, required=baseline_path is None)
+    config = config.with_overrides(baseline=None if baseline_path is None
+                                   else Path(baseline_path))
+    baseline = Report.read(config.baseline) if config.baseline is not None else None
+    outcome = evaluate(record_samples(report, adapter, settings), config, baseline,
+                       None if config.baseline is None else str(config.baseline))
+    return emit(outcome, summary)

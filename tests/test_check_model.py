@@ -1,0 +1,148 @@
+"""check_model and parametrize_with_claims: structured results without pytest, stable test ids."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from normtest.audit import AuditSettings, variants
+from normtest.catalogue import get
+from normtest.check import (
+    ClaimCheck,
+    ClaimFailure,
+    ModelSpec,
+    Selector,
+    check_model,
+    load_model,
+    parametrize_with_claims,
+    split_ids,
+)
+from normtest.errors import NormtestError
+from normtest.report import Report
+
+pytest_plugins = ["pytester"]
+
+FAST = AuditSettings(words=300, n_resamples=200)
+RAW = "word.norm_ic[transform=raw]"
+WHITENED = "word.norm_ic[transform=whiten_zipf]"
+#: GloVe's variants of word.norm_ic in the default scope; all but raw pass
+TRANSFORMS = [v["transform"] for v in variants(get("word.norm_ic"), "static", (),
+                                               scope=AuditSettings().scope)]
+N = len(TRANSFORMS)
+
+
+@pytest.fixture(scope="module")
+def glove() -> Any:
+    return load_model("glove-6b-50d", cache=False)
+
+
+class Annotated:
+    """GloVe with its expected failures kept next to it, as a user's adapter would."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self.expected_failures = {RAW: "GloVe's raw norms fall with IC (Oyama et al.)"}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def test_structured_results(glove: Any) -> None:
+    checked = check_model(glove, ["word.norm_ic", "word.norm_ic.multitoken"], settings=FAST)
+    assert isinstance(checked.report, Report)
+    assert checked.counts == {"PASS": N - 1, "FAIL": 1, "INCONCLUSIVE": 0, "ERROR": 0,
+                              "SKIPPED": 1}
+    assert checked.ran == N and not checked.ok
+    assert [o.id for o in checked.failures] == [RAW]
+    with pytest.raises(ClaimFailure, match=rf"(?s)1 of {N + 1} checks failed.*estimate:  -0\.4"):
+        checked.raise_for_failures()
+    # expected failures from the adapter itself, or passed in
+    annotated = check_model(Annotated(glove), ["word.norm_ic"], settings=FAST)
+    assert annotated.ok and annotated.statuses["xfailed"] == 1
+    annotated.raise_for_failures()
+
+
+def test_strict_expected_failures(glove: Any) -> None:
+    wrong = {WHITENED: "we thought it would fail"}
+    loose = check_model(glove, [WHITENED], settings=FAST, expected_failures=wrong)
+    assert loose.ok and loose.statuses["xpassed"] == 1
+    strict = check_model(glove, [WHITENED], settings=FAST, expected_failures=wrong, strict=True)
+    assert not strict.ok and strict.failures[0].unexpected_pass
+    assert "expected to fail (we thought it would fail) but passed" in strict.failures[0].message
+
+
+def test_inconclusive_policy_and_thresholds(glove: Any) -> None:
+    estimate = check_model(glove, [WHITENED], settings=FAST).outcomes[0].result.estimate
+    at_estimate = {"word.norm_ic": round(estimate, 4)}
+    for policy, status in (("fail", "failed"), ("skip", "skipped"), ("pass", "passed")):
+        checked = check_model(glove, [WHITENED], settings=FAST, thresholds=at_estimate,
+                              inconclusive=policy)
+        (outcome,) = checked.outcomes
+        assert outcome.result.verdict.value == "INCONCLUSIVE" and outcome.status == status
+
+
+def test_refusals_and_selectors(glove: Any) -> None:
+    with pytest.raises(NormtestError, match="no claim could run"):
+        check_model(glove, ["word.norm_ic.multitoken"], settings=FAST)
+    with pytest.raises(NormtestError, match=r"did you mean 'word\.norm_ic'"):
+        check_model(glove, ["word.norm_ix"], settings=FAST)
+    with pytest.raises(NormtestError, match="transform must be one of"):
+        Selector.parse("word.norm_ic[transform=whitened]")
+    assert split_ids(["a.b[x=1,y=2],c", " word "]) == ["a.b[x=1,y=2]", "c", "word"]
+    assert Selector.parse(RAW).matches("word.norm_ic", {"transform": "raw"})
+    assert not Selector.parse(RAW).matches("word.norm_ic", {"transform": "whiten_zipf"})
+
+
+def test_parametrize_ids_are_stable_and_loading_is_lazy() -> None:
+    calls: list[int] = []
+
+    def factory() -> Any:
+        calls.append(1)
+        return load_model("glove-6b-50d", cache=False)
+
+    spec = ModelSpec("glove", factory, family="static", states=())
+    mark = parametrize_with_claims([spec], claims=["word.norm_ic"], settings=FAST,
+                                   expected_failures={RAW: "falls"})
+    assert not calls  # nothing loaded to build the ids
+    params = mark.args[1]
+    assert [p.id for p in params] == [f"word.norm_ic[transform={t}]" for t in TRANSFORMS]
+    assert [m.name for m in params[0].marks] == ["normtest_claim", "xfail"]
+    again = parametrize_with_claims([spec, ("copy", factory)], claims=["word.norm_ic"])
+    assert [p.id for p in again.args[1]][:2] == [f"glove/{RAW}",
+                                                f"glove/word.norm_ic[transform={TRANSFORMS[1]}]"]
+    assert isinstance(params[-1].values[0], ClaimCheck) and params[-1].id == WHITENED
+    assert params[-1].values[0]().verdict.value == "PASS" and len(calls) == 2
+
+
+USER_TESTS = """
+from normtest.audit import AuditSettings
+from normtest.check import ModelSpec, load_model, parametrize_with_claims
+
+S = AuditSettings(words=300, n_resamples=200)
+GLOVE = ModelSpec("glove", lambda: load_model("glove-6b-50d", cache=False), "static", ())
+
+@parametrize_with_claims(GLOVE, claims=["word.norm_ic"], settings=S,
+                         expected_failures={"word.norm_ic[transform=raw]": "falls with IC"})
+def test_claims(check):
+    check()
+
+@parametrize_with_claims(GLOVE, claims=["cer.linear"], settings=S)
+def test_nothing_runs(check):
+    check()
+"""
+
+
+def test_parametrize_in_a_user_test_file(pytester: pytest.Pytester, glove: Any) -> None:
+    pytester.makepyfile(test_user=USER_TESTS)
+    collected = pytester.runpytest("-p", "no:cacheprovider", "--collect-only", "-q")
+    assert "test_user.py::test_claims[word.norm_ic[transform=raw]]" in collected.stdout.lines
+    result = pytester.runpytest("-p", "no:cacheprovider", "-k", "test_claims")
+    result.assert_outcomes(passed=N - 1, xfailed=1)
+    result.stdout.fnmatch_lines([f"*glove: {N} claim checks ran: PASS {N - 1}, FAIL 1*"])
+    one = pytester.runpytest("-p", "no:cacheprovider",
+                             "test_user.py::test_claims[word.norm_ic[transform=center_zipf]]")
+    one.assert_outcomes(passed=1)
+    refused = pytester.runpytest("-p", "no:cacheprovider", "-k", "test_nothing_runs")
+    refused.assert_outcomes(skipped=1)
+    assert refused.ret == pytest.ExitCode.TESTS_FAILED and "no claim ran" in refused.stdout.str()

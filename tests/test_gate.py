@@ -1,0 +1,207 @@
+"""The CI gate: configuration, required claims, and the regression test (both ways, and its
+false-regression rate under a simulated null)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from normtest.audit import AuditSettings, variants
+from normtest.catalogue import get
+from normtest.check import load_model
+from normtest.cli import EXIT_GATE_FAILED, EXIT_OK, EXIT_USAGE, main
+from normtest.errors import NormtestError
+from normtest.gate import GateConfig, compare, effect, evaluate, holm, load_config
+from normtest.information import default_word_sample
+from normtest.report import Report
+from normtest.result import Criterion, Result
+from normtest.stats import correlation
+
+WHITENED = "word.norm_ic[transform=whiten_zipf]"
+CONFIG = f"""
+model = "glove-6b-50d"
+claims = ["word.norm_ic"]
+require = ["{WHITENED}"]
+words = 300
+resamples = 200
+"""
+
+
+@pytest.fixture(scope="module")
+def glove() -> Any:
+    return load_model("glove-6b-50d", cache=False)
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory, glove: Any) -> Path:
+    """A project with a gate configuration, GloVe's baseline and a degraded copy of GloVe."""
+    root = tmp_path_factory.mktemp("project")
+    (root / "normtest.toml").write_text(CONFIG, encoding="utf-8")
+    # the degraded candidate: GloVe's vectors for the sample words with their norms about the
+    # centroid shuffled among the words (same directions, norms no longer the words' own)
+    sample = default_word_sample(size=300, seed=0)
+    words = [w for w, known in zip(sample, glove.represents(sample), strict=True) if known]
+    vectors = np.asarray(glove.word_vectors(words), dtype=np.float64)
+    centroid = vectors.mean(axis=0)
+    offsets = vectors - centroid
+    norms = np.linalg.norm(offsets, axis=1)
+    shuffled = norms[np.random.default_rng(1).permutation(norms.size)]
+    degraded = centroid + offsets / norms[:, None] * shuffled[:, None]
+    np.savez(root / "degraded.npz", keys=np.array(words), vectors=degraded.astype(np.float32))
+    return root
+
+
+def _gate(project: Path, *args: str) -> int:
+    return main(["gate", "--config", str(project / "normtest.toml"), "--no-cache", *args])
+
+
+def test_degraded_copy_regresses_and_the_model_itself_does_not(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    baseline = project / "baseline" / "report.json"
+    assert _gate(project, "--save-report", str(baseline)) == EXIT_OK  # no baseline yet
+    assert Report.read(baseline).provenance["samples"]["words"]
+    capsys.readouterr()
+
+    summary = project / "summary.md"
+    code = _gate(project, "--baseline", str(baseline), "--model", str(project / "degraded.npz"),
+                 "--summary", str(summary), "--save-report", str(project / "candidate.json"))
+    out = capsys.readouterr().out
+    assert code == EXIT_GATE_FAILED
+    assert "normtest gate ❌ FAILED" in out and summary.read_text(encoding="utf-8") == out
+    assert f"| ✅ | `{WHITENED}` | PASS" in out  # the required claim still passes: ...
+    for t in ("raw", "center_zipf", "whiten_zipf"):  # ... yet its effect dropped
+        assert f"| ❌ `word.norm_ic[transform={t}]` |" in out
+    n = len(variants(get("word.norm_ic"), "static", (), scope=AuditSettings().scope))
+    assert "paired bootstrap" in out and f"({n} paired)" in out
+
+    assert _gate(project, "--baseline", str(baseline)) == EXIT_OK  # GloVe against itself
+    out = capsys.readouterr().out
+    assert "normtest gate ✅ passed" in out and "No regression." in out
+
+    # an existing report can be gated without the model
+    code = _gate(project, "--baseline", str(baseline), "--report",
+                 str(project / "candidate.json"))
+    assert code == EXIT_GATE_FAILED
+
+
+def test_thresholds_requirements_and_audit_gate(project: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    strict = project / "strict.toml"
+    strict.write_text(CONFIG + '[thresholds]\n"word.norm_ic" = 0.97\n', encoding="utf-8")
+    assert main(["gate", "--config", str(strict), "--no-cache"]) == EXIT_GATE_FAILED
+    out = capsys.readouterr().out
+    assert f"| ❌ | `{WHITENED}` | FAIL" in out and "> 0.97" in out
+    code = main(["audit", "--model", "glove-6b-50d", "--claims", "word.norm_ic", "--words",
+                 "300", "--resamples", "200", "--no-cache", "--gate", "--config",
+                 str(project / "normtest.toml")])
+    assert code == EXIT_OK and "normtest gate ✅ passed" in capsys.readouterr().out
+    missing = project / "missing.toml"
+    missing.write_text(CONFIG.replace(WHITENED, "word.norm_ic.multitoken"), encoding="utf-8")
+    assert main(["gate", "--config", str(missing), "--no-cache"]) == EXIT_GATE_FAILED
+    assert "| ❌ | `word.norm_ic.multitoken` | SKIPPED" in capsys.readouterr().out
+
+
+def test_configuration(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n[tool.normtest]\nmodel = "m"\nbaseline = "b/report.json"\n'
+        'require = ["word.norm_ic"]\nmargin = 0.1\n', encoding="utf-8")
+    (tmp_path / "sub").mkdir()
+    found = load_config(start=tmp_path / "sub")  # found in a parent folder
+    assert found.model == "m" and found.margin == 0.1
+    assert found.baseline == tmp_path.resolve() / "b" / "report.json"
+    (tmp_path / "normtest.toml").write_text('require = "word.norm_ic"\n', encoding="utf-8")
+    assert load_config(start=tmp_path).require == ("word.norm_ic",)  # normtest.toml first
+    bad = tmp_path / "bad.toml"
+    bad.write_text("requires = ['word.norm_ic']\n", encoding="utf-8")
+    with pytest.raises(NormtestError, match=r"unknown key.*requires"):
+        load_config(bad)
+    assert main(["gate", "--config", str(bad)]) == EXIT_USAGE
+    assert main(["gate", "--config", str(tmp_path / "nothing.toml")]) == EXIT_USAGE
+    assert "cannot read" in capsys.readouterr().err
+    with pytest.raises(NormtestError, match="margin"):
+        GateConfig(margin=-1)
+    with pytest.raises(NormtestError, match="nothing to gate"):
+        evaluate(Report([]), GateConfig())
+    vacuous = evaluate(Report([]), GateConfig(), baseline=Report([]))
+    assert not vacuous.passed and "Nothing could be compared" in vacuous.markdown()
+
+
+# -- the regression statistic --------------------------------------------------------------------
+def _measured(x: np.ndarray, y: np.ndarray, seed: int) -> Result:
+    r = correlation(x, y, min_effect=0.3, n_resamples=200, seed=seed)
+    return replace(r, claim="word.norm_ic", variant={"transform": "raw"})
+
+
+def _report(result: Result, sample: str) -> Report:
+    return Report([result], {"name": "m"}, {"normtest": "0", "samples": {"words": sample}})
+
+
+def _flag_rate(paired: bool, rho_base: float, rho_candidate: float, reps: int,
+               margin: float, n: int = 200) -> float:
+    """Share of repetitions in which the gate calls a regression: two audit-like Spearman
+    measurements with bootstrap intervals, on the same sample (paired) or on two (unpaired)."""
+    flagged = 0
+    for rep in range(reps):
+        rng = np.random.default_rng([rep, 7])
+        x_base = rng.normal(size=n)
+        x_cand = x_base if paired else rng.normal(size=n)
+        y_base = rho_base * x_base + np.sqrt(1 - rho_base**2) * rng.normal(size=n)
+        y_cand = rho_candidate * x_cand + np.sqrt(1 - rho_candidate**2) * rng.normal(size=n)
+        base = _report(_measured(x_base, y_base, rep), "a")
+        cand = _report(_measured(x_cand, y_cand, rep if paired else rep + 10_000),
+                       "a" if paired else "b")
+        (comparison,), _ = compare(base, cand, margin=margin)
+        assert comparison.paired is paired
+        flagged += comparison.regressed
+    return flagged / reps
+
+
+@pytest.mark.parametrize("paired", [True, False], ids=["paired", "unpaired"])
+def test_false_regression_rate_under_the_null(paired: bool) -> None:
+    """Equal true effects (ρ = 0.5), margin 0 (the hardest null): at most α = 0.05 up to
+    Monte Carlo error. Measured: 0.055 paired, 0.060 unpaired (200 repetitions); with the
+    default margin 0.05, 0.005 and 0.015."""
+    reps, alpha = 200, 0.05
+    ceiling = sps.binom.ppf(0.99, reps, alpha) / reps  # 0.085: exceeded 1% of the time at α
+    rate = _flag_rate(paired, 0.5, 0.5, reps, margin=0.0)
+    assert rate <= ceiling, rate
+
+
+def test_a_real_drop_is_flagged() -> None:
+    """ρ 0.65 → 0.35 on 200 words: flagged in most repetitions, paired or not (measured over
+    200 repetitions: 0.965 paired, 0.92 unpaired)."""
+    assert _flag_rate(True, 0.65, 0.35, 40, margin=0.05) >= 0.8
+    assert _flag_rate(False, 0.65, 0.35, 40, margin=0.05) >= 0.7
+
+
+def test_same_measurement_never_regresses_and_directions() -> None:
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=150)
+    r = _measured(x, 0.5 * x + rng.normal(size=150), 0)
+    (same,), _ = compare(_report(r, "a"), _report(r, "a"), margin=0.0)
+    assert same.paired and same.difference == 0 and not same.regressed
+    assert same.interval == (0.0, 0.0)
+    less = Criterion("less", threshold=0.5)
+    within = Criterion("within", margin=(0.5, 2.0))
+    assert effect(0.2, less) > effect(0.4, less)  # smaller is better for a "less" claim
+    assert effect(1.0, within) > effect(1.9, within) and effect(1.0, within) > effect(0.6, within)
+    assert np.allclose(holm([0.01, 0.04, 0.03]), [0.03, 0.06, 0.06])
+
+
+def test_sorted_replicates_are_not_paired() -> None:
+    """Reports written before resampling order was kept store sorted replicates: unpaired."""
+    from normtest.sampling import Sampling
+
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=150)
+    r = _measured(x, 0.5 * x + rng.normal(size=150), 0)
+    assert r.measurement is not None and r.measurement.sampling is not None
+    old = Sampling.bootstrap(np.sort(r.measurement.sampling.replicates), r.estimate)
+    stale = replace(r, measurement=replace(r.measurement, sampling=old))
+    (comparison,), _ = compare(_report(stale, "a"), _report(r, "a"), margin=0.0)
+    assert not comparison.paired and not comparison.regressed
