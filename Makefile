@@ -7,7 +7,7 @@ TORCH_VERSION := 2.13.0
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: venv test lint audit clean
+.PHONY: venv test lint audit demo clean
 
 venv: $(STAMP)
 
@@ -29,8 +29,13 @@ lint: $(STAMP)
 test: lint
 	$(BIN)/python -m pytest
 
+# The full catalogue on the embedded default model (MiniLM-L6); report files go to reports/.
 audit: $(STAMP)
-	$(BIN)/normtest demo --out reports
+	$(BIN)/normtest audit --model minilm-l6 --out reports
+
+# The engine on synthetic models built to satisfy or violate each claim (known truth).
+demo: $(STAMP)
+	$(BIN)/normtest demo --out reports/demo
 
 clean:
 	rm -rf $(VENV) reports figures .pytest_cache .mypy_cache .ruff_cache .hypothesis

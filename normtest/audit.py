@@ -101,6 +101,7 @@ class WordData:
     _corpus: Any = None
     _pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
     _kl: tuple[np.ndarray, np.ndarray] | None = None
+    _norms: dict[tuple[tuple[str, str], ...], np.ndarray] = field(default_factory=dict)
 
     @classmethod
     def build(cls, adapter: Any, settings: AuditSettings, family: str,
@@ -190,9 +191,12 @@ class WordData:
         return out
 
     def squared_norms(self, variant: Mapping[str, str]) -> np.ndarray:
-        """‖e(w)‖² under the variant's composition, representation and transform."""
-        vectors = self.transformed(variant)
-        return np.einsum("ij,ij->i", vectors, vectors)
+        """‖e(w)‖² under the variant's composition, representation and transform (kept)."""
+        key = tuple(sorted(variant.items()))
+        if key not in self._norms:
+            vectors = self.transformed(variant)
+            self._norms[key] = np.einsum("ij,ij->i", vectors, vectors)
+        return self._norms[key]
 
     def corpus(self) -> Any:
         """The reference corpus statistics (the user's corpus, else the Wikipedia sample)."""

@@ -39,7 +39,11 @@ def _parser() -> argparse.ArgumentParser:
     audit.add_argument("--claims", nargs="+", default=None, metavar="ID")
     audit.add_argument("--suite", default="all",
                        choices=["all", "word", "conditions", "text", "cer"])
-    audit.add_argument("--out", type=Path, default=None, help="folder for report.json")
+    audit.add_argument("--out", type=Path, default=None,
+                       help="folder for report.json, report.md and report.html")
+    audit.add_argument("--format", nargs="+", dest="formats", default=["json", "md", "html"],
+                       choices=["json", "md", "html"], metavar="FORMAT",
+                       help="which renderings --out receives: json, md, html (default: all)")
     audit.add_argument("--seed", type=int, default=0)
     audit.add_argument("--words", type=int, default=2000, help="word sample size")
     audit.add_argument("--docs", type=int, default=12,
@@ -89,6 +93,18 @@ def _parser() -> argparse.ArgumentParser:
     gate.add_argument("--no-cache", action="store_true", help="do not use the embedding cache")
     show = sub.add_parser("show", help="describe one claim")
     show.add_argument("claim", help="a claim id, e.g. cer.linear")
+    rendering = sub.add_parser(
+        "report", help="re-render a stored report.json as Markdown or HTML, optionally "
+                       "re-judged under other thresholds (no model needed)")
+    rendering.add_argument("report", type=Path, help="a report.json written by normtest")
+    rendering.add_argument("--format", default="md", choices=["md", "html", "json"],
+                           help="md (default), html or json")
+    rendering.add_argument("--out", type=Path, default=None,
+                           help="file to write (default: standard output)")
+    rendering.add_argument("--threshold", nargs="+", action="extend", default=[],
+                           metavar="CLAIM=VALUE",
+                           help="re-judge a claim: CLAIM=VALUE (one-sided threshold) or "
+                                "CLAIM=LOW:HIGH (equivalence margin); Holm again per claim")
     return parser
 
 
@@ -135,12 +151,33 @@ def _audit(args: argparse.Namespace) -> int:
             print(f"  {r.verdict.value.lower()}: {r.id}: {r.reason}")
     print("\nsummary: " + ", ".join(f"{k} {v}" for k, v in report.summary.items() if v))
     if args.out is not None:
-        print(f"report written to {report.write(args.out / 'report.json')}")
+        from normtest.render import write_renderings
+
+        for written in write_renderings(report, args.out, args.formats):
+            print(f"report written to {written}")
     if args.gate:
         from normtest.gate import gate_audit
 
         print()
         return gate_audit(report, adapter, settings, args.config, args.baseline, args.summary)
+    return EXIT_OK
+
+
+def _report(args: argparse.Namespace) -> int:
+    from normtest.render import render, with_thresholds
+    from normtest.report import Report
+
+    report = with_thresholds(Report.read(args.report), args.threshold)
+    text = render(report, args.format)
+    if args.out is None:
+        sys.stdout.write(text)
+        return EXIT_OK
+    try:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise NormtestError(f"cannot write {args.out}: {exc.strerror}") from exc
+    print(f"{args.format} report written to {args.out}")
     return EXIT_OK
 
 
@@ -182,7 +219,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     try:
         commands = {"demo": _demo, "list": _list, "show": _show, "audit": _audit,
-                    "gate": _gate}
+                    "gate": _gate, "report": _report}
         return commands[args.command](args)
     except NormtestError as exc:
         print(f"normtest: error: {exc}", file=sys.stderr)

@@ -1,0 +1,172 @@
+"""What the Markdown and HTML renderings share: numbers, thresholds, families, agreement."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from normtest.result import Result, Verdict
+
+#: Verdicts in the order a summary lists them.
+ORDER: tuple[Verdict, ...] = (Verdict.PASS, Verdict.FAIL, Verdict.INCONCLUSIVE, Verdict.ERROR,
+                              Verdict.SKIPPED)
+
+
+def number(value: Any) -> str:
+    """Three significant digits, a true minus sign, and — for a missing value."""
+    if value is None or isinstance(value, bool):
+        return "—"
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return "—"
+    if not math.isfinite(x):
+        return "—"
+    return f"{x:.3g}".replace("-", "−")
+
+
+def interval(result: Result) -> str:
+    """``[low, high]`` of the result's two-sided interval, or — when there is none."""
+    low, high = result.ci
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return "—"
+    return f"[{number(low)}, {number(high)}]"
+
+
+def confidence(result: Result) -> str:
+    """The interval's two-sided level, e.g. ``90%``."""
+    alpha = result.criterion.alpha if result.criterion else 0.05
+    return f"{100 * (1 - 2 * alpha):g}%"
+
+
+def threshold(result: Result) -> str:
+    """``> 0.3``, ``< 0.5`` or ``inside [0.5, 2]``; — without a criterion."""
+    t, c = result.threshold, result.criterion
+    if t is None or c is None:
+        return "—"
+    if isinstance(t, tuple):
+        return f"inside [{number(t[0])}, {number(t[1])}]"
+    return f"{'>' if c.direction == 'greater' else '<'} {number(t)}"
+
+
+def p_value(value: float | None) -> str:
+    """A p-value to three decimals (``< 0.001`` below)."""
+    if value is None or not math.isfinite(value):
+        return "—"
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def agreement(result: Result) -> str | None:
+    """``yes``/``NO`` when the paper states an expectation for this result, else None."""
+    if result.expected is None:
+        return None
+    return "yes" if result.expected is result.verdict else "NO"
+
+
+def variant_key(variant: Mapping[str, str]) -> str:
+    """The bracket part of a result id (as :func:`normtest.audit.variant_key`)."""
+    return ",".join(f"{k}={v}" for k, v in variant.items())
+
+
+def variant_label(result: Result) -> str:
+    """The variant in words for a row label; the claim id when there is no variant."""
+    return ", ".join(f"{k}={v}" for k, v in result.variant.items()) or (result.claim or result.id)
+
+
+def row_labels(rows: Sequence[Result]) -> tuple[list[str], str]:
+    """Row labels naming only the variant axes that differ between rows, and the shared rest."""
+    axes = list(dict.fromkeys(k for r in rows for k in r.variant))
+    varying = [k for k in axes if len({r.variant.get(k) for r in rows}) > 1]
+    shared = ", ".join(f"{k}={rows[0].variant[k]}" for k in axes
+                       if k not in varying and k in rows[0].variant)
+    if not varying:
+        return [variant_label(r) for r in rows], shared if len(rows) > 1 else ""
+    labels = [", ".join(f"{k}={r.variant[k]}" for k in varying if k in r.variant) or r.id
+              for r in rows]
+    return labels, shared
+
+
+@dataclass(frozen=True)
+class Family:
+    """One claim and its results (its variants), in report order."""
+
+    claim: str
+    results: tuple[Result, ...]
+    statement: str | None
+
+    def count(self, verdict: Verdict) -> int:
+        """How many of its results ended in ``verdict``."""
+        return sum(r.verdict is verdict for r in self.results)
+
+    @property
+    def measured(self) -> tuple[Result, ...]:
+        """Results with a finite estimate (what a forest plot can draw)."""
+        return tuple(r for r in self.results if math.isfinite(r.estimate))
+
+
+def statement(claim: str) -> str | None:
+    """The catalogue's statement of a claim, or None for a claim it does not hold."""
+    from normtest.catalogue import get
+    from normtest.errors import NormtestError
+
+    try:
+        return get(claim).statement
+    except NormtestError:
+        return None
+
+
+def families(results: Sequence[Result]) -> list[Family]:
+    """Results grouped by claim, in order of first appearance."""
+    grouped: dict[str, list[Result]] = {}
+    for r in results:
+        grouped.setdefault(r.claim or r.id, []).append(r)
+    return [Family(claim, tuple(rs), statement(claim)) for claim, rs in grouped.items()]
+
+
+def counts_text(summary: Mapping[str, int], joiner: str = " · ") -> str:
+    """``4 PASS · 2 FAIL`` (zero counts left out, PASS/FAIL/INCONCLUSIVE always shown)."""
+    parts = [f"{summary.get(v.value, 0)} {v.value}" for v in ORDER
+             if summary.get(v.value, 0) or v in (Verdict.PASS, Verdict.FAIL,
+                                                  Verdict.INCONCLUSIVE)]
+    return joiner.join(parts)
+
+
+def agreement_text(results: Sequence[Result]) -> str:
+    """How often the audit agrees with the paper where the paper states an expectation."""
+    stated = [r for r in results if r.expected is not None]
+    if not stated:
+        return "the paper states no expectation for these results"
+    agree = sum(r.expected is r.verdict for r in stated)
+    return (f"the paper states an expectation for {len(stated)} result"
+            f"{'s' * (len(stated) != 1)}; the audit agrees on {agree}")
+
+
+def disagreements(results: Sequence[Result]) -> list[Result]:
+    """Results whose verdict differs from the paper's expectation."""
+    return [r for r in results if r.expected is not None and r.expected is not r.verdict]
+
+
+def model_line(model: Mapping[str, Any]) -> tuple[str, str]:
+    """(model name, a short description: family, dimension)."""
+    name = str(model.get("name") or "unnamed model")
+    bits = []
+    if model.get("family"):
+        bits.append(str(model["family"]))
+    if model.get("dim"):
+        bits.append(f"{model['dim']} dimensions")
+    return name, ", ".join(bits)
+
+
+def flatten(value: Any) -> str:
+    """A provenance value as one line of text (mappings as ``key: value; …``)."""
+    if isinstance(value, Mapping):
+        return "; ".join(f"{k}: {flatten(v)}" for k, v in value.items()) or "—"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(flatten(v) for v in value) or "—"
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)

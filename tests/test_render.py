@@ -1,0 +1,334 @@
+"""Markdown and HTML renderings of a report, escaping, re-judging, and the ``report`` command."""
+
+from __future__ import annotations
+
+import base64
+import math
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from normtest.cli import EXIT_OK, EXIT_USAGE, main
+from normtest.errors import NormtestError
+from normtest.render import (
+    FORMATS,
+    fits,
+    parse_threshold,
+    plots,
+    render,
+    with_thresholds,
+    write_renderings,
+)
+from normtest.render.markdown import md_code, md_text
+from normtest.report import Report
+from normtest.result import Result, Verdict
+from normtest.stats import correlation, linear_growth
+
+SCRIPT = "<script>alert(1)</script>"
+DATA_URI = re.compile(r'<img src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"')
+
+
+@pytest.fixture(scope="module")
+def glove_report() -> Report:
+    """A real audit: GloVe-50d on word.norm_ic, 300 words, 200 resamples (a few seconds)."""
+    import normtest
+    from normtest.audit import AuditSettings, run_audit
+
+    return run_audit(normtest.load("glove-6b-50d"), claim_ids=["word.norm_ic"],
+                     settings=AuditSettings(words=300, n_resamples=200))
+
+
+@pytest.fixture(scope="module")
+def demo_report() -> Report:
+    from normtest.demo import run_demo
+
+    return run_demo(seed=0, n_words=300)
+
+
+def svgs(page: str) -> list[str]:
+    """The SVG documents embedded in a page."""
+    return [base64.b64decode(m).decode("utf-8") for m in DATA_URI.findall(page)]
+
+
+def crafted_report() -> Report:
+    """A report whose every string slot holds markup: words, model, paths, variants, reasons."""
+    rng = np.random.default_rng(0)
+    ic = rng.uniform(4, 16, 120)
+    norms = 2 * ic + rng.normal(0, 1, 120)
+    norms[7] += 60  # the script word lies far above the line: it is listed under the plot
+    base = correlation(ic, norms, n_resamples=200, seed=0)
+    variant = {"transform": "raw<i>$x$</i>"}
+    word = replace(base, claim="word.norm_ic", variant=variant, expected=Verdict.FAIL,
+                   reason=f"because {SCRIPT} & <b>so</b>")
+    lengths = np.tile(np.array([16.0, 32.0, 48.0, 64.0]), 10)
+    docs = np.repeat(np.arange(10), 4)
+    values = 10 * (1 - np.exp(-lengths / 12)) + rng.normal(0, 0.2, lengths.size)
+    growth = replace(linear_growth(lengths, values, docs, n_resamples=200, seed=0),
+                     claim="cer.linear", variant={"composition": "mean<script>"})
+    skipped = Result(Verdict.SKIPPED, f"lacks {SCRIPT}", claim="my.<claim>|id")
+    words = [f"w{i}" for i in range(120)]
+    words[7] = SCRIPT
+    words[8] = "pipe|back`tick"
+    data = {
+        "words": {"words": words, "information": ic.tolist(), "token_counts": [1] * 120,
+                  "squared_norms": {"transform=raw<i>$x$</i>": norms.tolist()}},
+        "prefixes": {"documents": [f"doc<{i}>" for i in range(10)],
+                     "curves": {"composition=mean<script>": {
+                         "lengths": lengths.astype(int).tolist(), "squared_norms": values.tolist(),
+                         "document": docs.tolist()}}},
+    }
+    return Report(results=[word, growth, skipped],
+                  model={"name": "<b>evil</b> model", "revision": "rev\"'><script>",
+                         "family": "encoder"},
+                  provenance={"corpus": ["/tmp/<img src=x onerror=alert(1)>.txt"], "seed": 0},
+                  data=data)
+
+
+# -- Markdown ----------------------------------------------------------------------------------
+def test_markdown_summary_is_short_and_the_table_complete(glove_report: Report) -> None:
+    text = render(glove_report, "md")
+    summary, _, rest = text.partition("<details>")
+    assert summary.startswith("## normtest audit of `glove-6b-50d` (static, 50 dimensions)")
+    assert "PASS" in summary and "word.norm_ic" in summary
+    assert len(summary.splitlines()) < 25 and len(summary) < 2500  # fits a PR comment
+    for r in glove_report.results:
+        assert f"`{r.id}`" in rest
+    assert "Provenance:" in rest and rest.rstrip().endswith("</details>")
+    # raw GloVe norms fall with IC: the FAIL is listed with its reason
+    assert "`word.norm_ic[transform=raw]` (FAIL)" in rest
+
+
+def test_markdown_escapes_table_breaking_characters() -> None:
+    assert md_text("a|b\nc") == r"a\|b c"
+    assert md_text("<b>x</b>") == "&lt;b&gt;x&lt;/b&gt;"
+    assert md_text("`x` *y* _z_") == r"\`x\` \*y\* \_z\_"
+    assert md_code("word.norm_ic[transform=raw]") == "`word.norm_ic[transform=raw]`"
+    assert md_code("a|b") == r"a\|b" and md_code("x`y") == r"x\`y"
+    assert md_code("<i>") == "&lt;i&gt;"
+
+
+def test_markdown_of_a_crafted_report_holds_no_raw_markup() -> None:
+    text = render(crafted_report(), "md")
+    assert "<script" not in text and "<b>" not in text and "<i>" not in text
+    assert "&lt;b&gt;evil&lt;/b&gt; model" in text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+    for line in text.splitlines():  # every table row keeps its column count
+        if line.startswith("| ") and "---" not in line:
+            cells = re.split(r"(?<!\\)\|", line)
+            assert len(cells) - 2 in (6, 9), line
+
+
+# -- HTML --------------------------------------------------------------------------------------
+def test_html_page_is_self_contained_with_every_section(glove_report: Report) -> None:
+    page = render(glove_report, "html")
+    assert page.startswith("<!DOCTYPE html>")
+    assert "Content-Security-Policy" in page and "default-src 'none'" in page
+    assert "<script" not in page.lower()
+    assert not re.search(r"(src|href)=\"(?!data:|#)", page)  # nothing loaded from anywhere
+    assert "http://" not in page and "https://" not in page
+    for section in ("summary", "claims", "effects", "words", "cer", "provenance"):
+        assert f'id="{section}"' in page
+    images = svgs(page)
+    variants = glove_report.data["words"]["squared_norms"]
+    assert len(images) == 1 + len(variants)  # one forest plot, one scatter per transform
+    for svg in images:
+        root = ET.fromstring(svg)  # well-formed
+        assert root.tag.endswith("svg")
+        assert "<script" not in svg and "<text" not in svg  # glyphs as paths: no font needed
+        for link in re.findall(r'href="([^"]*)"', svg):
+            assert link.startswith(("#", "data:image/png;base64,")), link
+    assert "farthest above the line" in page
+    assert "no prefix curves" in page  # GloVe has no prefixes: said, not drawn
+    assert len(page) < 5_000_000
+
+
+def test_html_is_deterministic(glove_report: Report) -> None:
+    assert render(glove_report, "html") == render(glove_report, "html")
+
+
+def test_html_escapes_every_string_from_data() -> None:
+    page = render(crafted_report(), "html")
+    assert SCRIPT not in page and "<script" not in page.lower()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page  # the word, listed under its plot
+    assert "<b>evil</b>" not in page and "&lt;b&gt;evil&lt;/b&gt; model" in page
+    assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert "raw<i>" not in page and "raw&lt;i&gt;$x$&lt;/i&gt;" in page
+    assert "doc&lt;0&gt;" in page and "my.&lt;claim&gt;|id" in page
+    assert "rev&quot;&#x27;&gt;&lt;script&gt;" in page
+    images = svgs(page)
+    assert len(images) == 4  # two forest plots, one scatter, one CER plot
+    for svg in images:
+        ET.fromstring(svg)
+        assert "<script" not in svg.lower() and "<i>" not in svg
+
+
+def test_html_draws_sentence_level_data_when_present() -> None:
+    rng = np.random.default_rng(1)
+    ic = rng.uniform(20, 200, 60)
+    norms = 0.1 * ic + rng.normal(0, 2, 60)
+    result = replace(correlation(ic, norms, n_resamples=200, seed=0), claim="text.norm_surprisal",
+                     variant={"composition": "sqrt_n", "representation": "last"})
+    report = Report(results=[result], model={"name": "m"}, data={"texts": {
+        "information": ic.tolist(), "document": [i % 6 for i in range(60)],
+        "squared_norms": {"composition=sqrt_n,representation=last": norms.tolist()}}})
+    page = render(report, "html")
+    assert 'id="texts"' in page and "Sentence level" in page
+    assert len(svgs(page)) == 2  # the forest plot and one scatter
+    assert f"ρ = {result.estimate:.3g}" in page
+
+
+def test_html_without_plot_data_renders_the_rest(demo_report: Report) -> None:
+    page = render(demo_report, "html")
+    assert "no word-level data" in page and "no prefix curves" in page
+    assert len(svgs(page)) == len({r.claim for r in demo_report.results})  # forest plots only
+    for r in demo_report.results:
+        assert r.claim is not None and r.claim in page
+
+
+def test_html_without_matplotlib_says_so(glove_report: Report,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(plots, "available", lambda: False)
+    page = render(glove_report, "html")
+    assert "matplotlib, which is not installed" in page
+    assert not svgs(page) and "<img" not in page
+
+
+def test_importing_the_renderers_leaves_matplotlib_alone() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, normtest.render, normtest.render.html, normtest.render.markdown; "
+            "print('matplotlib' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"
+
+
+# -- fits --------------------------------------------------------------------------------------
+def test_saturating_fit_finds_the_plateau_and_the_line_the_slope() -> None:
+    lengths = np.array([8.0, 16, 32, 48, 64, 96, 128])
+    curve = fits.saturating(lengths, 3 + 10 * (1 - np.exp(-lengths / 20)))
+    assert curve is not None
+    assert math.isclose(curve.tau, 20, rel_tol=1e-3) and math.isclose(curve.plateau, 13,
+                                                                       rel_tol=1e-3)
+    line = fits.ols(lengths, 2 + 0.5 * lengths)
+    assert line is not None and math.isclose(line.slope, 0.5) and math.isclose(line.intercept, 2)
+    assert fits.saturating(np.array([1.0, 1.0, 1.0]), np.array([1.0, 2.0, 3.0])) is None
+
+
+def test_mean_curve_drops_lengths_few_documents_reach() -> None:
+    lengths = np.array([16, 32, 48, 16, 32, 16, 32, 16], dtype=float)
+    docs = np.array([0, 0, 0, 1, 1, 2, 2, 3])
+    values = np.arange(8, dtype=float)
+    grid, mean, count = fits.mean_curve(lengths, values, docs)
+    assert grid.tolist() == [16, 32] and count.tolist() == [4, 3]
+    assert mean.tolist() == [pytest.approx((0 + 3 + 5 + 7) / 4), pytest.approx((1 + 4 + 6) / 3)]
+
+
+def test_outliers_are_the_largest_residuals() -> None:
+    x = np.arange(20, dtype=float)
+    y = x.copy()
+    y[3] += 10
+    y[15] -= 10
+    above, below = fits.outliers(x, y, k=1)
+    assert above == [3] and below == [15]
+
+
+# -- re-judging --------------------------------------------------------------------------------
+def test_thresholds_rejudge_and_readjust(glove_report: Report) -> None:
+    before = {r.id: r.verdict for r in glove_report.results}
+    assert before["word.norm_ic[transform=whiten_zipf]"] is Verdict.PASS
+    strict = with_thresholds(glove_report, ["word.norm_ic=0.99"])
+    after = {r.id: r for r in strict.results}
+    assert after["word.norm_ic[transform=whiten_zipf]"].verdict is Verdict.FAIL
+    assert all(r.p_adjusted is not None for r in after.values())  # Holm again
+    assert strict.provenance["rejudged"] == {"word.norm_ic": 0.99}
+    assert "Re-judged under other thresholds" in render(strict, "md")
+    assert all(r.verdict is before[r.id] for r in with_thresholds(glove_report, []).results)
+
+
+def test_margins_rejudge_equivalence_claims(demo_report: Report) -> None:
+    wide = with_thresholds(demo_report, ["demo.cer_linear=-100:100"])
+    linear = [r for r in wide.results if r.claim == "demo.cer_linear"]
+    assert linear and all(r.threshold == (-100.0, 100.0) for r in linear)
+    by_process = {r.variant["process"]: r for r in linear}
+    assert by_process["linear"].verdict is Verdict.PASS
+    assert "inside the margin [-100, 100]" in by_process["linear"].reason
+    # the headline now passes for the saturating process too; its curvature still fails it
+    assert by_process["saturating"].verdict is Verdict.FAIL
+    assert by_process["saturating"].reason.startswith("curvature")
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("word.norm_ic", "CLAIM=VALUE"),
+    ("word.norm_ic=abc", "not a finite number"),
+    ("word.norm_ic=2:1", "LOW < HIGH"),
+    ("word.norm_ic=nan", "not a finite number"),
+])
+def test_threshold_syntax_errors(spec: str, message: str) -> None:
+    with pytest.raises(NormtestError, match=message):
+        parse_threshold(spec)
+
+
+def test_threshold_errors_say_what_to_write(glove_report: Report, demo_report: Report) -> None:
+    with pytest.raises(NormtestError, match=r"did you mean 'word\.norm_ic'"):
+        with_thresholds(glove_report, ["word.norm_icc=0.5"])
+    with pytest.raises(NormtestError, match="judged against one threshold"):
+        with_thresholds(glove_report, ["word.norm_ic=0.1:0.5"])
+    with pytest.raises(NormtestError, match="LOW:HIGH"):
+        with_thresholds(demo_report, ["demo.cer_linear=0.5"])
+    assert parse_threshold("cer.linear=0.8:1.25") == ("cer.linear", (0.8, 1.25))
+
+
+# -- files and the command line ----------------------------------------------------------------
+def test_write_renderings_writes_the_chosen_formats(glove_report: Report,
+                                                    tmp_path: Path) -> None:
+    written = write_renderings(glove_report, tmp_path / "out")
+    assert [p.name for p in written] == ["report.json", "report.md", "report.html"]
+    assert Report.read(tmp_path / "out" / "report.json").summary == glove_report.summary
+    only = write_renderings(glove_report, tmp_path / "md", ["md"])
+    assert [p.name for p in only] == ["report.md"] and FORMATS == ("json", "md", "html")
+    with pytest.raises(NormtestError, match="unknown report format"):
+        write_renderings(glove_report, tmp_path, ["pdf"])
+
+
+def test_report_command_renders_and_rejudges(glove_report: Report, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    stored = glove_report.write(tmp_path / "report.json")
+    assert main(["report", str(stored)]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert out.startswith("## normtest audit of `glove-6b-50d`")
+    page = tmp_path / "page" / "report.html"
+    assert main(["report", str(stored), "--format", "html", "--out", str(page),
+                 "--threshold", "word.norm_ic=0.99"]) == EXIT_OK
+    text = page.read_text(encoding="utf-8")
+    assert "Re-judged from the stored measurements" in text and "<script" not in text
+    assert f"html report written to {page}" in capsys.readouterr().out
+    assert main(["report", str(stored), "--format", "json", "--threshold",
+                 "word.norm_ic=0.99"]) == EXIT_OK
+    rejudged = Report.from_json(capsys.readouterr().out)
+    assert rejudged.summary["PASS"] < glove_report.summary["PASS"]
+
+
+def test_report_command_usage_errors(tmp_path: Path, glove_report: Report,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    stored = glove_report.write(tmp_path / "report.json")
+    assert main(["report", str(tmp_path / "missing.json")]) == EXIT_USAGE
+    assert "cannot read report" in capsys.readouterr().err
+    assert main(["report", str(stored), "--threshold", "nope=1"]) == EXIT_USAGE
+    assert "has no claim 'nope'" in capsys.readouterr().err
+    assert main(["report", str(stored), "--format", "pdf"]) == EXIT_USAGE
+
+
+def test_audit_writes_every_format_by_default(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit", "--model", "glove-6b-50d", "--claims", "word.norm_ic", "--words", "200",
+                 "--resamples", "100", "--out", str(tmp_path)]) == EXIT_OK
+    out = capsys.readouterr().out
+    for name in ("report.json", "report.md", "report.html"):
+        assert (tmp_path / name).is_file() and name in out
+    assert (tmp_path / "report.html").read_text(encoding="utf-8").count("<img ") == 4
