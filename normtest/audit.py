@@ -102,6 +102,7 @@ class WordData:
     _pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
     _kl: tuple[np.ndarray, np.ndarray] | None = None
     _norms: dict[tuple[tuple[str, str], ...], np.ndarray] = field(default_factory=dict)
+    _fits: dict[tuple[str, str, str], list[Any]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, adapter: Any, settings: AuditSettings, family: str,
@@ -184,9 +185,13 @@ class WordData:
         if transform == "raw":
             return vectors
         fold, p = self.folds(), self.probabilities
+        key = (variant.get("composition", "whole"), variant.get("representation", "last"),
+               transform)
+        if key not in self._fits:  # fitted once per variant (an SVD per half when whitening)
+            self._fits[key] = [make_transform(transform).fit(vectors[fold != f], p[fold != f])
+                               for f in (0, 1)]
         out = np.empty_like(vectors)
-        for f in (0, 1):
-            fitted = make_transform(transform).fit(vectors[fold != f], p[fold != f])
+        for f, fitted in enumerate(self._fits[key]):
             out[fold == f] = fitted.apply(vectors[fold == f], input_axes=True)
         return out
 

@@ -42,6 +42,7 @@ from normtest.check import (
     sample_fingerprints,
 )
 from normtest.errors import NormtestError
+from normtest.stats.multiplicity import holm
 
 if TYPE_CHECKING:
     from normtest.audit import AuditSettings
@@ -319,16 +320,6 @@ def compare_results(base: Result, cand: Result, *, margin: float, alpha: float,
         sampling = Sampling("normal", center=difference, scale=scale)
     return Comparison(base.id, base, cand, difference, sampling.interval(1 - 2 * alpha),
                       margin, float(sampling.p_less(-margin)), paired)
-
-
-def holm(p_values: Sequence[float]) -> np.ndarray:
-    """Holm's step-down adjusted p-values (family-wise error rate)."""
-    p = np.asarray(p_values, dtype=np.float64)
-    order = np.argsort(p, kind="stable")
-    steps = (p.size - np.arange(p.size)) * p[order]
-    adjusted = np.empty_like(p)
-    adjusted[order] = np.minimum(np.maximum.accumulate(steps), 1.0)
-    return adjusted
 
 
 def compare(baseline: Report, candidate: Report, *, margin: float = 0.05,

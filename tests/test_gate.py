@@ -16,11 +16,12 @@ from normtest.catalogue import get
 from normtest.check import load_model
 from normtest.cli import EXIT_GATE_FAILED, EXIT_OK, EXIT_USAGE, main
 from normtest.errors import NormtestError
-from normtest.gate import GateConfig, compare, effect, evaluate, holm, load_config
+from normtest.gate import GateConfig, compare, effect, evaluate, load_config
 from normtest.information import default_word_sample
 from normtest.report import Report
 from normtest.result import Criterion, Result
 from normtest.stats import correlation
+from normtest.stats.multiplicity import holm
 
 WHITENED = "word.norm_ic[transform=whiten_zipf]"
 CONFIG = f"""

@@ -517,3 +517,15 @@ def test_mismatched_lengths_raise(name: str) -> None:
         MISMATCHED[name](_small(30))
     message = str(info.value)
     assert "30" in message and "29" in message, message
+
+
+@given(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=40))
+def test_holm_and_bh_agree_with_statsmodels(p: list[float]) -> None:
+    """The hand-written adjustments (statsmodels' multipletests runs gc.collect per call)."""
+    from statsmodels.stats.multitest import multipletests
+
+    from normtest.stats.multiplicity import benjamini_hochberg, holm
+
+    np.testing.assert_allclose(holm(p), multipletests(p, method="holm")[1], atol=1e-12)
+    np.testing.assert_allclose(benjamini_hochberg(p), multipletests(p, method="fdr_bh")[1],
+                               atol=1e-12)
