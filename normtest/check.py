@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
     from normtest.audit import AuditSettings
     from normtest.report import Report
-    from normtest.result import Criterion, Result
+    from normtest.result import Result
 
 __all__ = [
     "AuditSession",
@@ -217,42 +217,19 @@ def model_expected_failures(adapter: Any) -> dict[str, str]:
 
 
 # -- thresholds --------------------------------------------------------------------------------
-def override_criterion(criterion: Criterion, value: Any, claim: str = "") -> Criterion:
-    """The criterion with a new threshold (one-sided) or margin ``[low, high]`` (equivalence)."""
-    if criterion.direction == "within":
-        if not isinstance(value, Sequence) or isinstance(value, str) or len(value) != 2:
-            raise NormtestError(
-                f"{claim}: an equivalence claim takes a margin [low, high] as its threshold, "
-                f"got {value!r}"
-            )
-        return replace(criterion, margin=(float(value[0]), float(value[1])))
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise NormtestError(f"{claim}: a threshold must be a finite number, got {value!r}")
-    return replace(criterion, threshold=float(value))
-
-
 def apply_thresholds(results: Sequence[Result], thresholds: Mapping[str, Any] | None,
                      ) -> list[Result]:
     """Re-judge the named claims under their new thresholds, Holm again within each family."""
     if not thresholds:
         return list(results)
     from normtest.catalogue import get
-    from normtest.stats import adjust
+    from normtest.report import Report
 
     for claim in thresholds:
         get(claim)  # an unknown claim id is an error, with a "did you mean"
-    out = list(results)
-    for claim, value in thresholds.items():
-        index = [i for i, r in enumerate(out) if r.claim == claim]
-        family = []
-        for i in index:
-            r = out[i]
-            if r.measurement is not None and r.criterion is not None:
-                r = r.rejudge(override_criterion(r.criterion, value, claim))
-            family.append(r)
-        for i, r in zip(index, adjust(family, "holm"), strict=True):
-            out[i] = r
-    return out
+    present = {r.claim for r in results}
+    chosen = {c: v for c, v in thresholds.items() if c in present}
+    return list(Report(results=results).with_thresholds(chosen).results)
 
 
 # -- models ---------------------------------------------------------------------------------------

@@ -66,12 +66,49 @@ class Report:
         return {v.value: counts.get(v, 0) for v in Verdict}
 
     def rejudge(self, criteria: Mapping[str, Criterion]) -> Report:
-        """Re-judge the results of the named claims under new criteria; others stay as they are."""
-        new = [
-            r.rejudge(criteria[r.claim]) if r.claim is not None and r.claim in criteria else r
-            for r in self.results
-        ]
-        return replace(self, results=new)
+        """Re-judge the named claims under new criteria, Holm again within each claim's family.
+
+        Results of other claims stay as they are; a result without a measurement (SKIPPED,
+        ERROR) only takes the new criterion.
+        """
+        from normtest.stats.multiplicity import adjust
+
+        results = list(self.results)
+        for claim, criterion in criteria.items():
+            index = [i for i, r in enumerate(results) if r.claim == claim]
+            family = [results[i].rejudge(criterion) if results[i].measurement is not None
+                      else replace(results[i], criterion=criterion) for i in index]
+            for i, r in zip(index, adjust(family, "holm"), strict=True):
+                results[i] = r
+        return replace(self, results=results)
+
+    def with_thresholds(self, thresholds: Mapping[str, float | Sequence[float]]) -> Report:
+        """Re-judged under new thresholds (``CLAIM: value`` or ``CLAIM: (low, high)``).
+
+        Only the headline threshold or margin changes (components and α stay); the provenance
+        records what was changed under ``rejudged``. A claim the report lacks is an error.
+        """
+        if not thresholds:
+            return self
+        import difflib
+
+        present = list(dict.fromkeys(r.claim for r in self.results if r.claim is not None))
+        criteria: dict[str, Criterion] = {}
+        for claim, value in thresholds.items():
+            if claim not in present:
+                guess = difflib.get_close_matches(claim, present, n=1, cutoff=0.5)
+                hint = f"; did you mean {guess[0]!r}?" if guess else ""
+                raise NormtestError(
+                    f"the report has no claim {claim!r}{hint} (it has "
+                    f"{', '.join(present) or 'none'})"
+                )
+            old = next(r.criterion for r in self.results
+                       if r.claim == claim and r.criterion is not None)
+            criteria[claim] = old.with_threshold(value, claim)
+        changed = {c: (list(v) if isinstance(v, Sequence) else v) for c, v in thresholds.items()}
+        prov = dict(self.provenance)
+        prov["rejudged"] = {**dict(prov.get("rejudged") or {}), **changed}
+        return replace(self.rejudge(criteria), provenance=prov)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-ready mapping of schema ``normtest.report/1``."""

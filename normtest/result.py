@@ -14,7 +14,7 @@ INCONCLUSIVE otherwise. Components a criterion does not name are reported but no
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Literal
@@ -178,6 +178,31 @@ class Criterion:
         """The same criterion, components included, at another level."""
         parts = {k: c.with_alpha(alpha) for k, c in self.components.items()}
         return replace(self, alpha=alpha, components=parts)
+
+    def with_threshold(self, value: float | Sequence[float], claim: str = "") -> Criterion:
+        """The same criterion with a new threshold (one-sided) or margin ``(low, high)``.
+
+        Components and α stay as they are.
+        """
+        name = claim or "this claim"
+        if self.direction == "within":
+            if isinstance(value, str) or not isinstance(value, Sequence) or len(value) != 2:
+                raise NormtestError(
+                    f"{name} is judged against a margin; give LOW:HIGH (e.g. --threshold "
+                    f"{claim or 'CLAIM'}=0.8:1.25), got {value!r}"
+                )
+            low, high = (float(v) for v in value)
+            if not (math.isfinite(low) and math.isfinite(high) and low < high):
+                raise NormtestError(f"{name}: a margin needs finite LOW < HIGH, got {value!r}")
+            return replace(self, margin=(low, high))
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise NormtestError(
+                f"{name} is judged against one threshold ({self.direction}); give one VALUE "
+                f"(e.g. --threshold {claim or 'CLAIM'}=0.5), got {value!r}"
+            )
+        if not math.isfinite(value):
+            raise NormtestError(f"{name}: a threshold must be a finite number, got {value!r}")
+        return replace(self, threshold=float(value))
 
     def describe(self) -> str:
         """A short human-readable statement, e.g. 'ρ > 0.3 at α=0.05'."""

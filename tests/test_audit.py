@@ -119,29 +119,6 @@ def test_audit_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert "did you mean" in capsys.readouterr().err
 
 
-def test_minilm_cer_suite() -> None:
-    """Prefix claims on real documents (10 documents, prefixes of 16..64 MiniLM tokens).
-
-    Asserted are findings this setting measures far from their thresholds: the summed and
-    scaled-average prefixes rise in every document (median ρ = 1), the mean falls towards its
-    fixed point (ρ = −1, late/early ratio ≈ 0.16); the rest is reported, not asserted.
-    """
-    minilm = normtest.load("minilm-l6", cache=False, progress=False)
-    settings = AuditSettings(n_resamples=300, documents=10, max_prefix=64)
-    report = run_audit(minilm, ["cer.monotone", "cer.linear"], settings=settings)
-    by_id = {r.id: r for r in report.results}
-    last = "representation=last"
-    assert by_id[f"cer.monotone[composition=sum,{last}]"].verdict is Verdict.PASS
-    assert by_id[f"cer.monotone[composition=sqrt_n,{last}]"].verdict is Verdict.PASS
-    assert by_id[f"cer.monotone[composition=mean,{last}]"].verdict is Verdict.FAIL
-    mean = by_id[f"cer.linear[composition=mean,{last}]"]
-    assert mean.verdict is Verdict.FAIL and mean.expected is Verdict.FAIL
-    cls = by_id[f"cer.linear[composition=cls,{last}]"]
-    assert cls.expected is Verdict.FAIL  # BERT's CLS per the paper; the verdict is measured
-    assert "eos" not in {r.variant.get("composition") for r in report.results}
-    assert report.provenance["documents"] == 10
-
-
 def test_scopes_select_variants() -> None:
     claim = get("word.norm_ic")
     assert len(variants(claim, "encoder", scope="full")) == 90
@@ -151,26 +128,6 @@ def test_scopes_select_variants() -> None:
     assert len(variants(claim, "static", scope="standard")) == 3
     with pytest.raises(NormtestError, match="unknown scope"):
         variants(claim, "static", scope="wide")
-
-
-def test_text_claim_on_minilm() -> None:
-    """Sentence IC from SmolLM2's surprisal against MiniLM's pooled sentence vectors.
-
-    Asserted are the findings far from the threshold in a 240-sentence run (ρ: sum 0.79, f_ind
-    0.73, mean −0.76); the rest is reported, not asserted.
-    """
-    minilm = normtest.load("minilm-l6", cache=False, progress=False)
-    settings = AuditSettings(n_resamples=300, sentences=120, sentence_documents=12)
-    report = run_audit(minilm, ["text.norm_surprisal"], settings=settings)
-    by = {r.variant["composition"]: r for r in report.results}
-    assert "eos" not in by and "cls" in by  # BERT has a CLS state and no end state
-    assert by["sum"].verdict is Verdict.PASS
-    assert by["f_ind"].verdict is Verdict.PASS and by["f_ind"].expected is Verdict.PASS
-    assert by["mean"].verdict is Verdict.FAIL
-    assert report.provenance["surprisal_model"] == "smollm2-135m"
-    texts = report.data["texts"]
-    assert len(texts["information"]) == report.provenance["sentences"] == 120
-    assert min(texts["information"]) > 0 and len(set(texts["document"])) == 12
 
 
 def test_audit_on_the_users_corpus(tmp_path: Path) -> None:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,7 +28,6 @@ from normtest.errors import NormtestError
 
 if TYPE_CHECKING:
     from normtest.report import Report
-    from normtest.result import Criterion
 
 __all__ = ["FORMATS", "parse_threshold", "render", "with_thresholds", "write_renderings"]
 
@@ -103,55 +101,9 @@ def parse_threshold(spec: str) -> tuple[str, float | tuple[float, float]]:
         ) from None
 
 
-def _criterion(old: Criterion, value: float | tuple[float, float], claim: str) -> Criterion:
-    if old.direction == "within":
-        if not isinstance(value, tuple):
-            raise NormtestError(
-                f"{claim} is judged against a margin; give --threshold {claim}=LOW:HIGH"
-            )
-        return replace(old, margin=value)
-    if isinstance(value, tuple):
-        raise NormtestError(
-            f"{claim} is judged against one threshold ({old.direction}); give "
-            f"--threshold {claim}=VALUE"
-        )
-    return replace(old, threshold=value)
-
-
 def with_thresholds(report: Report, specs: Sequence[str]) -> Report:
     """A copy of ``report`` re-judged under new thresholds, Holm again within each family.
 
-    ``specs`` are ``CLAIM=VALUE`` or ``CLAIM=LOW:HIGH``; only the headline threshold or margin
-    changes (component criteria and α stay). The provenance records what was changed.
+    ``specs`` are ``CLAIM=VALUE`` or ``CLAIM=LOW:HIGH`` (see :meth:`Report.with_thresholds`).
     """
-    if not specs:
-        return report
-    import difflib
-
-    from normtest.stats import adjust
-
-    parsed = dict(parse_threshold(s) for s in specs)
-    claims = list(dict.fromkeys(r.claim for r in report.results if r.claim is not None))
-    results = list(report.results)
-    for claim, value in parsed.items():
-        if claim not in claims:
-            guess = difflib.get_close_matches(claim, claims, n=1, cutoff=0.5)
-            hint = f"; did you mean {guess[0]!r}?" if guess else ""
-            raise NormtestError(
-                f"the report has no claim {claim!r}{hint} (it has {', '.join(claims) or 'none'})"
-            )
-        index = [i for i, r in enumerate(results) if r.claim == claim]
-        family = []
-        for i in index:
-            r = results[i]
-            if r.criterion is not None:
-                criterion = _criterion(r.criterion, value, claim)
-                r = r.rejudge(criterion) if r.measurement is not None else replace(
-                    r, criterion=criterion)
-            family.append(r)
-        for i, r in zip(index, adjust(family, "holm"), strict=True):
-            results[i] = r
-    changed = {c: (list(v) if isinstance(v, tuple) else v) for c, v in parsed.items()}
-    prov = dict(report.provenance)
-    prov["rejudged"] = {**dict(prov.get("rejudged") or {}), **changed}
-    return replace(report, results=results, provenance=prov)
+    return report.with_thresholds(dict(parse_threshold(s) for s in specs))

@@ -1,0 +1,122 @@
+"""Integration: full audits of the three embedded models, offline, with the findings they show.
+
+Each model is audited once (module fixtures) on the whole catalogue with settings small enough for
+the test suite. Asserted are only findings that these settings measure far from their thresholds
+(the figures in the comments come from the default-size audits in README.md); everything else is
+reported, not asserted. Where the paper's expectation and the verdict disagree, the test checks
+that the report says so, never that the paper is right.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import normtest
+from normtest.audit import AuditSettings, run_audit
+from normtest.report import Report
+from normtest.result import Verdict
+
+SMALL = {"n_resamples": 300, "documents": 10, "max_prefix": 64, "sentences": 120,
+         "sentence_documents": 12}
+
+
+@pytest.fixture(scope="module")
+def glove() -> Report:
+    return run_audit(normtest.load("glove-6b-50d", cache=False),
+                     settings=AuditSettings(words=1000, n_resamples=300))
+
+
+@pytest.fixture(scope="module")
+def minilm() -> Report:
+    return run_audit(normtest.load("minilm-l6", cache=False, progress=False),
+                     settings=AuditSettings(words=600, **SMALL))
+
+
+@pytest.fixture(scope="module")
+def smollm2() -> Report:
+    return run_audit(normtest.load("smollm2-135m", progress=False),
+                     settings=AuditSettings(words=300, **SMALL))
+
+
+def _by_id(report: Report) -> dict[str, object]:
+    return {r.id: r for r in report.results}
+
+
+def _verdict(report: Report, claim: str, **variant: str) -> Verdict:
+    (row,) = [r for r in report.results if r.claim == claim
+              and all(r.variant.get(k) == v for k, v in variant.items())]
+    return row.verdict
+
+
+def _complete(report: Report) -> None:
+    """Every claim either ran or is SKIPPED with a reason; nothing errored."""
+    assert not [r.id for r in report.results if r.verdict is Verdict.ERROR]
+    for r in report.results:
+        if r.verdict is Verdict.SKIPPED:
+            assert "capabilities" in r.reason, (r.id, r.reason)
+    ran = {r.claim for r in report.results if r.verdict is not Verdict.SKIPPED}
+    assert ran, "no claim ran"
+
+
+def test_glove_audit(glove: Report) -> None:
+    _complete(glove)
+    skipped = {r.claim for r in glove.results if r.verdict is Verdict.SKIPPED}
+    # whole-word vectors have no subword tokens, no sentences and no prefixes
+    assert skipped == {"word.norm_ic.multitoken", "word.norm_ic.partial", "text.norm_surprisal",
+                       "cer.monotone", "cer.linear", "cer.fixed_point"}
+    rows = _by_id(glove)
+    raw = rows["word.norm_ic[transform=raw]"]
+    assert raw.verdict is Verdict.FAIL and raw.estimate < 0  # raw norms *fall* with IC (−0.35)
+    whitened = rows["word.norm_ic[transform=whiten_zipf]"]  # ρ = 0.77, as Yokoi et al. report
+    assert whitened.verdict is Verdict.PASS and whitened.expected is Verdict.PASS
+    assert rows["word.norm_kl[transform=whiten_zipf]"].verdict is Verdict.PASS
+    # C2's slope ratio is far outside [0.5, 2] raw (−0.74): the report marks the disagreement
+    self_pmi = rows["cond.self_pmi[transform=raw]"]
+    assert self_pmi.verdict is Verdict.FAIL and self_pmi.expected is Verdict.PASS
+
+
+def test_minilm_audit(minilm: Report) -> None:
+    _complete(minilm)
+    assert not [r for r in minilm.results if r.verdict is Verdict.SKIPPED]
+    compositions = {r.variant.get("composition") for r in minilm.results}
+    assert "cls" in compositions and "eos" not in compositions  # BERT: a CLS state, no end state
+    word = {"claim": "word.norm_ic", "representation": "last", "transform": "raw"}
+    # the paper's suitable compositions carry IC; averaging destroys it (ρ: f_ind 0.67,
+    # sqrt_n 0.47, mean −0.40 at 2,000 words)
+    for c in ("f_ind", "sqrt_n", "sum"):
+        assert _verdict(minilm, **word, composition=c) is Verdict.PASS, c
+    for c in ("mean", "f_avg"):
+        assert _verdict(minilm, **word, composition=c) is Verdict.FAIL, c
+    text = {"claim": "text.norm_surprisal", "representation": "last"}
+    assert _verdict(minilm, **text, composition="f_ind") is Verdict.PASS  # ρ = 0.73
+    assert _verdict(minilm, **text, composition="mean") is Verdict.FAIL  # ρ = −0.76
+    cer = {"representation": "last"}
+    assert _verdict(minilm, "cer.monotone", **cer, composition="f_ind") is Verdict.PASS
+    assert _verdict(minilm, "cer.monotone", **cer, composition="sum") is Verdict.PASS
+    assert _verdict(minilm, "cer.monotone", **cer, composition="mean") is Verdict.FAIL
+    mean = next(r for r in minilm.results if r.claim == "cer.linear"
+            and r.variant["composition"] == "mean")
+    assert mean.verdict is Verdict.FAIL and mean.expected is Verdict.FAIL  # ratio 0.09
+    # C1 with raw vectors: ρ ≈ 0.08, far below 0.3 — a disagreement the report shows
+    inner = next(r for r in minilm.results if r.claim == "cond.inner_pmi"
+             and r.variant["transform"] == "raw" and r.variant["composition"] == "f_ind")
+    assert inner.verdict is Verdict.FAIL and inner.expected is Verdict.PASS
+    cls = next(r for r in minilm.results if r.claim == "cer.linear"
+               and r.variant["composition"] == "cls")
+    assert cls.expected is Verdict.FAIL  # BERT's CLS per the paper; the verdict is measured
+    assert minilm.provenance["surprisal_model"] == "smollm2-135m"
+    assert minilm.provenance["documents"] == 10 and minilm.provenance["sentences"] == 120
+    texts = minilm.data["texts"]
+    assert len(texts["information"]) == 120 and min(texts["information"]) > 0
+
+
+def test_smollm2_audit(smollm2: Report) -> None:
+    _complete(smollm2)
+    compositions = {r.variant.get("composition") for r in smollm2.results}
+    assert "eos" in compositions and "cls" not in compositions
+    # a causal LM is its own surprisal model
+    assert smollm2.provenance["surprisal_model"] == smollm2.model["name"] == "smollm2-135m"
+    cer = {"representation": "last"}
+    assert _verdict(smollm2, "cer.monotone", **cer, composition="sum") is Verdict.PASS
+    assert _verdict(smollm2, "cer.linear", **cer, composition="mean") is Verdict.FAIL
+    assert {"words", "prefixes", "texts"} <= set(smollm2.data)
