@@ -565,7 +565,8 @@ def variants(claim: Claim, family: str, states: Sequence[str] = (),
             for combo in itertools.product(*(axes[n] for n in names))]
 
 
-def _skip_reason(claim: Claim, adapter: Any) -> str | None:
+def skip_reason(claim: Claim, adapter: Any) -> str | None:
+    """Why the audit cannot run ``claim`` on ``adapter`` (None: it can)."""
     if claim.id not in MEASURES and claim.id not in PREFIX_MEASURES \
             and claim.id not in TEXT_MEASURES:
         return "this version of normtest does not measure this claim yet"
@@ -595,7 +596,7 @@ def run_audit(
     states = tuple(getattr(adapter, "states", ()))
     results: list[Result] = []
     for claim in chosen:
-        reason = _skip_reason(claim, adapter)
+        reason = skip_reason(claim, adapter)
         if reason is not None:
             results.append(Result(Verdict.SKIPPED, reason, claim=claim.id,
                                   criterion=claim.criterion))

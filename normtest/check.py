@@ -317,14 +317,14 @@ def plan(family: str, states: Sequence[str], selectors: Sequence[Selector] = (),
     With ``adapter``, a claim the model cannot run becomes one skipped check (as the audit
     reports it); without, its variants are planned and skip when measured.
     """
-    from normtest.audit import _skip_reason, variants
+    from normtest.audit import skip_reason, variants
     from normtest.catalogue import get
 
     wanted = selectors or [Selector("all")]
     ids = sorted({i for s in wanted for i in s.claim_ids()})
     out = []
     for claim in (get(i) for i in ids):
-        reason = _skip_reason(claim, adapter) if adapter is not None else None
+        reason = skip_reason(claim, adapter) if adapter is not None else None
         if reason is not None:
             if any(s.matches(claim.id, {}) for s in wanted):
                 out.append(PlannedCheck(claim.id, claim.suite, {}, reason))
@@ -366,14 +366,14 @@ class AuditSession:
 
     def measure(self, claim_ids: Iterable[str]) -> None:
         """Audit the claims not measured yet, in one pass (their data are shared)."""
-        from normtest.audit import _skip_reason, run_audit
+        from normtest.audit import run_audit, skip_reason
         from normtest.catalogue import get
         from normtest.result import Result, Verdict
 
         todo = [i for i in dict.fromkeys(claim_ids) if i not in self._families]
         runnable = []
         for claim in (get(i) for i in todo):
-            reason = _skip_reason(claim, self.adapter)
+            reason = skip_reason(claim, self.adapter)
             if reason is None:
                 runnable.append(claim.id)
             else:
