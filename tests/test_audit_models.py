@@ -117,6 +117,17 @@ def test_smollm2_audit(smollm2: Report) -> None:
     # a causal LM is its own surprisal model
     assert smollm2.provenance["surprisal_model"] == smollm2.model["name"] == "smollm2-135m"
     cer = {"representation": "last"}
+    # the decoder's scaled sums grow linearly (late/early ratio: f_ind 0.999, sqrt_n 0.994),
+    # the plain sum superlinearly (2.29), as the paper says
     assert _verdict(smollm2, "cer.monotone", **cer, composition="sum") is Verdict.PASS
-    assert _verdict(smollm2, "cer.linear", **cer, composition="mean") is Verdict.FAIL
+    assert _verdict(smollm2, "cer.linear", **cer, composition="f_ind") is Verdict.PASS
+    assert _verdict(smollm2, "cer.linear", **cer, composition="sum") is Verdict.FAIL
+    text = {"claim": "text.norm_surprisal", "representation": "last"}
+    assert _verdict(smollm2, **text, composition="f_ind") is Verdict.PASS  # ρ = 0.85
+    assert _verdict(smollm2, **text, composition="mean") is Verdict.FAIL  # ρ = −0.36
+    whitened = {"claim": "word.norm_ic", "representation": "last", "transform": "whiten_zipf"}
+    assert _verdict(smollm2, **whitened, composition="f_ind") is Verdict.PASS  # ρ = 0.63
+    inner = next(r for r in smollm2.results if r.claim == "cond.inner_pmi"
+                 and r.variant["transform"] == "raw" and r.variant["composition"] == "f_ind")
+    assert inner.verdict is Verdict.FAIL and inner.expected is Verdict.PASS  # ρ = 0.12
     assert {"words", "prefixes", "texts"} <= set(smollm2.data)
