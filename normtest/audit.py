@@ -589,7 +589,17 @@ def run_audit(
     ``words`` replaces the default word sample; ``source`` the default frequency source.
     A run in which no claim could run raises NormtestError (never an empty green report).
     """
-    settings = settings or AuditSettings()
+    from threadpoolctl import threadpool_limits
+
+    # numpy's BLAS threads and torch's OpenMP threads spin against each other in one process:
+    # a 1000×384 SVD took 4.6 s after a forward pass instead of 0.12 s on one BLAS thread.
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _run_audit(adapter, claim_ids, suite, settings or AuditSettings(), words, source)
+
+
+def _run_audit(adapter: Any, claim_ids: Iterable[str] | None, suite: str,
+               settings: AuditSettings, words: Sequence[str] | None,
+               source: Any | None) -> Report:
     family = model_family(adapter)
     chosen = [get(i) for i in claim_ids] if claim_ids else claims(suite)
     data = AuditData(adapter, settings, family, words, source)
