@@ -7,7 +7,7 @@ TORCH_VERSION := 2.13.0
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: venv test lint audit demo clean
+.PHONY: venv test lint audit demo bench clean
 
 venv: $(STAMP)
 
@@ -36,6 +36,14 @@ audit: $(STAMP)
 # The engine on synthetic models built to satisfy or violate each claim (known truth).
 demo: $(STAMP)
 	$(BIN)/normtest demo --out reports/demo
+
+# Issue #9's side-by-side speed ratios (about 15 minutes on 2 cores): reports/bench.json, one
+# JSON per benchmark in reports/bench/, see docs/performance.md. sentence-transformers is the
+# word-throughput baseline only, so it is installed here rather than as a dependency.
+bench: $(STAMP)
+	$(BIN)/python -c "import sentence_transformers" 2>/dev/null \
+		|| $(BIN)/python -m pip install --quiet sentence-transformers==6.2.0
+	$(BIN)/python benchmarks/run_all.py --out reports/bench.json
 
 clean:
 	rm -rf $(VENV) reports figures .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -28,21 +28,38 @@ Conventions
   ``t_n``. ``special_tokens=True`` adds the rows of the start and end tokens (the last row is then
   the ``eos`` state). Pass ``start_token_id=None`` to run texts without a start token (then
   ``token_logprobs`` is not offered) and ``end_token_id=None`` to drop ``eos``.
-* **Prefixes** are counted in the text's model tokens (1 … n). A decoder is causal, so ``last``
-  and every composition come from one forward pass over the longest prefix (equal to separate
-  passes up to float32 rounding: ~1e-4 on an 80-token text); ``eos`` appends the end token after
-  each prefix and runs the prefixes batched like any other sequences.
+* **Prefixes** are counted in the text's model tokens (1 … n). A decoder is causal, so one
+  forward pass per text serves every prefix: it runs ``start t_1 … t_n`` followed by one end
+  token per prefix length L, each at position L + 1 and, under a block attention mask, seeing
+  only ``start t_1 … t_L`` and itself (``eos``); ``last`` and the compositions pool the text
+  tokens' states (``sum``/``mean``/``sqrt_n`` by cumulative sums). This equals one pass per
+  prefix up to float32 rounding (max |Δ| below 1e-4 on SmolLM2's final states); a model whose
+  attention ignores the mask or the position ids is detected once on a probe text and falls
+  back to one pass per prefix. Encoders attend both ways, so every prefix runs on its own;
+  ``prefix_vectors_many`` batches the prefixes of many texts by length. A text's prefix states
+  are kept between calls (``clear_prefix_memo``; 256 MiB at most), so the audit's many poolings
+  of one text run the model once. ``fast=False`` selects the reference paths (one pass per
+  prefix; per-item tokenisation and lists for token vectors) that the tests and benchmarks
+  compare with.
 * **Layers**: ``"input"`` is the rows of the input embedding matrix (context-free, no forward
   pass), an integer k is ``hidden_states[k]`` (0 = embedding output, 1 … L = blocks), ``"last"``
   is the model's final hidden state (``last_hidden_state``, equal to ``hidden_states[L]``).
 * **Batches** are sorted by length, padded on the right with an attention mask, and cut so that
   (rows × longest length) stays under ``max_tokens_per_batch``; results come back in the caller's
-  order. By default (``max_padding=0``) a batch holds sequences of one length only: padding is
-  exact in arithmetic but changes float32 summation order (SmolLM2: up to ~2e-4 on states of size
-  ~30), so without it a text's vectors equal a separate forward pass bit for bit on CPU, and word
-  lists (few distinct lengths) still batch fully. ``max_padding=f`` lets a sequence join a batch
+  order. Word and text lists are tokenised in one tokenizer call, and the id matrices and the
+  rows kept are built with numpy (no per-item Python work besides the tokenizer's). By default
+  (``max_padding=0``) a batch holds sequences of one length only: padding is exact in arithmetic
+  but changes float32 summation order (SmolLM2: up to ~2e-4 on states of size ~30), so without
+  it a text's vectors equal a separate forward pass bit for bit on CPU, and word lists (few
+  distinct lengths) still batch fully. ``max_padding=f`` lets a sequence join a batch
   whose longest is at most a fraction ``f`` longer (faster on GPUs for varied texts).
   Vectors are float32 numpy arrays, log-probabilities float64 (``log_softmax`` in float64).
+* **Loading**: the tokenizer and config.json are read when the adapter is made, the weights on
+  first use (``model``, or the first vector not already in the embedding cache), so an audit
+  whose vectors all come from the cache never reads them.
+* **dtype and device**: ``dtype="bfloat16"`` (or ``"float16"``) runs the model in that precision
+  (vectors still come back as float32), ``device="cuda"`` on a GPU; the dtype is part of the
+  revision, so a shared cache never mixes float32 and bfloat16 vectors.
 * **Revision** (part of every cache key): SHA-256 over config.json, the tokenizer files and the
   weight files (``*.safetensors``, else ``pytorch_model*.bin``) of the folder, computed on first
   use and memoised (~0.3 s for MiniLM, ~1 s for SmolLM2's 540 MB float32 copy), plus the dtype,
@@ -61,6 +78,7 @@ import copy
 import functools
 import importlib.util
 import inspect
+import itertools
 import json
 import logging
 import os
@@ -68,7 +86,7 @@ import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal, Self, cast
 
@@ -127,6 +145,13 @@ DEFAULT_MAX_TOKENS_PER_BATCH = 4096
 _LOGIT_ELEMENTS = 1 << 27
 #: Upper bound on float64 elements handed to one ``compose_batch`` call for prefixes (512 MiB).
 _COMPOSE_ELEMENTS = 1 << 26
+#: Bytes of prefix states an adapter keeps between calls (one document's states serve every
+#: pooling of that document: the audit asks for each composition in turn).
+_MEMO_BYTES = 256 << 20
+#: Largest relative row error between the one-pass and per-prefix decoder paths on the probe
+#: text before the one-pass path is judged unsupported by the model (float32; half precision 5e-2).
+_ONE_PASS_TOLERANCE = {torch.float32: 1e-3}
+_ONE_PASS_HALF_TOLERANCE = 5e-2
 _TOKENIZER_FILES = (
     "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
     "vocab.txt", "vocab.json", "merges.txt", "tokenizer.model", "spiece.model",
@@ -419,6 +444,25 @@ def _reasonable_limit(*values: object) -> int | None:
     return min(limits) if limits else None
 
 
+class _LazyModel:
+    """A model read from disk on first use; an adapter's variants share one."""
+
+    def __init__(self, load: Callable[[], Any]) -> None:
+        self._load = load
+        self._value: Any = None
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the weights have been read."""
+        return self._value is not None
+
+    def get(self) -> Any:
+        """The model, read now if it has not been yet."""
+        if self._value is None:
+            self._value = self._load()
+        return self._value
+
+
 class _TransformersAdapter:
     """What encoders and decoders share: loading, tokenisation, batching, identity."""
 
@@ -436,6 +480,7 @@ class _TransformersAdapter:
         progress: bool = True,
         allow_network: bool = False,
         word_prefix: str | None = None,
+        fast: bool = True,
     ) -> None:
         source, folder = _resolve_source(model, allow_network)
         self._source = source
@@ -443,27 +488,45 @@ class _TransformersAdapter:
         self._dtype = _torch_dtype(dtype)
         self._device = _torch_device(device)
         local_only = not allow_network
+        auto = getattr(transformers, self._auto_class)
+
+        def cannot_load(exc: Exception) -> NormtestError:
+            return NormtestError(
+                f"cannot load a transformers model from {source}: {exc}. Check that the folder "
+                "was written by save_pretrained (model and tokenizer) and that this transformers "
+                "version knows its architecture"
+            )
+
         try:
             self._tokenizer = transformers.AutoTokenizer.from_pretrained(
                 source, local_files_only=local_only
             )
-            auto = getattr(transformers, self._auto_class)
-            self._model = auto.from_pretrained(
-                source, dtype=self._dtype, local_files_only=local_only, **_NO_MMAP
-            )
+            config = transformers.AutoConfig.from_pretrained(source, local_files_only=local_only)
         except (OSError, ValueError, KeyError) as exc:
-            raise NormtestError(
-                f"cannot load a transformers model from {source}: {exc}. Check that the folder "
-                "was written by save_pretrained (model and tokenizer) and that this transformers "
-                "version knows its architecture"
-            ) from exc
-        self._model.to(self._device)
-        self._model.eval()
-        config = self._model.config
+            raise cannot_load(exc) from exc
+        if folder is not None:
+            _identity_files(folder)  # a folder without weights is refused now, not at first use
+
+        def load() -> Any:
+            try:
+                loaded = auto.from_pretrained(
+                    source, dtype=self._dtype, local_files_only=local_only, **_NO_MMAP
+                )
+            except (OSError, ValueError, KeyError) as exc:
+                raise cannot_load(exc) from exc
+            loaded.to(self._device)
+            loaded.eval()
+            return loaded
+
+        # the weights are read on first use: a run whose vectors all come from the embedding
+        # cache (a warm audit, the surprisal model of a re-run) never reads them
+        self._weights = _LazyModel(load)
+        self._config = config
         self._n_layers = int(config.num_hidden_layers)
         self._dim = int(config.hidden_size)
-        self._embedding = self._model.get_input_embeddings()
-        self._vocab_size = int(self._embedding.weight.shape[0])
+        vocab = getattr(config, "vocab_size", None)
+        self._vocab_size = int(vocab) if isinstance(vocab, int) and vocab > 0 \
+            else int(self._embedding.weight.shape[0])
         self._max_length = _reasonable_limit(
             getattr(self._tokenizer, "model_max_length", None),
             getattr(config, "max_position_embeddings", None),
@@ -476,6 +539,7 @@ class _TransformersAdapter:
         self._configure({
             "name": name, "max_tokens_per_batch": max_tokens_per_batch,
             "max_padding": max_padding, "progress": progress, "word_prefix": word_prefix,
+            "fast": fast,
         })
 
     def _configure(self, options: dict[str, Any]) -> None:
@@ -490,6 +554,8 @@ class _TransformersAdapter:
         word_prefix = options["word_prefix"]
         if word_prefix is not None and not isinstance(word_prefix, str):
             raise NormtestError(f"word_prefix must be a str or None, got {word_prefix!r}")
+        if not isinstance(options["fast"], bool):
+            raise NormtestError(f"fast must be True or False, got {options['fast']!r}")
         self._name = options["name"] or (
             self._folder.name if self._folder is not None else self._source
         )
@@ -499,6 +565,9 @@ class _TransformersAdapter:
         detected = self._detected_word_prefix
         self._word_prefix = detected if word_prefix is None else word_prefix
         self._forced_word_prefix = word_prefix is not None and word_prefix != detected
+        self._fast = options["fast"]
+        self._memo = _PrefixMemo()
+        self._one_pass_ok: bool | None = None
         self._options = dict(options)
         self._revision = None
 
@@ -506,7 +575,8 @@ class _TransformersAdapter:
         """A copy that shares the loaded model and tokenizer but runs with other options.
 
         Changeable without reloading: ``name``, ``max_tokens_per_batch``, ``max_padding``,
-        ``progress``, ``word_prefix`` (and ``start_token_id``, ``end_token_id`` for decoders).
+        ``progress``, ``word_prefix``, ``fast`` (and ``start_token_id``, ``end_token_id`` for
+        decoders).
         """
         unknown = sorted(set(changes) - set(self._options))
         if unknown:
@@ -533,7 +603,7 @@ class _TransformersAdapter:
 
                 base = "sha256:" + files_sha256(_identity_files(self._folder))[:16]
             else:
-                commit = getattr(self._model.config, "_commit_hash", None) or "unknown"
+                commit = getattr(self._config, "_commit_hash", None) or "unknown"
                 base = f"hub:{self._source}@{commit}"
             parts = [base, _dtype_name(self._dtype), *self._revision_extras()]
             if self._forced_word_prefix:
@@ -570,8 +640,16 @@ class _TransformersAdapter:
 
     @property
     def model(self) -> Any:
-        """The underlying transformers model (in eval mode)."""
-        return self._model
+        """The underlying transformers model (in eval mode), read from disk on first use."""
+        return self._weights.get()
+
+    @property
+    def _model(self) -> Any:
+        return self._weights.get()
+
+    @property
+    def _embedding(self) -> Any:
+        return self._weights.get().get_input_embeddings()
 
     @property
     def tokenizer(self) -> Any:
@@ -649,14 +727,19 @@ class _TransformersAdapter:
     # -- running the model -----------------------------------------------------------------------
     def _check_lengths(self, seqs: Sequence[Sequence[int]]) -> None:
         """Raise when a sequence (with its special tokens) is longer than the model takes."""
-        if self._max_length is None:
+        self._check_sizes(np.fromiter(map(len, seqs), dtype=np.intp, count=len(seqs)))
+
+    def _check_sizes(self, sizes: NDArray[np.intp]) -> None:
+        """Raise when a sequence of ``sizes[i]`` positions is longer than the model takes."""
+        if self._max_length is None or sizes.size == 0:
             return
-        for i, seq in enumerate(seqs):
-            if len(seq) > self._max_length:
-                raise NormtestError(
-                    f"item {i} needs {len(seq)} positions with its special tokens, but "
-                    f"{self._name} takes at most {self._max_length}; shorten or split the text"
-                )
+        too_long = np.flatnonzero(sizes > self._max_length)
+        if too_long.size:
+            i = int(too_long[0])
+            raise NormtestError(
+                f"item {i} needs {int(sizes[i])} positions with its special tokens, but "
+                f"{self._name} takes at most {self._max_length}; shorten or split the text"
+            )
 
     def _batches(self, lengths: Sequence[int], max_tokens: int) -> list[list[int]]:
         """Indices grouped longest first: rows × longest ≤ ``max_tokens``, padding bounded."""
@@ -724,18 +807,146 @@ class _TransformersAdapter:
 
     def _input_rows(self, seqs: Sequence[Sequence[int]], keep: Sequence[slice]) -> list[FloatRows]:
         """Rows of the input embedding matrix for the kept token ids (no forward pass)."""
+        picked = [list(seq[k]) for seq, k in zip(seqs, keep, strict=True)]
+        if not picked:
+            return []
+        flat = np.fromiter(itertools.chain.from_iterable(picked), dtype=np.int64)
+        rows = self._embedding_rows(flat)
+        bounds = np.cumsum([len(p) for p in picked])[:-1]
+        return list(np.split(rows, bounds))
+
+    def _embedding_rows(self, ids: NDArray[np.int64]) -> FloatRows:
+        """Rows of the input embedding matrix for ``ids`` (float32, no forward pass)."""
         if int(self._embedding.weight.shape[1]) != self._dim:
             raise NormtestError(
                 f"{self._name}'s input embeddings have {int(self._embedding.weight.shape[1])} "
                 f"dimensions, not its hidden size {self._dim}; layer='input' is not available"
             )
-        picked = [list(seq[k]) for seq, k in zip(seqs, keep, strict=True)]
-        flat = [i for ids in picked for i in ids]
         with torch.inference_mode():
-            index = torch.tensor(flat, dtype=torch.long, device=self._embedding.weight.device)
-            rows = self._embedding.weight[index].float().cpu().numpy()
-        bounds = np.cumsum([len(p) for p in picked])[:-1]
-        return list(np.split(rows, bounds))
+            index = torch.as_tensor(ids, dtype=torch.long, device=self._embedding.weight.device)
+            rows: FloatRows = self._embedding.weight[index].float().cpu().numpy()
+        return rows
+
+    # -- fast paths: whole lists as numpy arrays, batched by length ------------------------------
+    def _flat_ids(
+        self, items: Sequence[str], words: bool
+    ) -> tuple[NDArray[np.int64], NDArray[np.intp]]:
+        """Token ids of every item from one tokenizer call: (flat ids, lengths), none empty."""
+        if isinstance(items, str):
+            raise NormtestError("pass a list of texts, not a single string")
+        texts = list(items)
+        if not all(isinstance(t, str) for t in texts):
+            bad = next(t for t in texts if not isinstance(t, str))
+            raise NormtestError(f"texts must be str, got {type(bad).__name__}")
+        if not texts:
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.intp)
+        inputs = texts
+        if words:
+            array = np.asarray(texts, dtype=np.str_)
+            if self._word_prefix:
+                inputs = np.char.add(self._word_prefix, array).tolist()
+        encoded = self._tokenizer(inputs, add_special_tokens=False)["input_ids"]
+        lengths = np.fromiter(map(len, encoded), dtype=np.intp, count=len(encoded))
+        if words:  # a blank word has no tokens, whatever its prefix tokenises to
+            lengths[np.char.strip(array) == ""] = 0
+        if not lengths.all():
+            i = int(np.flatnonzero(lengths == 0)[0])
+            what = "word" if words else "text"
+            raise NormtestError(
+                f"{what} {i} ({texts[i]!r}) has no tokens for {self._name}; drop empty items"
+            )
+        flat = np.fromiter(itertools.chain.from_iterable(encoded), dtype=np.int64,
+                           count=int(lengths.sum()))
+        return flat, lengths
+
+    def _batch_index(self, sizes: NDArray[np.intp]) -> list[NDArray[np.intp]]:
+        """``_batches`` as index arrays; vectorised for equal-length batches (``max_padding=0``)."""
+        if self._max_padding > 0:
+            return [np.asarray(b, dtype=np.intp)
+                    for b in self._batches(sizes.tolist(), self._max_tokens)]
+        order = np.argsort(-sizes, kind="stable")
+        cuts = np.flatnonzero(np.diff(sizes[order])) + 1
+        batches: list[NDArray[np.intp]] = []
+        for group in np.split(order, cuts):
+            rows = max(1, self._max_tokens // int(sizes[group[0]]))
+            batches.extend(group[a:a + rows] for a in range(0, group.size, rows))
+        return batches
+
+    def _layout(self, special_tokens: bool) -> tuple[list[int], list[int]]:
+        """Token ids run before and after an item's own tokens."""
+        raise NotImplementedError
+
+    def _token_rows(
+        self, flat: NDArray[np.int64], lengths: NDArray[np.intp], layer: Layer,
+        special_tokens: bool, what: str,
+    ) -> TokenBatch:
+        """Token vectors of many items, flat: batches of one length, numpy gathers and scatters.
+
+        Item i's tokens are ``flat[o_i:o_i + lengths[i]]``; it runs wrapped as ``_layout`` says,
+        and its own rows are kept (all rows, special tokens included, with ``special_tokens``).
+        """
+        chosen = check_layer(layer, self._n_layers)
+        before, after = self._layout(special_tokens)
+        nb, na = len(before), len(after)
+        sizes = lengths + nb + na
+        kept = sizes if special_tokens else lengths
+        out_offsets = np.zeros(lengths.size + 1, dtype=np.intp)
+        np.cumsum(kept, out=out_offsets[1:])
+        in_offsets = np.zeros(lengths.size + 1, dtype=np.intp)
+        np.cumsum(lengths, out=in_offsets[1:])
+        if lengths.size == 0:
+            return TokenBatch(np.empty((0, self._dim), dtype=np.float32), out_offsets)
+        if chosen == "input":
+            if not special_tokens:
+                return TokenBatch(self._embedding_rows(flat), out_offsets)
+            full = np.empty(int(out_offsets[-1]), dtype=np.int64)
+            starts = out_offsets[:-1]
+            for j, token in enumerate(before):
+                full[starts + j] = token
+            full[np.repeat(starts + nb - in_offsets[:-1], lengths) + np.arange(flat.size)] = flat
+            for j, token in enumerate(after):
+                full[starts + nb + lengths + j] = token
+            return TokenBatch(self._embedding_rows(full), out_offsets)
+        self._check_sizes(sizes)
+        out = np.empty((int(out_offsets[-1]), self._dim), dtype=np.float32)
+        batches = self._batch_index(sizes)
+        base = self._base_model()
+        first = 0 if special_tokens else nb
+        with self._progress_bar(int(sizes.sum()), len(batches), what) as bar, \
+                torch.inference_mode():
+            for idx in batches:
+                n_item = lengths[idx]
+                cols = np.arange(int(n_item.max()))
+                full_rows = bool((n_item == cols.size).all())
+                valid = cols[None, :] < n_item[:, None]
+                src = in_offsets[idx][:, None] + cols[None, :]
+                ids = np.full((idx.size, cols.size + nb + na), self._pad_id, dtype=np.int64)
+                ids[:, :nb] = before
+                if full_rows:
+                    ids[:, nb:nb + cols.size] = flat[src]
+                else:
+                    ids[:, nb:nb + cols.size][valid] = flat[src[valid]]
+                for j, token in enumerate(after):
+                    ids[np.arange(idx.size), nb + n_item + j] = token
+                mask = np.arange(ids.shape[1])[None, :] < sizes[idx][:, None]
+                attention = torch.from_numpy(mask.astype(np.int64)).to(self._device)
+                result = base(input_ids=torch.from_numpy(ids).to(self._device),
+                              attention_mask=attention,
+                              output_hidden_states=isinstance(chosen, int))
+                hidden = result.hidden_states[chosen] if isinstance(chosen, int) \
+                    else result.last_hidden_state
+                width = int(kept[idx].max())
+                keep_cols = np.arange(width)
+                keep = keep_cols[None, :] < kept[idx][:, None]
+                block = hidden[:, first:first + width]
+                if keep.all():
+                    rows = block.reshape(-1, self._dim)
+                else:
+                    rows = block[torch.from_numpy(keep).to(self._device)]
+                dst = out_offsets[idx][:, None] + keep_cols[None, :]
+                out[dst[keep]] = rows.float().cpu().numpy()
+                bar.update(int(sizes[idx].sum()))
+        return TokenBatch(out, out_offsets)
 
     # -- protocol methods ------------------------------------------------------------------------
     def _wrap(self, ids: list[int]) -> tuple[list[int], int]:
@@ -750,7 +961,22 @@ class _TransformersAdapter:
         self, texts: Sequence[str], *, layer: Layer = "last", special_tokens: bool = False,
         words: bool = False,
     ) -> TokenBatch:
-        """Token vectors of each text (each word's tokens with ``words=True``), caller's order."""
+        """Token vectors of each text (each word's tokens with ``words=True``), caller's order.
+
+        One tokenizer call for the whole list, batches of one sequence length, rows gathered and
+        scattered with numpy (``fast=False``: the reference path, one item at a time).
+        """
+        if not self._fast:
+            return self._token_vectors_simple(texts, layer=layer, special_tokens=special_tokens,
+                                              words=words)
+        flat, lengths = self._flat_ids(texts, words)
+        return self._token_rows(flat, lengths, layer, bool(special_tokens), "token vectors")
+
+    def _token_vectors_simple(
+        self, texts: Sequence[str], *, layer: Layer = "last", special_tokens: bool = False,
+        words: bool = False,
+    ) -> TokenBatch:
+        """The reference path: per-item tokenisation, sequences and results as Python lists."""
         id_lists = self._item_ids(texts, words)
         seqs: list[list[int]] = []
         keep: list[slice] = []
@@ -820,6 +1046,61 @@ class _TransformersAdapter:
             get_composition(pooling)  # raises NormtestError with suggestions when unknown
         return list(ids), lengths
 
+    def prefix_vectors_many(
+        self, texts: Sequence[str], prefix_lengths: Sequence[Sequence[int]], pooling: str, *,
+        layer: Layer = "last",
+    ) -> list[NDArray[np.floating]]:
+        """``prefix_vectors`` of several documents at once: one (len(lengths_i), dim) array each.
+
+        Equal to one ``prefix_vectors`` call per document. Encoders batch the prefixes of every
+        document by length (all prefixes of length L, whatever their document, run together).
+        """
+        if isinstance(texts, str):
+            raise NormtestError("pass a list of texts, not a single string")
+        texts, grids = list(texts), list(prefix_lengths)
+        if len(texts) != len(grids):
+            raise NormtestError(
+                f"{len(texts)} texts but {len(grids)} prefix-length lists; give one list per text"
+            )
+        setups = [self._prefix_setup(t, g, pooling, layer) for t, g in zip(texts, grids,
+                                                                              strict=True)]
+        return self._prefix_many(setups, pooling, layer)
+
+    def _prefix_many(
+        self, setups: Sequence[tuple[list[int], list[int]]], pooling: str, layer: Layer
+    ) -> list[NDArray[np.floating]]:
+        """Prefix vectors of validated (ids, lengths) pairs (subclasses batch them)."""
+        raise NotImplementedError
+
+    def clear_prefix_memo(self) -> None:
+        """Forget the prefix states kept between calls (they serve every pooling of a text)."""
+        self._memo.clear()
+
+    def _memo_key(self, kind: str, ids: Sequence[int], grid: tuple[int, ...],
+                  layer: Layer) -> tuple[Hashable, ...]:
+        """Everything that decides a document's prefix states (options fixed per adapter)."""
+        chosen = check_layer(layer, self._n_layers)
+        plain = chosen if isinstance(chosen, str) else int(chosen)
+        return (kind, tuple(ids[:grid[-1]]), grid, plain, *self._revision_extras())
+
+    def _compose_flat(
+        self, vectors: FloatRows, offsets: NDArray[np.intp], pooling: str
+    ) -> NDArray[np.float32]:
+        """Compose items ``vectors[offsets[i]:offsets[i+1]]`` in memory-bounded chunks."""
+        n = offsets.size - 1
+        out = np.empty((n, self._dim), dtype=np.float32)
+        budget = max(1, _COMPOSE_ELEMENTS // self._dim)
+        start = 0
+        while start < n:
+            # the most items from ``start`` whose rows fit the budget (at least one)
+            stop = int(np.searchsorted(offsets, offsets[start] + budget, side="right")) - 1
+            stop = min(max(stop, start + 1), n)
+            chunk = np.asarray(vectors[offsets[start]:offsets[stop]], dtype=np.float64)
+            out[start:stop] = compose_batch(chunk, offsets[start:stop + 1] - offsets[start],
+                                            pooling)
+            start = stop
+        return out
+
     def _compose_prefixes(
         self, token_rows: Sequence[FloatRows], pooling: str
     ) -> NDArray[np.float32]:
@@ -840,6 +1121,48 @@ class _TransformersAdapter:
         return out
 
 
+class _PrefixMemo:
+    """The prefix states of recent documents, least recently used dropped first (byte bound)."""
+
+    def __init__(self, limit: int = _MEMO_BYTES) -> None:
+        self.limit = limit
+        self._items: dict[Hashable, tuple[Any, int]] = {}
+        self._bytes = 0
+
+    def get(self, key: Hashable) -> Any:
+        """The value stored under ``key`` (now the most recent), or None."""
+        item = self._items.pop(key, None)
+        if item is None:
+            return None
+        self._items[key] = item
+        return item[0]
+
+    def put(self, key: Hashable, value: Any, size: int) -> None:
+        """Store ``value`` (``size`` bytes), dropping the least recent values over the limit."""
+        old = self._items.pop(key, None)
+        if old is not None:
+            self._bytes -= old[1]
+        if size > self.limit:
+            return
+        self._items[key] = (value, size)
+        self._bytes += size
+        while self._bytes > self.limit:
+            self._bytes -= self._items.pop(next(iter(self._items)))[1]
+
+    def clear(self) -> None:
+        """Forget everything."""
+        self._items.clear()
+        self._bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+def _grid(lengths: Sequence[int]) -> tuple[int, ...]:
+    """The distinct prefix lengths, ascending."""
+    return tuple(sorted(set(lengths)))
+
+
 # --------------------------------------------------------------------------- encoders
 
 
@@ -850,7 +1173,8 @@ class EncoderAdapter(_TransformersAdapter):
     Options: ``name``, ``device`` ("cpu"/"cuda"), ``dtype`` ("float32"/"bfloat16"/"float16"),
     ``max_tokens_per_batch`` (memory bound), ``max_padding`` (0: batch equal lengths only),
     ``progress`` (tqdm bar on a terminal),
-    ``allow_network`` (hub ids), ``word_prefix`` (force the word convention).
+    ``allow_network`` (hub ids), ``word_prefix`` (force the word convention), ``fast`` (False:
+    the reference paths, one forward pass per prefix and per-item lists; see the module doc).
     """
 
     _auto_class = "AutoModel"
@@ -867,12 +1191,13 @@ class EncoderAdapter(_TransformersAdapter):
         progress: bool = True,
         allow_network: bool = False,
         word_prefix: str | None = None,
+        fast: bool = True,
     ) -> None:
         """Load the encoder and its tokenizer from a folder (or a hub id with allow_network)."""
         super().__init__(model, name=name, device=device, dtype=dtype,
                          max_tokens_per_batch=max_tokens_per_batch, max_padding=max_padding,
-                         progress=progress,
-                         allow_network=allow_network, word_prefix=word_prefix)
+                         progress=progress, allow_network=allow_network, word_prefix=word_prefix,
+                         fast=fast)
         self._before, self._after = self._special_layout()
 
     @classmethod
@@ -907,11 +1232,91 @@ class EncoderAdapter(_TransformersAdapter):
     def _state_sequence(self, ids: list[int], state: str) -> tuple[list[int], int]:
         return self._wrap_full(ids), 0
 
+    def _layout(self, special_tokens: bool) -> tuple[list[int], list[int]]:
+        return list(self._before), list(self._after)
+
     def prefix_vectors(
         self, text: str, prefix_lengths: Sequence[int], pooling: str, *, layer: Layer = "last"
     ) -> NDArray[np.floating]:
-        """One vector per prefix; each prefix runs on its own (batched by length)."""
-        ids, lengths = self._prefix_setup(text, prefix_lengths, pooling, layer)
+        """One vector per prefix; each prefix runs on its own (batched by length).
+
+        The token states of a text's prefixes are kept (``clear_prefix_memo``), so asking for
+        another pooling of the same text and lengths runs no model.
+        """
+        setup = self._prefix_setup(text, prefix_lengths, pooling, layer)
+        return self._prefix_many([setup], pooling, layer)[0]
+
+    def _prefix_many(
+        self, setups: Sequence[tuple[list[int], list[int]]], pooling: str, layer: Layer
+    ) -> list[NDArray[np.floating]]:
+        """Every document's prefixes run together, batched by length, then pooled per document."""
+        if not self._fast:
+            return [self._prefix_vectors_simple(ids, lengths, pooling, layer)
+                    for ids, lengths in setups]
+        keys = [self._memo_key("encoder", ids, _grid(lengths), layer) if lengths else None
+                for ids, lengths in setups]
+        states: dict[Hashable, TokenBatch] = {}
+        todo: dict[Hashable, tuple[list[int], tuple[int, ...]]] = {}
+        for key, (ids, lengths) in zip(keys, setups, strict=True):
+            if key is None or key in states or key in todo:
+                continue
+            found = self._memo.get(key)
+            if found is not None:
+                states[key] = found
+            else:
+                todo[key] = (ids, _grid(lengths))
+        if todo:
+            states.update(self._prefix_states(todo, layer))
+        out: list[NDArray[np.floating]] = []
+        for key, (_, lengths) in zip(keys, setups, strict=True):
+            if key is None:
+                out.append(np.empty((0, self._dim), dtype=np.float32))
+                continue
+            grid = key[2]
+            assert isinstance(grid, tuple)
+            pooled = self._pool_sequences(states[key], np.asarray(grid, dtype=np.intp), pooling)
+            out.append(pooled[np.searchsorted(grid, lengths)])
+        return out
+
+    def _prefix_states(
+        self, todo: dict[Hashable, tuple[list[int], tuple[int, ...]]], layer: Layer
+    ) -> dict[Hashable, TokenBatch]:
+        """Token states of every prefix (special tokens included) of each document, memoised."""
+        pieces: list[NDArray[np.int64]] = []
+        lengths: list[int] = []
+        for ids, grid in todo.values():
+            array = np.asarray(ids, dtype=np.int64)
+            pieces.extend(array[:n] for n in grid)
+            lengths.extend(grid)
+        flat = np.concatenate(pieces)
+        batch = self._token_rows(flat, np.asarray(lengths, dtype=np.intp), layer, True,
+                                 "prefixes")
+        found: dict[Hashable, TokenBatch] = {}
+        item = 0
+        for key, (_, grid) in todo.items():
+            lo, hi = batch.offsets[item], batch.offsets[item + len(grid)]
+            doc = TokenBatch(batch.vectors[lo:hi], batch.offsets[item:item + len(grid) + 1] - lo)
+            self._memo.put(key, doc, doc.vectors.nbytes)
+            found[key] = doc
+            item += len(grid)
+        return found
+
+    def _pool_sequences(
+        self, batch: TokenBatch, grid: NDArray[np.intp], pooling: str
+    ) -> NDArray[np.float32]:
+        """Pool each prefix's wrapped sequence: ``cls`` at position 0, else its own tokens."""
+        starts = batch.offsets[:-1]
+        if pooling in self.states:  # cls
+            return np.ascontiguousarray(batch.vectors[starts], dtype=np.float32)
+        offsets = np.zeros(grid.size + 1, dtype=np.intp)
+        np.cumsum(grid, out=offsets[1:])
+        rows = np.repeat(starts + len(self._before) - offsets[:-1], grid) + np.arange(offsets[-1])
+        return self._compose_flat(batch.vectors[rows], offsets, pooling)
+
+    def _prefix_vectors_simple(
+        self, ids: list[int], lengths: list[int], pooling: str, layer: Layer
+    ) -> NDArray[np.floating]:
+        """The reference path: each prefix run on its own, token rows as Python lists."""
         if not lengths:
             return np.empty((0, self._dim), dtype=np.float32)
         seqs = [self._wrap_full(ids[:n]) for n in lengths]
@@ -952,13 +1357,15 @@ class DecoderAdapter(_TransformersAdapter):
         word_prefix: str | None = None,
         start_token_id: int | Auto | None = "auto",
         end_token_id: int | Auto | None = "auto",
+        fast: bool = True,
     ) -> None:
         """Load the decoder and its tokenizer from a folder (or a hub id with allow_network)."""
         self._start_option: int | Auto | None = start_token_id
         self._end_option: int | Auto | None = end_token_id
         super().__init__(model, name=name, device=device, dtype=dtype,
                          max_tokens_per_batch=max_tokens_per_batch, max_padding=max_padding,
-                         progress=progress, allow_network=allow_network, word_prefix=word_prefix)
+                         progress=progress, allow_network=allow_network, word_prefix=word_prefix,
+                         fast=fast)
 
     def _configure(self, options: dict[str, Any]) -> None:
         """Apply the run options, including the start and end tokens."""
@@ -1040,24 +1447,186 @@ class DecoderAdapter(_TransformersAdapter):
         seq = self._wrap_full(ids) if state == "eos" else self._wrap(ids)[0]
         return seq, len(seq) - 1
 
+    def _layout(self, special_tokens: bool) -> tuple[list[int], list[int]]:
+        end = [self._end] if special_tokens and self._end is not None else []
+        return self._context, end
+
     def prefix_vectors(
         self, text: str, prefix_lengths: Sequence[int], pooling: str, *, layer: Layer = "last"
     ) -> NDArray[np.floating]:
-        """One vector per prefix: ``last``/compositions from one causal pass, ``eos`` batched."""
-        ids, lengths = self._prefix_setup(text, prefix_lengths, pooling, layer)
-        if not lengths:
-            return np.empty((0, self._dim), dtype=np.float32)
+        """One vector per prefix, every pooling from one forward pass over the text.
+
+        The pass runs ``start t_1 … t_n end … end``: one end token per prefix length L, at
+        position L + 1 (as if appended after t_L), under a block attention mask that lets it see
+        only ``start t_1 … t_L`` and itself, while the text tokens see only earlier text tokens.
+        ``last`` and the compositions come from the text tokens' states (``sum``/``mean``/
+        ``sqrt_n`` by cumulative sums), ``eos`` from the end tokens. The states are kept
+        (``clear_prefix_memo``), so another pooling of the same text and lengths runs no model.
+        Models whose attention does not honour a custom mask and position ids (checked once on a
+        probe text) fall back to one pass per prefix, as does ``fast=False``.
+        """
+        setup = self._prefix_setup(text, prefix_lengths, pooling, layer)
+        return self._prefix_many([setup], pooling, layer)[0]
+
+    def _prefix_many(
+        self, setups: Sequence[tuple[list[int], list[int]]], pooling: str, layer: Layer
+    ) -> list[NDArray[np.floating]]:
+        """One forward pass per document (see ``prefix_vectors``)."""
+        out: list[NDArray[np.floating]] = []
+        for ids, lengths in setups:
+            if not lengths:
+                out.append(np.empty((0, self._dim), dtype=np.float32))
+            elif not self._fast or check_layer(layer) == "input" \
+                    or not self._one_pass_supported():
+                out.append(self._prefix_vectors_simple(ids, lengths, pooling, layer))
+            else:
+                out.append(self._prefix_vectors_one_pass(ids, lengths, pooling, layer))
+        return out
+
+    def _prefix_vectors_one_pass(
+        self, ids: list[int], lengths: list[int], pooling: str, layer: Layer, memo: bool = True
+    ) -> NDArray[np.float32]:
+        grid = _grid(lengths)
+        key = self._memo_key("decoder", ids, grid, layer)
+        found = self._memo.get(key) if memo else None
+        if found is None:
+            found = self._one_pass_states(ids, grid, layer)
+            if memo:
+                self._memo.put(key, found, sum(a.nbytes for a in found if a is not None))
+        text_states, eos_states = found
+        if pooling == "eos":
+            assert eos_states is not None
+            return np.ascontiguousarray(eos_states[np.searchsorted(grid, lengths)])
+        return self._pool_causal(text_states, lengths, pooling)
+
+    def _one_pass_states(
+        self, ids: list[int], grid: tuple[int, ...], layer: Layer
+    ) -> tuple[FloatRows, FloatRows | None]:
+        """(states of t_1 … t_longest, the ``eos`` state after each prefix of ``grid``).
+
+        End tokens that do not fit beside the text in ``max_tokens_per_batch`` go to further
+        passes, each over the text up to its longest prefix.
+        """
+        chosen = check_layer(layer, self._n_layers)
+        context = np.asarray(self._context, dtype=np.int64)
+        c, longest = context.size, grid[-1]
+        self._check_sizes(np.array([c + longest + (self._end is not None)], dtype=np.intp))
+        text = np.concatenate([context, np.asarray(ids[:longest], dtype=np.int64)])
+        if self._end is None:
+            states = self._masked_pass(text, np.arange(text.size), np.tri(text.size, dtype=bool),
+                                       chosen)
+            return states[c:], None
+        chunks: list[list[int]] = [[]]
+        for n in grid:
+            if chunks[-1] and c + n + len(chunks[-1]) + 1 > self._max_tokens:
+                chunks.append([])
+            chunks[-1].append(n)
+        eos_parts, states = [], np.empty((0, self._dim), dtype=np.float32)
+        for chunk in chunks:
+            n_text, m = c + chunk[-1], len(chunk)
+            ends = np.asarray(chunk, dtype=np.int64)
+            tokens = np.concatenate([text[:n_text], np.full(m, self._end, dtype=np.int64)])
+            positions = np.concatenate([np.arange(n_text), c + ends])
+            allowed = np.zeros((n_text + m, n_text + m), dtype=bool)
+            allowed[:n_text, :n_text] = np.tri(n_text, dtype=bool)
+            allowed[n_text:, :n_text] = np.arange(n_text)[None, :] < (c + ends)[:, None]
+            allowed[np.arange(n_text, n_text + m), np.arange(n_text, n_text + m)] = True
+            states = self._masked_pass(tokens, positions, allowed, chosen)
+            eos_parts.append(states[n_text:])
+        return np.ascontiguousarray(states[c:c + longest]), np.concatenate(eos_parts)
+
+    def _masked_pass(
+        self, tokens: NDArray[np.int64], positions: NDArray[np.int64], allowed: NDArray[np.bool_],
+        chosen: Layer,
+    ) -> FloatRows:
+        """States of one sequence run with explicit position ids and a (T, T) attention mask."""
+        mask = torch.zeros((1, 1, *allowed.shape), dtype=self._dtype, device=self._device)
+        blocked = torch.from_numpy(~allowed).to(self._device)[None, None]
+        mask.masked_fill_(blocked, torch.finfo(self._dtype).min)
+        with torch.inference_mode():
+            out = self._base_model()(
+                input_ids=torch.from_numpy(tokens[None]).to(self._device),
+                position_ids=torch.from_numpy(np.asarray(positions, dtype=np.int64)[None])
+                .to(self._device),
+                attention_mask=mask, output_hidden_states=isinstance(chosen, int),
+                use_cache=False,
+            )
+            hidden = out.hidden_states[chosen] if isinstance(chosen, int) \
+                else out.last_hidden_state
+            rows: FloatRows = hidden[0].float().cpu().numpy()
+        return rows
+
+    def _pool_causal(
+        self, states: FloatRows, lengths: list[int], pooling: str
+    ) -> NDArray[np.float32]:
+        """Pool the first L causal token states for every L: sums by cumulative sums."""
+        n = np.asarray(lengths, dtype=np.intp)
+        if pooling == "last":
+            return np.ascontiguousarray(states[n - 1])
+        if pooling == "first":
+            return np.repeat(states[:1], n.size, axis=0)
+        if pooling in ("sum", "mean", "sqrt_n"):
+            if not np.isfinite(states).all():
+                raise NormtestError(
+                    f"{self._name} produced NaN or infinite states for this text; check the "
+                    "model's dtype (float16 overflows) and weights"
+                )
+            sums = np.cumsum(states, axis=0, dtype=np.float64)[n - 1]
+            scale = {"sum": np.ones(n.size), "mean": n.astype(np.float64),
+                     "sqrt_n": np.sqrt(n)}[pooling]
+            return (sums / scale[:, None]).astype(np.float32)
+        offsets = np.zeros(n.size + 1, dtype=np.intp)
+        np.cumsum(n, out=offsets[1:])
+        rows = np.arange(offsets[-1]) - np.repeat(offsets[:-1], n)  # 0..L-1 for each prefix
+        return self._compose_flat(states[rows], offsets, pooling)
+
+    def _one_pass_supported(self) -> bool:
+        """Whether the one-pass prefix states equal per-prefix passes on a probe text (once)."""
+        if self._one_pass_ok is None:
+            self._one_pass_ok = self._probe_one_pass()
+        return self._one_pass_ok
+
+    def _probe_one_pass(self) -> bool:
+        ids = self._ids(_PROBE_TEXT)
+        lengths = sorted({1, max(1, len(ids) // 2), len(ids)})
+        tolerance = _ONE_PASS_TOLERANCE.get(self._dtype, _ONE_PASS_HALF_TOLERANCE)
+        poolings = ("last", "eos") if self._end is not None else ("last",)
+        try:
+            worst = 0.0
+            for pooling in poolings:
+                fast = self._prefix_vectors_one_pass(ids, lengths, pooling, "last", memo=False)
+                simple = self._prefix_vectors_simple(ids, lengths, pooling, "last")
+                scale = np.maximum(np.linalg.norm(simple, axis=1), 1e-30)
+                worst = max(worst, float((np.linalg.norm(fast - simple, axis=1) / scale).max()))
+        except Exception as exc:  # any model that rejects a 4D mask or position ids
+            log.warning("normtest: %s cannot run prefixes in one pass (%s: %s); running one "
+                        "pass per prefix", self._name, type(exc).__name__, exc)
+            return False
+        if not worst <= tolerance:
+            log.warning("normtest: %s's one-pass prefix states differ from separate passes "
+                        "(relative %.3g > %.3g); running one pass per prefix", self._name,
+                        worst, tolerance)
+            return False
+        return True
+
+    def _prefix_vectors_simple(
+        self, ids: list[int], lengths: list[int], pooling: str, layer: Layer
+    ) -> NDArray[np.floating]:
+        """The reference path: one forward pass per prefix, for every pooling."""
         if pooling == "eos":
             pairs = [self._state_sequence(ids[:n], "eos") for n in lengths]
             rows = self._run_states([p[0] for p in pairs], layer,
                                     [slice(p[1], p[1] + 1) for p in pairs], "eos prefixes")
             return np.concatenate(rows)
-        longest = max(lengths)
-        seq, first = self._wrap(ids[:longest])
-        (states,) = self._run_states([seq], layer, [slice(first, first + longest)], "prefixes")
+        seqs, keep = [], []
+        for n in lengths:
+            seq, first = self._wrap(ids[:n])
+            seqs.append(seq)
+            keep.append(slice(first, first + n))
+        token_rows = self._run_states(seqs, layer, keep, "prefixes")
         if pooling == "last":
-            return np.ascontiguousarray(states[[n - 1 for n in lengths]])
-        return self._compose_prefixes([states[:n] for n in lengths], pooling)
+            return np.stack([rows[-1] for rows in token_rows])
+        return self._compose_prefixes(token_rows, pooling)
 
     def token_logprobs(self, texts: Sequence[str]) -> list[NDArray[np.floating]]:
         """log P(t_i | start, t_<i) for every token of each text (float64)."""

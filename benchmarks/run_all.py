@@ -1,0 +1,132 @@
+"""Run the issue #9 benchmarks and write one JSON file of figures (``make bench``).
+
+Each benchmark runs in its own process (``benchmarks/bench_*.py``, each also runnable alone) and
+writes its figures next to the combined file (``<out stem>/<name>.json``); the combined file
+holds them all, the machine, and a ``ratios`` table: every ratio with its target and whether it
+was met. Ratios are medians of at least five runs measured side by side in one process.
+
+Usage: ``python benchmarks/run_all.py --out reports/bench.json [--only prefixes words ...]
+[--merge]`` (``--merge`` keeps the figures of the benchmarks not run from the existing file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from _common import load_average, machine, write
+
+HERE = Path(__file__).resolve().parent
+#: name → script (in the order they run: the model benchmarks first, memory last)
+BENCHMARKS = {
+    "prefixes": "bench_prefixes.py",
+    "words": "bench_words.py",
+    "audit_cache": "bench_audit_cache.py",
+    "bootstrap": "bench_bootstrap.py",
+    "memory": "bench_memory.py",
+}
+
+
+def ratios(found: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Every ratio with its target (None: reported, no target) and whether it was met."""
+    table: dict[str, dict[str, Any]] = {}
+
+    def add(name: str, value: float, target: float | None, what: str, **extra: Any) -> None:
+        met = None if target is None else bool(value >= target)
+        table[name] = {"ratio": round(value, 3), "target": target, "met": met, "what": what,
+                       **extra}
+
+    if "prefixes" in found:
+        dec = found["prefixes"]["decoder"]
+        equal = dec["equal_within_1e-4"]
+        add("decoder_prefixes_eos", dec["eos"]["speedup"], 5.0,
+            "smollm2-135m eos of every prefix: one pass per document vs one pass per prefix",
+            equal_within_1e_4=equal)
+        add("decoder_prefixes_mean", dec["mean"]["speedup"], 5.0,
+            "smollm2-135m mean of every prefix: one pass + cumulative sums vs one pass per "
+            "prefix", equal_within_1e_4=equal)
+        if "five_poolings" in dec:
+            add("decoder_prefixes_five_poolings", dec["five_poolings"]["speedup"], None,
+                "eos, last, mean, sqrt_n, sum of every prefix (one pass shared) vs per prefix")
+        if "encoder" in found["prefixes"]:
+            enc = found["prefixes"]["encoder"]
+            add("encoder_prefixes_batched", enc["speedup"], None,
+                "minilm-l6 prefixes of all documents batched by length vs one pass per prefix",
+                max_abs_diff=enc["max_abs_diff"])
+    if "words" in found:
+        w = found["words"]
+        add("words_vs_sentence_transformers", w["speedup_vs_st_best"], 1.0,
+            f"minilm-l6 word vectors, {w['words']} words: normtest vs sentence-transformers "
+            f"encode at its faster batch size ({w['st_best_batch_size']})")
+        add("words_vs_per_word_reference", w["speedup_vs_per_word"], None,
+            "batched word extraction vs normtest's per-word reference path")
+    if "audit_cache" in found:
+        a = found["audit_cache"]
+        add("audit_warm_vs_cold", a["speedup"], 10.0,
+            "full minilm-l6 audit re-run with a warm embedding cache vs a cold one",
+            warm_equals_cold=a["warm_equals_cold"])
+    if "bootstrap" in found:
+        b = found["bootstrap"]
+        add("bootstrap_vs_scipy", b["speedup"], 3.0,
+            f"Spearman bootstrap on {b['n']} points, B = {b['resamples']}: normtest vs "
+            "scipy.stats.bootstrap", intervals_agree=b["intervals_agree"])
+    if "memory" in found:
+        m = found["memory"]
+        table["memory_glove_20000_words"] = {
+            "peak_rss_mib": round(m["peak_rss_mib"], 1), "target": None, "met": None,
+            "what": f"peak resident memory of a {m['words_asked']}-word glove-6b-50d audit"}
+    return table
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    """Run the chosen benchmarks and write the combined JSON figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path("reports/bench.json"))
+    parser.add_argument("--only", nargs="+", choices=sorted(BENCHMARKS), default=None,
+                        help="run only these benchmarks")
+    parser.add_argument("--merge", action="store_true",
+                        help="keep the other benchmarks' figures from an existing --out file")
+    args = parser.parse_args(argv)
+    chosen = args.only or list(BENCHMARKS)
+    parts = args.out.with_suffix("")
+    parts.mkdir(parents=True, exist_ok=True)
+    found: dict[str, dict[str, Any]] = {}
+    seconds: dict[str, float] = {}
+    finished: dict[str, str] = {}
+    if args.merge and args.out.is_file():
+        earlier = json.loads(args.out.read_text(encoding="utf-8"))
+        found.update(earlier.get("benchmarks", {}))
+        seconds.update(earlier.get("seconds", {}))
+        finished.update(earlier.get("finished", {}))
+    load_before = load_average()
+    for name in (n for n in BENCHMARKS if n in chosen):
+        out = parts / f"{name}.json"
+        print(f"[bench] {name} …", file=sys.stderr, flush=True)
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, str(HERE / BENCHMARKS[name]), "--out", str(out)],
+                       check=True, stdout=subprocess.DEVNULL)
+        seconds[name] = round(time.perf_counter() - t0, 1)
+        finished[name] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        found[name] = json.loads(out.read_text(encoding="utf-8"))
+    figures: dict[str, Any] = {
+        "issue": "#9 fast audits, proven with side-by-side ratios",
+        "ratios": ratios(found),
+        "seconds": seconds,
+        "finished": finished,
+        "load_average_before": load_before,
+        "load_average_after": load_average(),
+        "machine": machine(),
+        "benchmarks": found,
+    }
+    write(args.out, figures, show=figures["ratios"])
+    return figures
+
+
+if __name__ == "__main__":
+    main()
