@@ -573,6 +573,9 @@ def skip_reason(claim: Claim, adapter: Any) -> str | None:
     if claim.needs and not any(all(supports(adapter, c) for c in option)
                                for option in claim.needs):
         return f"the model lacks the capabilities it needs ({claim.needs_text()})"
+    if claim.suite in ("text", "cer") and model_family(adapter) == "static":
+        return ("whole-word (static) vectors have no composition axis in this version; the text "
+                "and prefix claims need a contextual model")
     return None
 
 
