@@ -250,26 +250,32 @@ class CachedAdapter:
 
     # -- keys ------------------------------------------------------------------------------------
     def _key(self, method: str, item: str, **params: Any) -> str:
-        # params arrive normalised to plain Python values (see _layer and the methods below)
-        description = json.dumps(
-            {"model": self.name, "revision": self.revision, "method": method, "params": params,
-             "item": item},
-            sort_keys=True, ensure_ascii=False,
-        )
-        return hashlib.sha256(description.encode("utf-8")).hexdigest()
+        return self._keys(method, [item], **params)[0]
+
+    def _keys(self, method: str, items: Sequence[str], **params: Any) -> list[str]:
+        """sha256 of the JSON of {model, revision, method, params, item} (sorted keys) per item.
+
+        params arrive normalised to plain Python values (see _layer and the methods below). The
+        part shared by every item is serialised once: "item" sorts first, so each description
+        is ``{"item": <item>, `` followed by the rest, exactly as json.dumps writes the whole.
+        """
+        rest = json.dumps({"model": self.name, "revision": self.revision, "method": method,
+                           "params": params}, sort_keys=True, ensure_ascii=False)
+        tail = (", " + rest[1:]).encode("utf-8")
+        return [hashlib.sha256(b'{"item": ' + json.dumps(item, ensure_ascii=False).encode("utf-8")
+                               + tail).hexdigest() for item in items]
 
     def _through(
         self, method: str, items: Sequence[str], compute: Callable[[list[str]], list[np.ndarray]],
         **params: Any,
     ) -> list[np.ndarray]:
-        keys = [self._key(method, item, **params) for item in items]
+        keys = self._keys(method, items, **params)
         found = self.cache.get_many(keys)
         todo = [i for i, k in enumerate(keys) if k not in found]
         todo_items = list(dict.fromkeys(items[i] for i in todo))
         if todo_items:
             fresh = compute(todo_items)
-            new = {self._key(method, it, **params): arr
-                   for it, arr in zip(todo_items, fresh, strict=True)}
+            new = dict(zip(self._keys(method, todo_items, **params), fresh, strict=True))
             self.cache.put_many(new)
             found.update(new)
         return [found[k] for k in keys]
@@ -342,6 +348,35 @@ class CachedAdapter:
             lengths=lengths, pooling=pooling, layer=layer,
         )
         return matrix
+
+    def prefix_vectors_many(
+        self, texts: Sequence[str], prefix_lengths: Sequence[Sequence[int]], pooling: str, *,
+        layer: Layer = "last",
+    ) -> list[NDArray[np.floating]]:
+        """``prefix_vectors`` of several texts through the cache (the same entries), the missing
+        ones computed in one ``prefix_vectors_many`` call when the model has it."""
+        texts, grids = list(texts), [[int(n) for n in g] for g in prefix_lengths]
+        if len(texts) != len(grids):
+            raise NormtestError(
+                f"{len(texts)} texts but {len(grids)} prefix-length lists; give one list per text"
+            )
+        layer, pooling = self._layer(layer), str(pooling)
+        keys = [self._key("prefix_vectors", t, lengths=g, pooling=pooling, layer=layer)
+                for t, g in zip(texts, grids, strict=True)]
+        found = self.cache.get_many(keys)
+        todo = [i for i, k in enumerate(keys) if k not in found]
+        if todo:
+            many = getattr(self.adapter, "prefix_vectors_many", None)
+            if callable(many):
+                fresh = list(many([texts[i] for i in todo], [grids[i] for i in todo], pooling,
+                                  layer=layer))
+            else:
+                fresh = [self.adapter.prefix_vectors(texts[i], grids[i], pooling, layer=layer)
+                         for i in todo]
+            new = {keys[i]: np.asarray(v) for i, v in zip(todo, fresh, strict=True)}
+            self.cache.put_many(new)
+            found.update(new)
+        return [found[k] for k in keys]
 
     def token_logprobs(self, texts: Sequence[str]) -> list[NDArray[np.floating]]:
         """Per-token log-probabilities through the cache."""

@@ -212,3 +212,19 @@ def test_entries_from_the_old_checksum_scheme_are_dropped_quietly(tmp_path: Path
         reopened = EmbeddingCache(tmp_path)
     assert len(reopened) == 0
     reopened.close()
+
+
+def test_keys_are_the_hash_of_the_whole_description(tmp_path: Path, oracle: OracleModel) -> None:
+    """Keys built per batch equal the documented form, so earlier caches stay valid."""
+    import hashlib
+    import json
+
+    cached = CachedAdapter(oracle, EmbeddingCache(tmp_path))
+    items = ["cat", 'say "hi"', "Zürich naïve", "back\\slash", "tab\there", ""]
+    params = {"layer": "last", "lengths": [1, 16, 32], "pooling": "mean", "words": True}
+    for item, key in zip(items, cached._keys("prefix_vectors", items, **params), strict=True):
+        whole = json.dumps({"model": oracle.name, "revision": oracle.revision,
+                            "method": "prefix_vectors", "params": params, "item": item},
+                           sort_keys=True, ensure_ascii=False)
+        assert key == hashlib.sha256(whole.encode("utf-8")).hexdigest()
+        assert key == cached._key("prefix_vectors", item, **params)

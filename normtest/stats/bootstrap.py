@@ -106,14 +106,20 @@ class Ranker:
         The rank (mid-rank for ties) minus the resample's mean rank (W + 1)/2, W the resample
         size. A row of weight 0 gets the rank it would have if drawn; callers weight it by 0.
         """
-        total = weights.sum(axis=1, keepdims=True)
+        # rank = cumulative weight − (own weight − 1)/2, centred by (W + 1)/2: computed in place
+        shift = weights.sum(axis=1, keepdims=True) / 2.0  # (W + 1)/2 − 1/2
         if self.tied:
             per_group = np.add.reduceat(np.take(weights, self.order, axis=1), self.starts, axis=1)
-            group_rank = np.cumsum(per_group, axis=1) - (per_group - 1.0) / 2.0 - (total + 1) / 2
+            group_rank = np.cumsum(per_group, axis=1)
+            per_group *= 0.5
+            group_rank -= per_group
+            group_rank -= shift
             return np.take(group_rank, self.group_of, axis=1)
-        ordered = weights if self.identity else np.take(weights, self.order, axis=1)
+        ordered = np.array(weights) if self.identity else np.take(weights, self.order, axis=1)
         rank = np.cumsum(ordered, axis=1)
-        rank -= (ordered - 1.0) / 2.0 + (total + 1.0) / 2.0
+        ordered *= 0.5
+        rank -= ordered
+        rank -= shift
         return rank if self.identity else np.take(rank, self.inverse, axis=1)
 
 

@@ -114,9 +114,13 @@ def _correlation_result(
     statistic = ("partial_" if partial else "") + _STATISTIC[method]
     label = f"{'partial ' if partial else ''}{method}"
 
-    # canonical row order: the verdict depends on the rows, not on their order
+    # canonical row order: the verdict depends on the rows, not on their order. Without clusters
+    # each position draws its own bootstrap weight, so the order fixes the replicates; x comes
+    # first. With clusters a row's weight is its cluster's wherever the row stands, so any order
+    # gives the same replicates; y comes first (in the audit y is the untied, model-side
+    # variable, and a variable already in order is ranked without a permutation).
     keys: list[np.ndarray] = [] if cov is None else [cov[:, j] for j in range(cov.shape[1])][::-1]
-    keys += [y, x] + ([] if codes is None else [codes])
+    keys += [y, x] if codes is None else [codes, x, y]
     order = np.lexsort(keys)
     x, y = x[order], y[order]
     if cov is not None:
