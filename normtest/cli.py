@@ -58,6 +58,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="standard: last layer; raw, Zipf-centred and Zipf-whitened geometry "
                             "(default); full: every declared variant")
     audit.add_argument("--device", default="cpu", help="cpu or cuda (transformers models)")
+    audit.add_argument("--dtype", default=None, choices=["float32", "bfloat16", "float16"],
+                       help="precision of a transformers model (default float32; part of the "
+                            "cache key)")
     audit.add_argument("--no-cache", action="store_true", help="do not use the embedding cache")
     audit.add_argument("--gate", action="store_true",
                        help="then gate the report ([tool.normtest] or normtest.toml; exit 1 if "
@@ -90,6 +93,9 @@ def _parser() -> argparse.ArgumentParser:
     gate.add_argument("--save-report", type=Path, default=None,
                       help="write the candidate's report.json here (a future baseline)")
     gate.add_argument("--device", default="cpu", help="cpu or cuda (transformers models)")
+    gate.add_argument("--dtype", default=None, choices=["float32", "bfloat16", "float16"],
+                      help="precision of a transformers model (default float32; part of the "
+                           "cache key)")
     gate.add_argument("--no-cache", action="store_true", help="do not use the embedding cache")
     show = sub.add_parser("show", help="describe one claim")
     show.add_argument("claim", help="a claim id, e.g. cer.linear")
@@ -122,7 +128,8 @@ def _list(args: argparse.Namespace) -> int:
 
 def _audit(args: argparse.Namespace) -> int:
     from normtest.audit import AuditSettings, run_audit
-    from normtest.models import EMBEDDED, load
+    from normtest.gate import load_options
+    from normtest.models import load
     from normtest.table import verdict_table
 
     for option, value in (("--words", args.words), ("--docs", args.docs),
@@ -135,10 +142,7 @@ def _audit(args: argparse.Namespace) -> int:
     for path in corpus:
         if not Path(path).exists():
             raise NormtestError(f"--corpus {path}: no such file or folder")
-    options = {}
-    kind = EMBEDDED[args.model][0] if args.model in EMBEDDED else None
-    if kind in ("encoder", "decoder") or (kind is None and Path(args.model).is_dir()):
-        options = {"device": args.device, "progress": sys.stderr.isatty()}
+    options = load_options(args.model, args.device, args.dtype, progress=sys.stderr.isatty())
     adapter = load(args.model, cache=not args.no_cache, **options)
     settings = AuditSettings(seed=args.seed, words=args.words, n_resamples=args.resamples,
                              documents=args.docs, sentences=args.sentences, corpus=corpus,

@@ -456,18 +456,25 @@ def claims_to_audit(config: GateConfig, baseline: Report | None) -> list[str]:
     return list(ids)
 
 
-def load_options(spec: str, device: str | None) -> dict[str, Any]:
-    """Loading options for a transformers model (device, no progress bar); none otherwise."""
+def load_options(spec: str, device: str | None, dtype: str | None = None, *,
+                 progress: bool = False) -> dict[str, Any]:
+    """Loading options for a transformers model (device, dtype, progress bar); none for other
+    models, which take neither."""
     from normtest.models import EMBEDDED
 
     kind = EMBEDDED[spec][0] if spec in EMBEDDED else None
-    if device and (kind in ("encoder", "decoder") or (kind is None and Path(spec).is_dir())):
-        return {"device": device, "progress": False}
-    return {}
+    if not (kind in ("encoder", "decoder") or (kind is None and Path(spec).is_dir())):
+        return {}
+    options: dict[str, Any] = {"progress": progress}
+    if device:
+        options["device"] = device
+    if dtype:
+        options["dtype"] = dtype
+    return options
 
 
 def run_gate(config: GateConfig, *, cache: bool = True, device: str | None = None,
-             save_report: str | Path | None = None) -> GateOutcome:
+             save_report: str | Path | None = None, dtype: str | None = None) -> GateOutcome:
     """Audit ``config.model`` (or read ``config.report``) and judge it (:func:`evaluate`)."""
     from normtest.report import Report
 
@@ -481,7 +488,7 @@ def run_gate(config: GateConfig, *, cache: bool = True, device: str | None = Non
         if not ids:
             raise NormtestError("nothing to gate: give require = [claim ids] and/or a baseline")
         settings = audit_settings(config, baseline)
-        adapter = load_model(config.model, cache=cache, **load_options(config.model, device))
+        adapter = load_model(config.model, cache=cache, **load_options(config.model, device, dtype))
         candidate = record_samples(run_audit(adapter, ids, settings=settings), adapter, settings)
     else:
         raise NormtestError("the gate needs a model (model = ... or --model) or a candidate "
@@ -596,7 +603,7 @@ def command(args: Any) -> int:
         alpha=args.alpha, seed=args.seed, words=args.words, resamples=args.resamples,
         scope=args.scope)
     outcome = run_gate(config, cache=not args.no_cache, device=args.device,
-                       save_report=args.save_report)
+                       save_report=args.save_report, dtype=args.dtype)
     return emit(outcome, args.summary)
 
 

@@ -74,6 +74,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="do not use the on-disk embedding cache")
     group.addoption("--normtest-device", default="cpu", metavar="DEVICE",
                     help="cpu or cuda, for transformers models (default cpu)")
+    group.addoption("--normtest-dtype", default=None, choices=["float32", "bfloat16", "float16"],
+                    help="precision of transformers models (default float32)")
     parser.addini("normtest_junit_properties", type="bool", default=False,
                   help="add per-claim properties to the JUnit XML (normtest)")
 
@@ -187,7 +189,8 @@ class NormtestState:
 
             spec = self.models[self.labels.index(label)]
             adapter = load_model(spec, cache=not self.option("normtest_no_cache"),
-                                 **load_options(spec, self.option("normtest_device")))
+                                 **load_options(spec, self.option("normtest_device"),
+                                                  self.option("normtest_dtype")))
             self._sessions[label] = AuditSession(adapter, self.settings(), label=label,
                                                  thresholds=self.gate.thresholds)
         return self._sessions[label]
