@@ -5,16 +5,17 @@ them once per variant and shares them between claims, each claim's measurement f
 :class:`~normtest.result.Measurement`, the claim's criterion judges it, and Holm adjusts within
 each claim's family of variants. The outcome is one :class:`~normtest.report.Report`.
 
-This version measures the word suite (``word.norm_ic``, ``.multitoken``, ``.partial``,
-``word.norm_kl``), the conditions (``cond.inner_pmi``, ``cond.self_pmi``, ``cond.centered``),
-PMI and KL coming from the reference corpus (the bundled Wikipedia sample, ±5 window), and the
-CER suite on prefixes of the default documents. Claims whose measurement is not available yet
-(``text.norm_surprisal``) are listed as SKIPPED with that reason, never run and never counted as
-passing.
+Every claim of the catalogue is measured: the word suite (``word.norm_ic``, ``.multitoken``,
+``.partial``, ``word.norm_kl``), the conditions (``cond.inner_pmi``, ``cond.self_pmi``,
+``cond.centered``), PMI and KL coming from the reference corpus (the bundled Wikipedia sample, ±5
+window), the text claim on sentences of the documents (IC from a causal LM), and the CER suite on
+prefixes of the default documents. A claim the model cannot be checked on (no subword tokens, no
+prefixes) is listed as SKIPPED with the reason, never run and never counted as passing.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -140,6 +141,9 @@ class WordData:
         if self._token_counts is None:
             if self.family == "static":
                 self._token_counts = np.ones(len(self.words), dtype=np.intp)
+            elif callable(getattr(self.adapter, "word_token_counts", None)):  # one batch call
+                self._token_counts = np.asarray(self.adapter.word_token_counts(self.words),
+                                                dtype=np.intp)
             else:
                 self._token_counts = np.array(
                     [len(self.adapter.word_tokens(w)) for w in self.words], dtype=np.intp)
@@ -269,11 +273,17 @@ class PrefixData:
         """(lengths, squared norms, document ids, vectors) of every prefix, for one variant."""
         key = (variant["composition"], variant.get("representation", "last"))
         if key not in self._curves:
+            texts = [plan.document.text for plan in self.plans]
+            grids = [plan.lengths for plan in self.plans]
+            many = getattr(self.adapter, "prefix_vectors_many", None)
+            if callable(many):  # encoders batch every document's prefixes by length
+                matrices = list(many(texts, grids, key[0], layer=key[1]))
+            else:
+                matrices = [self.adapter.prefix_vectors(t, g, key[0], layer=key[1])
+                            for t, g in zip(texts, grids, strict=True)]
             lengths, values, groups, vectors = [], [], [], []
-            for doc, plan in enumerate(self.plans):
-                v = np.asarray(self.adapter.prefix_vectors(plan.document.text, plan.lengths,
-                                                           key[0], layer=key[1]),
-                               dtype=np.float64)
+            for doc, (plan, matrix) in enumerate(zip(self.plans, matrices, strict=True)):
+                v = np.asarray(matrix, dtype=np.float64)
                 lengths.append(plan.lengths.astype(np.float64))
                 values.append(np.einsum("ij,ij->i", v, v))
                 groups.append(np.full(plan.lengths.size, doc))
@@ -281,6 +291,27 @@ class PrefixData:
             self._curves[key] = tuple(np.concatenate(x) for x in (lengths, values, groups,
                                                                   vectors))
         return self._curves[key]
+
+
+@functools.lru_cache(maxsize=1)
+def _loaded_surprisal_model(name: str, cache_dir: str) -> Any:
+    """The surprisal model, loaded once per process and cache folder (its tokenizer alone takes
+    ~0.2 s to read); its weights are read only if a surprisal is not in the cache."""
+    from normtest.models import load
+
+    return load(name, cache=False, cache_dir=cache_dir)
+
+
+def surprisal_model(name: str, audited: Any) -> Any:
+    """The causal LM that gives sentences their IC, read through the audited model's cache.
+
+    The audited adapter's :class:`~normtest.cache.EmbeddingCache` is shared (so a run with the
+    cache off computes every surprisal, and a warm re-run reads them all back).
+    """
+    from normtest.cache import CachedAdapter, default_cache_dir
+
+    lm = _loaded_surprisal_model(name, str(default_cache_dir()))
+    return CachedAdapter(lm, audited.cache) if isinstance(audited, CachedAdapter) else lm
 
 
 @dataclass
@@ -305,11 +336,8 @@ class TextData:
         pairs = document_sentences(documents, settings.sentences)
         if not pairs:
             raise NormtestError("the documents hold no sentence of 5 to 40 words")
-        lm = adapter
-        if not supports(adapter, Capability.TOKEN_LOGPROBS):
-            from normtest.models import load
-
-            lm = load(settings.surprisal_model)
+        lm = adapter if supports(adapter, Capability.TOKEN_LOGPROBS) \
+            else surprisal_model(settings.surprisal_model, adapter)
         texts = [t for _, t in pairs]
         return cls(adapter, texts, np.array([d for d, _ in pairs], dtype=np.intp),
                    np.asarray(text_information(lm, texts), dtype=np.float64), lm.name)
@@ -429,18 +457,25 @@ def _self_pmi(data: WordData, variant: Mapping[str, str], s: AuditSettings) -> M
         return Measurement.not_estimable(statistic, int(x.size), "slope ratio",
                                          f"only {x.size} co-occurring pairs", seed=s.seed)
 
-    def slope(w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        total = w.sum(axis=1, keepdims=True)
-        ma, mb = (w @ a)[:, None] / total, (w @ b)[:, None] / total
-        cov = np.einsum("rn,rn->r", w, (a - ma) * (b - mb))
-        var = np.einsum("rn,rn->r", w, (a - ma) ** 2)
+    def moments(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Columns 1, a, b, ab, a² of a and b centred by their plain means (small cancellation)."""
+        a, b = a - a.mean(), b - b.mean()
+        return np.column_stack([np.ones_like(a), a, b, a * b, a * a])
+
+    def slope(w: np.ndarray, columns: np.ndarray) -> np.ndarray:
+        """Weighted OLS slope of b on a per row of weights, from one matrix product."""
+        total, sa, sb, sab, saa = (w @ columns).T
+        cov = sab - sa * sb / total
+        var = saa - sa * sa / total
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(var > 0, cov / var, np.nan)
+            return np.where(var > 1e-12 * saa, cov / var, np.nan)
+
+    words_columns, pairs_columns = moments(ic, norms), moments(pmi, inner)
 
     def ratio(w_words: np.ndarray) -> np.ndarray:
-        diagonal = slope(w_words, ic, norms)
+        diagonal = slope(w_words, words_columns)
         w_pairs = w_words[:, x] * w_words[:, y]  # a pair is drawn as often as both its words
-        off = slope(w_pairs, pmi, inner)
+        off = slope(w_pairs, pairs_columns)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(off != 0, diagonal / off, np.nan)
 

@@ -168,3 +168,39 @@ def test_cross_fitted_whitening_removes_the_leverage_artefact(oracle: OracleMode
     report = run_audit(isotropic, ["word.norm_ic"], settings=FAST, words=words, source=source)
     for row in report.results:
         assert row.verdict is Verdict.FAIL, (row.id, row.estimate)
+
+
+def test_the_surprisal_model_reads_through_the_audited_models_cache(tmp_path: Path) -> None:
+    pytest.importorskip("transformers")
+    from normtest.audit import surprisal_model
+    from normtest.cache import CachedAdapter, EmbeddingCache
+    from normtest.models import load
+
+    audited = load("minilm-l6", cache=False, progress=False)
+    cache = EmbeddingCache(tmp_path)
+    lm = surprisal_model("smollm2-135m", CachedAdapter(audited, cache))
+    assert isinstance(lm, CachedAdapter) and lm.cache is cache and lm.name == "smollm2-135m"
+    lm.token_logprobs(["The river rose above the bridge."])
+    assert len(cache) == 1  # the surprisal went to the audit's cache
+    uncached = surprisal_model("smollm2-135m", audited)  # --no-cache: nothing written anywhere
+    assert not isinstance(uncached, CachedAdapter) and uncached is lm.adapter  # loaded once
+
+
+def test_audit_command_runs_a_transformers_model_in_bfloat16(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("transformers")
+    from normtest.gate import load_options
+
+    assert load_options("glove-6b-50d", "cpu", "bfloat16") == {}  # static: neither applies
+    assert load_options("minilm-l6", "cpu", "bfloat16") == {
+        "progress": False, "device": "cpu", "dtype": "bfloat16"}
+    monkeypatch.setenv("NORMTEST_CACHE_DIR", str(tmp_path / "cache"))
+    code = main(["audit", "--model", "minilm-l6", "--dtype", "bfloat16", "--claims",
+                 "word.norm_ic", "--words", "60", "--resamples", "100", "--out",
+                 str(tmp_path), "--format", "json"])
+    assert code == EXIT_OK
+    report = Report.read(tmp_path / "report.json")
+    assert report.model["revision"].endswith(";bfloat16")
+    assert main(["audit", "--model", "minilm-l6", "--dtype", "float8"]) == EXIT_USAGE
+    capsys.readouterr()

@@ -233,6 +233,30 @@ def test_batched_word_extraction_equals_per_word(which: str,
     assert lengths.tolist() == [len(adapter.word_tokens(w)) for w in WORDS]
 
 
+@pytest.mark.parametrize("which", ["minilm", "smollm2"])
+def test_word_token_counts_equal_word_tokens(which: str, request: pytest.FixtureRequest) -> None:
+    adapter = request.getfixturevalue(which)
+    counts = adapter.word_token_counts(WORDS)
+    assert counts.tolist() == [len(adapter.word_tokens(w)) for w in WORDS]
+    assert max(counts) > 1  # the sample holds multi-token words
+    with pytest.raises(NormtestError, match="no tokens"):
+        adapter.word_token_counts(["cat", " "])
+
+
+@pytest.mark.parametrize("which", ["minilm", "smollm2"])
+def test_capped_token_count_equals_the_full_count(which: str,
+                                                  request: pytest.FixtureRequest) -> None:
+    from normtest.information import default_documents, model_token_count
+
+    adapter = request.getfixturevalue(which)
+    texts = [d.text for d in default_documents(6)] + [DOCUMENT, "word " * 3000, "x"]
+    for text in texts:
+        full = len(adapter.tokenize(text).ids)
+        for cap in (1, 16, 128, 512, full - 1, full, full + 1):
+            if cap >= 0:
+                assert model_token_count(adapter, text, at_most=cap) == min(full, cap)
+
+
 def test_batched_word_extraction_errors_match(minilm: EncoderAdapter) -> None:
     for adapter in (minilm, minilm.variant(fast=False)):
         with pytest.raises(NormtestError, match=r"word 1 \('  '\) has no tokens"):
@@ -299,6 +323,26 @@ def test_weight_bootstrap_interval_agrees_with_scipy() -> None:
 
 
 # --------------------------------------------------------------------------- the warm cache
+
+
+@pytest.mark.parametrize("which", ["minilm", "smollm2"])
+def test_cached_prefix_vectors_many_equal_one_by_one(which: str, tmp_path: Path,
+                                                     request: pytest.FixtureRequest) -> None:
+    adapter = request.getfixturevalue(which)
+    cache = EmbeddingCache(tmp_path)
+    cached = CachedAdapter(adapter, cache)
+    grids = [[2, 5], [1, 3, 4], [6]]
+    many = cached.prefix_vectors_many(DOCUMENTS, grids, "mean")
+    assert len(cache) == 3  # one entry per document, the same keys as prefix_vectors
+    for doc, grid, rows in zip(DOCUMENTS, grids, many, strict=True):
+        np.testing.assert_array_equal(cached.prefix_vectors(doc, grid, "mean"), rows)
+        _close(rows, adapter.variant(fast=False).prefix_vectors(doc, grid, "mean"), atol=1e-5)
+    assert len(cache) == 3  # read back, not recomputed
+    extra = cached.prefix_vectors_many([DOCUMENTS[0], "A new text about rivers."],
+                                       [grids[0], [2]], "mean")
+    assert len(cache) == 4 and np.array_equal(extra[0], many[0])
+    with pytest.raises(NormtestError, match="one list per text"):
+        cached.prefix_vectors_many(DOCUMENTS, grids[:1], "mean")
 
 
 def test_weights_are_read_only_when_a_vector_is_computed(tmp_path: Path) -> None:

@@ -87,10 +87,12 @@ def test_prefix_lengths_are_counted_in_model_tokens() -> None:
     model = CharacterTokenizer()
     docs = user_documents(["a" * 50, "b" * 7])
     plans = plan_prefixes(model, docs, step=10, max_length=40)
-    assert [p.n_tokens for p in plans] == [50, 7]
+    assert [p.n_tokens for p in plans] == [40, 7]  # counted up to max_length
     np.testing.assert_array_equal(plans[0].lengths, [10, 20, 30, 40])
     assert plans[1].lengths.size == 0
     assert model_token_count(model, "hello world") == 11
+    assert model_token_count(model, "hello world", at_most=5) == 5
+    assert model_token_count(model, "hello world", at_most=50) == 11
     with pytest.raises(NormtestError, match="tokenize"):
         model_token_count(object(), "text")
 

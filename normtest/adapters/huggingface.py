@@ -706,6 +706,10 @@ class _TransformersAdapter:
             raise NormtestError(f"word {word!r} has no tokens for {self._name}; drop it")
         return self._tokenization(ids)
 
+    def word_token_counts(self, words: Sequence[str]) -> NDArray[np.intp]:
+        """``len(word_tokens(w))`` of every word, from one tokenizer call."""
+        return self._flat_ids(words, True)[1]
+
     def _item_ids(self, items: Sequence[str], words: bool) -> list[list[int]]:
         """Token ids of every text (or word), raising on one that has none."""
         if isinstance(items, str):

@@ -24,6 +24,10 @@ is a unit of running text, and some tokenizers mark the word boundary (byte-leve
 " cat" with its leading space); ``word_tokens(word)`` and ``token_vectors(words, words=True)``
 apply the model's own convention for a word, so claims never need to know it.
 
+Optional batch forms an adapter may add for speed, used when present: ``word_token_counts(words)``
+(``len(word_tokens(w))`` of every word in one call) and ``prefix_vectors_many(texts,
+prefix_lengths, pooling, layer=)`` (``prefix_vectors`` of several documents at once).
+
 Every vector method returns float arrays (float32 is fine) of the model's dimension ``dim``.
 Importing this module imports numpy only.
 """

@@ -48,7 +48,8 @@ class Document:
 
 @dataclass(frozen=True, eq=False)
 class PrefixPlan:
-    """A document, its length in model tokens, and the prefix lengths to embed."""
+    """A document, its length in model tokens (counted up to the longest prefix planned), and
+    the prefix lengths to embed."""
 
     document: Document
     n_tokens: int
@@ -113,24 +114,47 @@ def prefix_grid(n_tokens: int, step: int = 16, max_length: int = 512) -> NDArray
     return np.arange(step, min(n_tokens, max_length) + 1, step, dtype=np.int64)
 
 
-def model_token_count(adapter: Any, text: str) -> int:
-    """The number of model tokens of ``text``: ``len(adapter.tokenize(text).ids)``."""
+#: Characters first tokenised per token wanted when counting up to a cap (tokens rarely run longer).
+_CHARS_PER_TOKEN = 16
+
+
+def model_token_count(adapter: Any, text: str, at_most: int | None = None) -> int:
+    """The number of model tokens of ``text``: ``len(adapter.tokenize(text).ids)``.
+
+    With ``at_most``, ``min(that, at_most)``, tokenising only as much of a long text as that
+    needs: a prefix of the text cut at whitespace holds the same leading tokens as the whole
+    (tokenizers split into words before they split words into tokens), so once such a prefix
+    reaches ``at_most`` tokens, so does the text.
+    """
     tokenizer = getattr(adapter, "tokenize", None)
     if not callable(tokenizer):
         raise NormtestError(
             f"model {getattr(adapter, 'name', type(adapter).__name__)!r} cannot tokenize text; "
             "prefix lengths are counted in model tokens, so it needs a tokenize(text) method"
         )
-    return len(tokenizer(text).ids)
+    if at_most is None:
+        return len(tokenizer(text).ids)
+    if at_most < 0:
+        raise NormtestError(f"at_most must be >= 0, got {at_most}")
+    chars = _CHARS_PER_TOKEN * (at_most + 1)
+    while chars < len(text):
+        cut = chars
+        while cut > 0 and not text[cut].isspace():
+            cut -= 1
+        if cut > 0 and text[:cut].strip() and len(tokenizer(text[:cut]).ids) >= at_most:
+            return at_most
+        chars *= 4
+    return min(len(tokenizer(text).ids), at_most)
 
 
 def plan_prefixes(
     adapter: Any, documents: Sequence[Document], step: int = 16, max_length: int = 512
 ) -> list[PrefixPlan]:
-    """Each document's model-token length and prefix grid (:func:`prefix_grid`)."""
+    """Each document's prefix grid (:func:`prefix_grid`), and its length in model tokens counted
+    up to ``max_length`` (a longer document is tokenised only as far as the grid needs)."""
     plans = []
     for d in documents:
-        n = model_token_count(adapter, d.text)
+        n = model_token_count(adapter, d.text, at_most=max_length)
         plans.append(PrefixPlan(d, n, prefix_grid(n, step, max_length)))
     return plans
 
