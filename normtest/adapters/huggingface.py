@@ -675,7 +675,9 @@ class _TransformersAdapter:
         """Token ids of ``text`` without special tokens."""
         if not isinstance(text, str):
             raise NormtestError(f"texts must be str, got {type(text).__name__}")
-        ids = self._tokenizer(text, add_special_tokens=False)["input_ids"]
+        # verbose=False: no "longer than the maximum … indexing errors" warning for a long text;
+        # only prefixes reach the model, and _check_sizes refuses what would not fit
+        ids = self._tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"]
         return [int(i) for i in ids]
 
     def _detect_word_prefix(self) -> str:
@@ -849,7 +851,7 @@ class _TransformersAdapter:
             array = np.asarray(texts, dtype=np.str_)
             if self._word_prefix:
                 inputs = np.char.add(self._word_prefix, array).tolist()
-        encoded = self._tokenizer(inputs, add_special_tokens=False)["input_ids"]
+        encoded = self._tokenizer(inputs, add_special_tokens=False, verbose=False)["input_ids"]
         lengths = np.fromiter(map(len, encoded), dtype=np.intp, count=len(encoded))
         if words:  # a blank word has no tokens, whatever its prefix tokenises to
             lengths[np.char.strip(array) == ""] = 0
