@@ -204,3 +204,21 @@ def test_audit_command_runs_a_transformers_model_in_bfloat16(
     assert report.model["revision"].endswith(";bfloat16")
     assert main(["audit", "--model", "minilm-l6", "--dtype", "float8"]) == EXIT_USAGE
     capsys.readouterr()
+
+
+def test_self_pmi_slope_ratio_equals_two_least_squares_fits() -> None:
+    """The slope ratio's one-matrix-product moments give what np.polyfit gives."""
+    from normtest.audit import WordData, _self_pmi
+
+    glove = normtest.load("glove-6b-50d", cache=False)
+    data = WordData.build(glove, FAST, "static")
+    for transform in ("raw", "center_zipf"):
+        variant = {"transform": transform}
+        x, y, pmi = data.pairs()
+        vectors = data.transformed(variant)
+        inner = np.einsum("ij,ij->i", vectors[x], vectors[y])
+        diagonal = np.polyfit(data.information, data.squared_norms(variant), 1)[0]
+        off = np.polyfit(pmi, inner, 1)[0]
+        measured = _self_pmi(data, variant, FAST)
+        assert measured.estimate == pytest.approx(diagonal / off, rel=1e-9)
+        assert measured.ci[0] < measured.estimate < measured.ci[1]

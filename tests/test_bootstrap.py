@@ -81,3 +81,34 @@ def test_point_estimates_equal_scipy() -> None:
     resid = [v - np.polyval(np.polyfit(z, v, 1), z) for v in (x, y)]
     partial = partial_correlation(x, y, z, method="pearson")
     assert partial.estimate == pytest.approx(sps.pearsonr(*resid).statistic, abs=1e-10)
+
+
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 40), ties=st.booleans())
+def test_ranks_of_sorted_values_and_weights_left_untouched(seed: int, n: int,
+                                                           ties: bool) -> None:
+    values, idx, weights = _explicit(seed, n, ties)
+    values = np.sort(values)  # the ranker's no-permutation path when there are no ties
+    before = weights.copy()
+    ranks = bootstrap.Ranker(values).ranks(weights)[0] + (n + 1) / 2
+    np.testing.assert_allclose(ranks[idx], sps.rankdata(values[idx]))
+    np.testing.assert_array_equal(weights, before)  # ranks are computed in place, not in w
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_cluster_bootstrap_replicates_equal_explicit_cluster_resamples(ties: bool) -> None:
+    """Each replicate is Spearman's ρ of the rows of the clusters drawn, whatever the row order
+    the correlation sorts its input into."""
+    rng = np.random.default_rng(7)
+    n, groups, b, seed = 90, 12, 120, 5
+    clusters = rng.integers(0, groups, n)
+    x = rng.integers(0, 5, n).astype(float) if ties else rng.normal(size=n)
+    y = 0.4 * x + rng.normal(size=n)
+    result = correlation(x, y, clusters=clusters, n_resamples=b, seed=seed)
+    assert result.measurement is not None
+    replicates = result.measurement.sampling.replicates
+    draws = np.random.default_rng(seed).integers(0, groups, size=(b, groups))
+    labels = np.unique(clusters)  # codes follow the sorted labels
+    for r in range(b):
+        rows = np.concatenate([np.flatnonzero(clusters == labels[g]) for g in draws[r]])
+        expected = sps.spearmanr(x[rows], y[rows]).statistic
+        assert replicates[r] == pytest.approx(expected, abs=1e-10)
