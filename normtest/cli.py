@@ -28,7 +28,11 @@ def _parser() -> argparse.ArgumentParser:
     demo = sub.add_parser(
         "demo", help="judge synthetic claims with known truth (a demonstration of the engine)"
     )
-    demo.add_argument("--out", type=Path, default=None, help="folder for report.json")
+    demo.add_argument("--out", type=Path, default=None,
+                      help="folder for report.json, report.md and report.html")
+    demo.add_argument("--format", nargs="+", dest="formats", default=["json", "md", "html"],
+                      choices=["json", "md", "html"], metavar="FORMAT",
+                      help="which renderings --out receives: json, md, html (default: all)")
     demo.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     demo.add_argument("--words", type=int, default=2000, help="synthetic word sample size")
     listing = sub.add_parser("list", help="list the claims of the catalogue")
@@ -203,8 +207,10 @@ def _demo(args: argparse.Namespace) -> int:
     print(verdict_table(report.results))
     print("\nsummary: " + ", ".join(f"{k} {v}" for k, v in report.summary.items() if v))
     if args.out is not None:
-        path = report.write(args.out / "report.json")
-        print(f"report written to {path}")
+        from normtest.render import write_renderings
+
+        for written in write_renderings(report, args.out, args.formats):
+            print(f"report written to {written}")
     return EXIT_OK
 
 

@@ -19,6 +19,8 @@ def test_demo_prints_verdicts_and_writes_report(
     out = capsys.readouterr().out
     assert "demo.norm_ic[model=faithful]" in out and "verdict" in out
     report = Report.read(tmp_path / "report.json")
+    assert "demo.norm_ic" in (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert (tmp_path / "report.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     # each synthetic model was built to satisfy or violate its claim: the engine must agree
     for r in report.results:
         assert r.expected is not None
