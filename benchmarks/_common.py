@@ -6,6 +6,7 @@ so that machine load falls on both alike, and reports the ratio of the medians.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -102,6 +103,18 @@ def machine() -> dict[str, Any]:
         info.update(torch=torch.__version__, transformers=transformers.__version__,
                     torch_threads=torch.get_num_threads())
     return info
+
+
+def arguments(doc: str, repeats: bool = True) -> argparse.ArgumentParser:
+    """A benchmark's command line with the options every benchmark takes: ``--out`` (the JSON
+    figures), ``--repeats`` (timed runs of each side, at least 5) and ``--threads``."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=None, help="where to write the JSON figures")
+    if repeats:
+        parser.add_argument("--repeats", type=int, default=5, help="timed runs of each (>= 5)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="CPU threads (torch, OpenMP, BLAS; default 1)")
+    return parser
 
 
 def set_threads(threads: int, torch: bool = True) -> dict[str, Any]:

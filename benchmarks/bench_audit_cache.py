@@ -19,7 +19,6 @@ Usage: ``python benchmarks/bench_audit_cache.py --out audit_cache.json [--repeat
 
 from __future__ import annotations
 
-import argparse
 import cProfile
 import os
 import pstats
@@ -29,7 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from _common import machine, set_threads, side_by_side, summary, write
+from _common import arguments, machine, set_threads, side_by_side, summary, write
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -54,14 +53,11 @@ def top_functions(profile: cProfile.Profile, n: int) -> list[dict[str, Any]]:
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """Run the benchmark and write the JSON figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=None, help="where to write the JSON figures")
-    parser.add_argument("--repeats", type=int, default=5, help="timed runs of each (>= 5)")
+    parser = arguments(__doc__)
     parser.add_argument("--words", type=int, default=300, help="audit word sample size")
     parser.add_argument("--resamples", type=int, default=200, help="bootstrap resamples")
     parser.add_argument("--documents", type=int, default=4, help="CER documents")
     parser.add_argument("--sentences", type=int, default=60, help="text-claim sentences")
-    parser.add_argument("--threads", type=int, default=1, help="CPU threads (torch, BLAS)")
     args = parser.parse_args(argv)
     threads = set_threads(args.threads)
 

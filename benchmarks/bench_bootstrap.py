@@ -19,14 +19,12 @@ Usage: ``python benchmarks/bench_bootstrap.py --out bootstrap.json [--repeats 5]
 
 from __future__ import annotations
 
-import argparse
 import math
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _common import machine, set_threads, side_by_side, summary, write
+from _common import arguments, machine, set_threads, side_by_side, summary, write
 from scipy import special
 from scipy import stats as sps
 
@@ -42,14 +40,11 @@ def spearman_rows(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """Run the benchmark and write the JSON figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=None, help="where to write the JSON figures")
-    parser.add_argument("--repeats", type=int, default=5, help="timed runs of each (>= 5)")
+    parser = arguments(__doc__)
     parser.add_argument("--n", type=int, default=50_000, help="points")
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples B")
     parser.add_argument("--batch", type=int, default=100,
                         help="scipy's resamples per vectorised call (bounds its memory)")
-    parser.add_argument("--threads", type=int, default=1, help="CPU threads (BLAS, OpenMP)")
     args = parser.parse_args(argv)
     threads = set_threads(args.threads)
 

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from _common import machine, set_threads, write
+from _common import arguments, machine, set_threads, write
 
 
 def rss_mib() -> float:
@@ -72,11 +72,9 @@ def child(words: int, resamples: int, threads: int) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """Run the audit in a child process and write the JSON figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=None, help="where to write the JSON figures")
+    parser = arguments(__doc__, repeats=False)
     parser.add_argument("--words", type=int, default=20_000, help="audit word sample size")
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples")
-    parser.add_argument("--threads", type=int, default=1, help="CPU threads (BLAS, OpenMP)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:

@@ -22,10 +22,8 @@ Usage: ``python benchmarks/bench_prefixes.py --out prefixes.json [--repeats 5] [
 
 from __future__ import annotations
 
-import argparse
 import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -33,7 +31,7 @@ import numpy as np
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from _common import machine, set_threads, side_by_side, summary, write
+from _common import arguments, machine, set_threads, side_by_side, summary, write
 
 POOLINGS = ("eos", "last", "mean", "sqrt_n", "sum")
 
@@ -149,16 +147,13 @@ def encoder_figures(texts: Sequence[str], tokens: int, step: int,
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """Run the benchmark and write the JSON figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=None, help="where to write the JSON figures")
-    parser.add_argument("--repeats", type=int, default=5, help="timed runs of each (>= 5)")
+    parser = arguments(__doc__)
     parser.add_argument("--documents", type=int, default=2, help="documents")
     parser.add_argument("--tokens", type=int, default=200, help="tokens per document")
     parser.add_argument("--step", type=int, default=16, help="prefix grid step (tokens)")
     parser.add_argument("--no-encoder", action="store_true", help="skip the MiniLM part")
     parser.add_argument("--five", action="store_true",
                         help="also time the five poolings of an audit together (slow)")
-    parser.add_argument("--threads", type=int, default=1, help="CPU threads (torch, BLAS)")
     args = parser.parse_args(argv)
     threads = set_threads(args.threads)
 

@@ -18,11 +18,9 @@ Usage: ``python benchmarks/bench_words.py --out words.json [--repeats 5] [--word
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -30,18 +28,15 @@ import numpy as np
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from _common import machine, set_threads, side_by_side, summary, timed, write
+from _common import arguments, machine, set_threads, side_by_side, summary, timed, write
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """Run the benchmark and write the JSON figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=None, help="where to write the JSON figures")
-    parser.add_argument("--repeats", type=int, default=5, help="timed runs of each (>= 5)")
+    parser = arguments(__doc__)
     parser.add_argument("--words", type=int, default=2000, help="words in the sample")
     parser.add_argument("--st-batch", type=int, default=1024,
                         help="the large sentence-transformers batch size")
-    parser.add_argument("--threads", type=int, default=1, help="CPU threads (torch, BLAS)")
     args = parser.parse_args(argv)
     threads = set_threads(args.threads)
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from normtest.adapters.protocol import Capability, supports
+from normtest.adapters.protocol import Capability, prefix_vectors_of, supports
 from normtest.catalogue import Claim, claims, get
 from normtest.errors import NormtestError
 from normtest.report import Report, provenance
@@ -273,14 +273,9 @@ class PrefixData:
         """(lengths, squared norms, document ids, vectors) of every prefix, for one variant."""
         key = (variant["composition"], variant.get("representation", "last"))
         if key not in self._curves:
-            texts = [plan.document.text for plan in self.plans]
-            grids = [plan.lengths for plan in self.plans]
-            many = getattr(self.adapter, "prefix_vectors_many", None)
-            if callable(many):  # encoders batch every document's prefixes by length
-                matrices = list(many(texts, grids, key[0], layer=key[1]))
-            else:
-                matrices = [self.adapter.prefix_vectors(t, g, key[0], layer=key[1])
-                            for t, g in zip(texts, grids, strict=True)]
+            # encoders batch every document's prefixes by length
+            matrices = prefix_vectors_of(self.adapter, [p.document.text for p in self.plans],
+                                         [p.lengths for p in self.plans], key[0], layer=key[1])
             lengths, values, groups, vectors = [], [], [], []
             for doc, (plan, matrix) in enumerate(zip(self.plans, matrices, strict=True)):
                 v = np.asarray(matrix, dtype=np.float64)
@@ -296,7 +291,8 @@ class PrefixData:
 @functools.lru_cache(maxsize=1)
 def _loaded_surprisal_model(name: str, cache_dir: str) -> Any:
     """The surprisal model, loaded once per process and cache folder (its tokenizer alone takes
-    ~0.2 s to read); its weights are read only if a surprisal is not in the cache."""
+    ~0.2 s to read); its weights are read only if a surprisal is not in the cache, and then
+    stay in memory for the next audit (SmolLM2: 540 MB)."""
     from normtest.models import load
 
     return load(name, cache=False, cache_dir=cache_dir)

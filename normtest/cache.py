@@ -35,7 +35,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from normtest.adapters.protocol import Capability, Layer, TokenBatch, Tokenization, check_layer
+from normtest.adapters.protocol import (
+    Capability,
+    Layer,
+    TokenBatch,
+    Tokenization,
+    check_layer,
+    prefix_vectors_of,
+)
 from normtest.errors import NormtestError
 
 CACHE_ENV = "NORMTEST_CACHE_DIR"
@@ -366,13 +373,8 @@ class CachedAdapter:
         found = self.cache.get_many(keys)
         todo = [i for i, k in enumerate(keys) if k not in found]
         if todo:
-            many = getattr(self.adapter, "prefix_vectors_many", None)
-            if callable(many):
-                fresh = list(many([texts[i] for i in todo], [grids[i] for i in todo], pooling,
-                                  layer=layer))
-            else:
-                fresh = [self.adapter.prefix_vectors(texts[i], grids[i], pooling, layer=layer)
-                         for i in todo]
+            fresh = prefix_vectors_of(self.adapter, [texts[i] for i in todo],
+                                      [grids[i] for i in todo], pooling, layer=layer)
             new = {keys[i]: np.asarray(v) for i, v in zip(todo, fresh, strict=True)}
             self.cache.put_many(new)
             found.update(new)

@@ -534,18 +534,10 @@ def _number(value: float) -> str:
     return "—" if value is None or not math.isfinite(value) else f"{value:.4g}"
 
 
-def describe_threshold(result: Result) -> str:
-    """The threshold or margin, with its direction (``> 0.3``, ``inside [0.5, 2]``)."""
-    t, c = result.threshold, result.criterion
-    if t is None or c is None:
-        return "—"
-    if isinstance(t, tuple):
-        return f"inside [{t[0]:g}, {t[1]:g}]"
-    return f"{'>' if c.direction == 'greater' else '<'} {t:g}"
-
-
 def failure_message(result: Result, model: str = "", note: str = "") -> str:
     """What a failing check shows: the estimate, the interval, the threshold and the criterion."""
+    from normtest.render._format import threshold
+
     head = f"{result.id}" + (f" on {model}" if model else "") + f": {result.verdict.value}"
     lines = [head + (f" ({note})" if note else "")]
     if result.measurement is not None and result.measurement.sampling is None:
@@ -562,7 +554,7 @@ def failure_message(result: Result, model: str = "", note: str = "") -> str:
         ]
     if result.criterion is not None:
         adjusted = "" if result.p_adjusted is None else ", Holm within the claim's variants"
-        lines += [f"  threshold: {describe_threshold(result)}",
+        lines += [f"  threshold: {threshold(result, lambda v: f'{v:g}')}",
                   f"  criterion: {result.criterion.describe()}{adjusted}"]
     lines.append(f"  reason:    {result.reason}")
     if result.expected is not None:

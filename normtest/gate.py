@@ -36,12 +36,12 @@ from normtest.check import (
     SAMPLE_OF_SUITE,
     Selector,
     apply_thresholds,
-    describe_threshold,
     load_model,
     record_samples,
     sample_fingerprints,
 )
 from normtest.errors import NormtestError
+from normtest.render import _format as fmt
 from normtest.stats.multiplicity import holm
 
 if TYPE_CHECKING:
@@ -500,22 +500,6 @@ def run_gate(config: GateConfig, *, cache: bool = True, device: str | None = Non
 
 
 # -- the Markdown summary -------------------------------------------------------------------------
-def _num(value: float) -> str:
-    if value is None or not math.isfinite(value):
-        return "—"
-    return f"{value:.3g}".replace("-", "−")
-
-
-def _interval(pair: tuple[float, float]) -> str:
-    return f"[{_num(pair[0])}, {_num(pair[1])}]"
-
-
-def _p(value: float) -> str:
-    if not math.isfinite(value):
-        return "—"
-    return "< 0.001" if value < 0.001 else f"{value:.3f}"
-
-
 def _markdown(outcome: GateOutcome) -> str:
     model = outcome.candidate.model
     name = model.get("name", "the model")
@@ -542,8 +526,9 @@ def _markdown(outcome: GateOutcome) -> str:
                 lines.append(f"| ❌ | `{req.selector}` | not measured | — | — | — |")
             for r in req.results:
                 mark = "✅" if r.verdict.value == "PASS" else "❌"
-                lines.append(f"| {mark} | `{r.id}` | {r.verdict.value} | {_num(r.estimate)} | "
-                             f"{_interval(r.ci)} | {describe_threshold(r)} |")
+                lines.append(f"| {mark} | `{r.id}` | {r.verdict.value} | "
+                             f"{fmt.number(r.estimate)} | {fmt.bounds(r.ci)} | "
+                             f"{fmt.threshold(r)} |")
         lines.append("")
         for req in failed:
             for r in req.results:
@@ -585,9 +570,10 @@ def _comparison_table(rows: Sequence[Comparison]) -> list[str]:
     for c in rows:
         mark = "❌ " if c.regressed else ""
         out.append(
-            f"| {mark}`{c.id}` | {_num(c.baseline.estimate)} {_interval(c.baseline.ci)} | "
-            f"{_num(c.candidate.estimate)} {_interval(c.candidate.ci)} | {_num(c.difference)} | "
-            f"{_interval(c.interval)} | {_p(c.p_adjusted)} | {c.method} |")
+            f"| {mark}`{c.id}` | {fmt.number(c.baseline.estimate)} {fmt.bounds(c.baseline.ci)} | "
+            f"{fmt.number(c.candidate.estimate)} {fmt.bounds(c.candidate.ci)} | "
+            f"{fmt.number(c.difference)} | {fmt.bounds(c.interval)} | "
+            f"{fmt.p_value(c.p_adjusted)} | {c.method} |")
     return out
 
 

@@ -26,7 +26,8 @@ apply the model's own convention for a word, so claims never need to know it.
 
 Optional batch forms an adapter may add for speed, used when present: ``word_token_counts(words)``
 (``len(word_tokens(w))`` of every word in one call) and ``prefix_vectors_many(texts,
-prefix_lengths, pooling, layer=)`` (``prefix_vectors`` of several documents at once).
+prefix_lengths, pooling, layer=)`` (``prefix_vectors`` of several documents at once;
+:func:`prefix_vectors_of` calls it, or ``prefix_vectors`` per text when a model lacks it).
 
 Every vector method returns float arrays (float32 is fine) of the model's dimension ``dim``.
 Importing this module imports numpy only.
@@ -38,7 +39,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -59,6 +60,7 @@ __all__ = [
     "Tokenization",
     "WordVectorModel",
     "check_layer",
+    "prefix_vectors_of",
     "require",
     "supports",
 ]
@@ -238,6 +240,19 @@ def supports(model: object, capability: Capability | str) -> bool:
     if not isinstance(model, ModelAdapter) or cap not in model.capabilities:
         return False
     return all(callable(getattr(model, m, None)) for m in CAPABILITY_METHODS[cap])
+
+
+def prefix_vectors_of(
+    model: Any, texts: Sequence[str], prefix_lengths: Sequence[Sequence[int]], pooling: str,
+    *, layer: Layer | str = "last",
+) -> list[NDArray[np.floating]]:
+    """``prefix_vectors`` of several texts: the model's ``prefix_vectors_many`` when it has that
+    batch form, else one ``prefix_vectors`` call per text."""
+    many = getattr(model, "prefix_vectors_many", None)
+    if callable(many):
+        return list(many(texts, prefix_lengths, pooling, layer=layer))
+    return [model.prefix_vectors(t, g, pooling, layer=layer)
+            for t, g in zip(texts, prefix_lengths, strict=True)]
 
 
 def require(model: object, capability: Capability | str) -> None:

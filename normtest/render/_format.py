@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +29,12 @@ def number(value: Any) -> str:
 
 def interval(result: Result) -> str:
     """``[low, high]`` of the result's two-sided interval, or — when there is none."""
-    low, high = result.ci
+    return bounds(result.ci)
+
+
+def bounds(pair: tuple[float, float]) -> str:
+    """``[low, high]``, or — when an end is missing."""
+    low, high = pair
     if not (math.isfinite(low) and math.isfinite(high)):
         return "—"
     return f"[{number(low)}, {number(high)}]"
@@ -41,14 +46,15 @@ def confidence(result: Result) -> str:
     return f"{100 * (1 - 2 * alpha):g}%"
 
 
-def threshold(result: Result) -> str:
-    """``> 0.3``, ``< 0.5`` or ``inside [0.5, 2]``; — without a criterion."""
+def threshold(result: Result, digits: Callable[[Any], str] = number) -> str:
+    """``> 0.3``, ``< 0.5`` or ``inside [0.5, 2]``; — without a criterion. ``digits`` writes
+    the numbers (default :func:`number`)."""
     t, c = result.threshold, result.criterion
     if t is None or c is None:
         return "—"
     if isinstance(t, tuple):
-        return f"inside [{number(t[0])}, {number(t[1])}]"
-    return f"{'>' if c.direction == 'greater' else '<'} {number(t)}"
+        return f"inside [{digits(t[0])}, {digits(t[1])}]"
+    return f"{'>' if c.direction == 'greater' else '<'} {digits(t)}"
 
 
 def p_value(value: float | None) -> str:
