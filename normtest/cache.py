@@ -8,13 +8,26 @@ given as ``np.int64(2)``) are turned into plain Python values first, so they key
 equals. Each value is the array's bytes with its dtype, shape and a SHA-256 checksum that covers
 all three.
 
+Nothing the cache file holds can crash an audit or lose a vector the audit needs: at worst the
+vector is recomputed.
+
 - Writes are atomic: each batch is one SQLite transaction, so a crash keeps every finished batch
   and a re-run resumes from them.
 - A corrupt entry (checksum mismatch, unreadable bytes, a damaged dtype or shape) is reported with
-  a warning and recomputed; a cache file that is not a database at all is moved aside with a
-  warning and started afresh.
+  a warning and recomputed.
+- A damaged file (SQLite reports it as not a database or as malformed, at open or at any later
+  query: SQLite only notices damage in the pages a query reads) is closed, moved aside to
+  ``embeddings.corrupt-<time>`` (with its ``-journal``/``-wal``/``-shm`` files) with one
+  :class:`CacheWarning`, and replaced by an empty cache; the query that noticed it then runs on
+  the empty cache, so its vectors are recomputed and stored afresh. The whole file is not checked
+  at open (``PRAGMA quick_check`` reads every page: seconds for a large cache on a cold disk).
+- A cache file that exists but cannot be written (the file or its folder is not writable, SQLite
+  answers "attempt to write a readonly database", or ``read_only=True``) is opened read-only:
+  its vectors are served, and new ones are not stored (one :class:`CacheWarning` says so). A
+  read-only cache written by another version of normtest, or damaged, serves nothing, with a
+  warning; it is never moved or changed.
 - A cache that another process holds locked is waited for (``timeout`` seconds, 60 by default),
-  then refused with a :class:`~normtest.errors.NormtestError`; it is never treated as corrupt.
+  then refused with a :class:`~normtest.errors.NormtestError`; it is never treated as damaged.
 
 The folder is ``$NORMTEST_CACHE_DIR`` when set, otherwise the user's cache directory
 (``~/.cache/normtest`` on Linux).
@@ -30,7 +43,7 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -47,10 +60,13 @@ from normtest.errors import NormtestError
 
 CACHE_ENV = "NORMTEST_CACHE_DIR"
 _SCHEMA = 2  # 2: the checksum covers dtype and shape as well as the bytes
+_WHAT_TO_DO = (f"run with --no-cache (Python: cache=False), or set {CACHE_ENV} to another "
+               "folder")
+_T = TypeVar("_T")
 
 
 class CacheWarning(UserWarning):
-    """A cache entry or file was damaged and has been recomputed or replaced."""
+    """A cache entry or file was damaged and has been recomputed or replaced, or is read-only."""
 
 
 def default_cache_dir() -> Path:
@@ -74,79 +90,263 @@ def _checksum(dtype: str, shape: str, payload: bytes) -> str:
     return digest.hexdigest()
 
 
+def _is_damage(exc: sqlite3.DatabaseError) -> bool:
+    """Whether SQLite says the file itself is damaged (SQLITE_CORRUPT, SQLITE_NOTADB, …).
+
+    Those arrive as a plain :class:`sqlite3.DatabaseError`; its subclasses mean something else
+    (``OperationalError``: locked, read-only, I/O; ``ProgrammingError``: a closed connection;
+    ``IntegrityError``, ``DataError``, …), and none of them is a reason to discard the file.
+    """
+    return type(exc) is sqlite3.DatabaseError
+
+
+def _says_read_only(exc: sqlite3.OperationalError) -> bool:
+    name = str(getattr(exc, "sqlite_errorname", ""))
+    return name.startswith("SQLITE_READONLY") or "readonly database" in str(exc)
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of the file at ``path``, None when there is none."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_dev, stat.st_ino
+
+
+def _layout(db: sqlite3.Connection) -> str | None:
+    """The schema version the cache tables were written under; None when they do not exist."""
+    tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if not {"entries", "meta"} <= tables:
+        return None
+    row = db.execute("SELECT value FROM meta WHERE name = 'schema'").fetchone()
+    return None if row is None else str(row[0])
+
+
+def _create_tables(db: sqlite3.Connection) -> None:
+    db.execute("CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, dtype TEXT, "
+               "shape TEXT, checksum TEXT, data BLOB)")
+    db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)")
+    db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(_SCHEMA),))
+
+
+def _in_memory() -> sqlite3.Connection:
+    """An empty cache that lives only as long as this process (stands in for an unusable file)."""
+    db = sqlite3.connect(":memory:")
+    with db:
+        _create_tables(db)
+    return db
+
+
 class EmbeddingCache:
     """Key → array store in one SQLite file, safe against crashes and corruption."""
 
+    # class-level defaults, so a cache assembled attribute by attribute behaves like a writable one
+    _read_only = False
+    _warned_read_only = False
+    _identity: tuple[int, int] | None = None
+
     def __init__(
-        self, folder: str | os.PathLike[str] | None = None, *, timeout: float = 60.0
+        self, folder: str | os.PathLike[str] | None = None, *, timeout: float = 60.0,
+        read_only: bool = False,
     ) -> None:
         """Open (or create) the cache in ``folder`` (default: :func:`default_cache_dir`).
 
         ``timeout`` is how many seconds to wait for another process that holds the cache locked.
+        ``read_only=True`` opens an existing cache without ever writing to it (as happens by
+        itself when the file or folder is not writable): vectors are served, none are stored.
         """
         self.timeout = float(timeout)
         self.folder = Path(folder) if folder is not None else default_cache_dir()
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise NormtestError(
-                f"cannot create the cache folder {self.folder} ({exc.strerror}); "
-                f"set {CACHE_ENV} to a writable folder or disable the cache"
-            ) from exc
+        self._read_only = bool(read_only)
+        if not self._read_only:
+            try:
+                self.folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise NormtestError(
+                    f"cannot create the cache folder {self.folder} ({exc.strerror}); "
+                    f"{_WHAT_TO_DO}"
+                ) from exc
         self.path = self.folder / "embeddings.sqlite"
         self._db = self._open()
 
+    @property
+    def read_only(self) -> bool:
+        """Whether this cache only serves vectors (new ones are not stored)."""
+        return self._read_only
+
     def _unavailable(self, exc: sqlite3.OperationalError) -> NormtestError:
-        """The error for a cache that cannot be used right now (locked, read-only, …)."""
+        """The error for a cache that cannot be used right now (locked, cannot open, …)."""
         text = str(exc)
         if "locked" in text or "busy" in text:
             return NormtestError(
                 f"the embedding cache {self.path} is locked: another process holds it and did "
                 f"not release it within {self.timeout:g} s ({text}). Wait for that process to "
-                f"finish, or give this run its own cache folder (cache_dir=..., or set "
-                f"{CACHE_ENV}), or disable the cache"
+                f"finish, or {_WHAT_TO_DO}"
             )
-        return NormtestError(
-            f"cannot use the embedding cache {self.path} ({text}); check that the file and "
-            f"folder are writable, or use another cache folder (cache_dir=..., or set "
-            f"{CACHE_ENV}), or disable the cache"
-        )
+        return NormtestError(f"cannot use the embedding cache {self.path} ({text}); {_WHAT_TO_DO}")
+
+    def _warn(self, message: str) -> None:
+        warnings.warn(message, CacheWarning, stacklevel=4)
+
+    # -- opening ---------------------------------------------------------------------------------
+    def _writable(self) -> bool:
+        """Whether the cache can be written: its folder, and its file if there is one."""
+        if not os.access(self.folder, os.W_OK | os.X_OK):
+            return False
+        return not self.path.exists() or os.access(self.path, os.W_OK)
 
     def _open(self) -> sqlite3.Connection:
+        """A connection ready for use; a damaged file is moved aside (or, read-only, not used)."""
+        try:
+            return self._connect()
+        except sqlite3.DatabaseError as exc:
+            if not _is_damage(exc):
+                raise
+            return self._recover(exc)
+
+    def _connect(self) -> sqlite3.Connection:
+        """Connect and make sure the tables exist, writing only when they need to be made.
+
+        Raises NormtestError when the cache cannot be used and lets SQLite's damage errors
+        through (:meth:`_open` and :meth:`_run` handle them).
+        """
+        if self._read_only or not self._writable():
+            return self._connect_read_only()
         db: sqlite3.Connection | None = None
         try:
             db = sqlite3.connect(self.path, timeout=self.timeout)
-            db.execute(
-                "CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, dtype TEXT, "
-                "shape TEXT, checksum TEXT, data BLOB)"
-            )
-            db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)")
-            db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(_SCHEMA),))
-            (schema,) = db.execute("SELECT value FROM meta WHERE name = 'schema'").fetchone()
-            if schema != str(_SCHEMA):
-                # entries written under another checksum scheme: drop them (they are recomputed)
-                db.execute("DELETE FROM entries")
-                db.execute("UPDATE meta SET value = ? WHERE name = 'schema'", (str(_SCHEMA),))
-            db.commit()
+            self._identity = _identity(self.path)
+            if _layout(db) != str(_SCHEMA):
+                with db:
+                    db.execute("BEGIN IMMEDIATE")  # another process may be creating it as well
+                    _create_tables(db)
+                    if _layout(db) != str(_SCHEMA):
+                        # entries written under another checksum scheme: drop them (recomputed)
+                        db.execute("DELETE FROM entries")
+                        db.execute("UPDATE meta SET value = ? WHERE name = 'schema'",
+                                   (str(_SCHEMA),))
             return db
         except sqlite3.OperationalError as exc:
             # locked, read-only, cannot open: the file is not known to be damaged, so keep it
             if db is not None:
                 db.close()
+            if _says_read_only(exc) and self.path.exists():
+                return self._connect_read_only()
             raise self._unavailable(exc) from exc
-        except sqlite3.DatabaseError as exc:
+        except BaseException:
             if db is not None:
                 db.close()
-            aside = self.path.with_suffix(f".corrupt-{int(time.time())}")
-            os.replace(self.path, aside)
-            warnings.warn(
-                f"the embedding cache {self.path} was unreadable ({exc}); moved it to {aside} "
-                "and started an empty cache",
-                CacheWarning,
-                stacklevel=3,
-            )
-            return self._open()
+            raise
 
+    def _connect_read_only(self) -> sqlite3.Connection:
+        """Open the file read-only (SQLite never writes through this connection)."""
+        self._read_only = True
+        db: sqlite3.Connection | None = None
+        try:
+            db = sqlite3.connect(self.path.absolute().as_uri() + "?mode=ro", uri=True,
+                                 timeout=self.timeout)
+            self._identity = _identity(self.path)
+            layout = _layout(db)
+        except sqlite3.OperationalError as exc:
+            if db is not None:
+                db.close()
+            raise self._unavailable(exc) from exc
+        except BaseException:
+            if db is not None:
+                db.close()
+            raise
+        if layout == str(_SCHEMA):
+            return db
+        db.close()
+        what = ("holds no cache tables" if layout is None else
+                f"was written by another version of normtest (schema {layout}, not {_SCHEMA})")
+        self._warn(f"the embedding cache {self.path} is read-only and {what}; none of its "
+                   "entries are used and new vectors are not stored")
+        self._warned_read_only = True
+        return _in_memory()
+
+    # -- damage ----------------------------------------------------------------------------------
+    def _recover(self, exc: sqlite3.DatabaseError) -> sqlite3.Connection:
+        """After SQLite found the file damaged: move it aside and start an empty cache."""
+        self._close_quietly()
+        if self._read_only:
+            self._warn(f"the embedding cache {self.path} is damaged ({exc}) and read-only, so it "
+                       "is left as it is; none of its entries are used and new vectors are not "
+                       "stored")
+            self._warned_read_only = True
+            return _in_memory()
+        try:
+            aside = self._move_aside()
+        except OSError as move:
+            self._warn(f"the embedding cache {self.path} is damaged ({exc}) and could not be "
+                       f"moved aside ({move.strerror or move}); this run keeps its vectors in "
+                       f"memory only. Delete the file, or {_WHAT_TO_DO}")
+            return _in_memory()
+        if aside is None:
+            self._warn(f"the embedding cache {self.path} was unreadable ({exc}); another process "
+                       "has already replaced it, so this one carries on with the new cache")
+        else:
+            self._warn(f"the embedding cache {self.path} was unreadable ({exc}); moved it to "
+                       f"{aside} and started an empty cache")
+        return self._connect()
+
+    def _move_aside(self) -> Path | None:
+        """Rename the damaged file (and its journal files) to ``embeddings.corrupt-<time>``.
+
+        None when the file is gone or is no longer the one this cache opened (another process
+        has already moved it aside): a new file is left alone.
+        """
+        current = _identity(self.path)
+        if current is None or (self._identity is not None and current != self._identity):
+            return None
+        stamp = int(time.time())
+        aside, n = self.path.with_suffix(f".corrupt-{stamp}"), 1
+        while aside.exists():
+            aside, n = self.path.with_suffix(f".corrupt-{stamp}-{n}"), n + 1
+        os.replace(self.path, aside)
+        for tail in ("-journal", "-wal", "-shm"):
+            sibling = self.path.with_name(self.path.name + tail)
+            if sibling.exists():
+                os.replace(sibling, aside.with_name(aside.name + tail))
+        return aside
+
+    def _close_quietly(self) -> None:
+        db = getattr(self, "_db", None)
+        if db is not None:
+            try:
+                db.close()
+            except sqlite3.Error:  # pragma: no cover - closing a damaged file does not fail
+                pass
+
+    def _run(self, action: Callable[[sqlite3.Connection], _T]) -> _T:
+        """``action(connection)``, with every way SQLite can fail handled in one place.
+
+        Locked or otherwise unusable: NormtestError. Read-only where a write was tried: the
+        cache turns read-only and the action runs again (it sees :attr:`read_only`). Damaged:
+        the file is moved aside and the action runs again on the empty cache that replaces it.
+        """
+        for attempt in range(3):
+            try:
+                return action(self._db)
+            except sqlite3.OperationalError as exc:
+                if not self._read_only and _says_read_only(exc) and self.path.exists():
+                    self._close_quietly()
+                    self._read_only = True
+                    self._db = self._open()
+                    continue
+                raise self._unavailable(exc) from exc
+            except sqlite3.DatabaseError as exc:
+                if not _is_damage(exc) or attempt == 2:
+                    raise
+                self._db = self._recover(exc)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _query(self, sql: str, parameters: Sequence[Any] = ()) -> list[Any]:
+        """The rows of one read-only statement, through :meth:`_run`."""
+        return self._run(lambda db: db.execute(sql, parameters).fetchall())
+
+    # -- the store -------------------------------------------------------------------------------
     def close(self) -> None:
         """Close the database connection."""
         self._db.close()
@@ -159,13 +359,10 @@ class EmbeddingCache:
         for start in range(0, len(unique), 500):
             chunk = unique[start:start + 500]
             marks = ",".join("?" * len(chunk))
-            try:
-                rows = self._db.execute(
-                    f"SELECT key, dtype, shape, checksum, data FROM entries WHERE key IN ({marks})",
-                    chunk,
-                ).fetchall()
-            except sqlite3.OperationalError as exc:
-                raise self._unavailable(exc) from exc
+            rows = self._query(
+                f"SELECT key, dtype, shape, checksum, data FROM entries WHERE key IN ({marks})",
+                chunk,
+            )
             for key, dtype, shape, checksum, data in rows:
                 try:
                     if (not isinstance(dtype, str) or not isinstance(shape, str)
@@ -182,31 +379,40 @@ class EmbeddingCache:
                     continue
                 found[key] = array.copy()
         if damaged:
-            try:
-                with self._db:
-                    self._db.executemany("DELETE FROM entries WHERE key = ?",
-                                         [(k,) for k in damaged])
-            except sqlite3.OperationalError as exc:
-                raise self._unavailable(exc) from exc
+            def drop(db: sqlite3.Connection) -> None:
+                if not self._read_only:  # a read-only cache keeps them; they are skipped anyway
+                    with db:
+                        db.execute("BEGIN IMMEDIATE")
+                        db.executemany("DELETE FROM entries WHERE key = ?",
+                                       [(k,) for k in damaged])
+
+            self._run(drop)
         return found
 
     def put_many(self, items: dict[str, np.ndarray]) -> None:
-        """Store arrays in one transaction (all or nothing)."""
+        """Store arrays in one transaction (all or nothing); a read-only cache stores nothing."""
         rows = []
         for key, array in items.items():
             arr = np.ascontiguousarray(array)
             payload = arr.tobytes()
             dtype, shape = arr.dtype.str, json.dumps([int(n) for n in arr.shape])
             rows.append((key, dtype, shape, _checksum(dtype, shape, payload), payload))
-        try:
-            with self._db:
-                self._db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?)",
-                                     rows)
-        except sqlite3.OperationalError as exc:
-            raise self._unavailable(exc) from exc
+
+        def write(db: sqlite3.Connection) -> None:
+            if self._read_only:
+                if rows and not self._warned_read_only:
+                    self._warned_read_only = True
+                    self._warn(f"the embedding cache {self.path} is read-only; new vectors are "
+                               "not stored")
+                return
+            with db:
+                db.execute("BEGIN IMMEDIATE")
+                db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?)", rows)
+
+        self._run(write)
 
     def __len__(self) -> int:
-        return int(self._db.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
+        return int(self._query("SELECT COUNT(*) FROM entries")[0][0])
 
 
 class CachedAdapter:
