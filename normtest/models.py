@@ -102,9 +102,10 @@ def _load_uncached(target: str, kind: str | None, options: dict[str, Any],
         if not options.get("allow_network"):
             raise NormtestError(
                 f"{target!r} is not an embedded name or a local path; loading it from a model "
-                "hub would need the network, which normtest does not use by default. Download "
-                "it yourself and pass the folder, or pass allow_network=True "
-                "(--allow-network on the command line)"
+                "hub would need the network, which normtest does not use. Download it yourself "
+                "(e.g. huggingface-cli download OWNER/NAME --local-dir FOLDER) and pass the "
+                "folder; from Python, load(..., allow_network=True) with HF_HUB_OFFLINE unset "
+                "fetches it"
             )
         return _transformers(target, kind, options)
     if path.suffix in _FILE_SUFFIXES or os.sep in target or target.startswith(("~", ".")):
@@ -137,7 +138,8 @@ def _transformers(target: str, kind: str | None, options: dict[str, Any]) -> Any
 
     if kind is None:
         path = Path(target)
-        kind = _folder_kind(path) if path.is_dir() else _hub_kind(target)
+        kind = (_folder_kind(path) if path.is_dir()
+                else _hub_kind(target, options.get("trust_remote_code", False)))
     if kind not in ("encoder", "decoder"):
         raise NormtestError(f"{target} is a transformers model; kind must be encoder or decoder")
     cls = DecoderAdapter if kind == "decoder" else EncoderAdapter
@@ -153,12 +155,14 @@ def _folder_kind(folder: Path) -> str:
     return _config_kind(config if isinstance(config, dict) else {})
 
 
-def _hub_kind(target: str) -> str:
+def _hub_kind(target: str, trust_remote_code: object = False) -> str:
     """The kind of a hub model, from its configuration (only reached with allow_network=True)."""
     try:
         import transformers
 
-        config = transformers.AutoConfig.from_pretrained(target)
+        config = transformers.AutoConfig.from_pretrained(
+            target, trust_remote_code=bool(trust_remote_code)
+        )
     except ImportError as exc:
         raise NormtestError(
             f"loading {target!r} needs transformers: pip install 'normtest[models]'"
@@ -191,7 +195,8 @@ def _load_file(path: Path, kind: str | None, options: dict[str, Any]) -> Any:
         vocabulary = options.pop("vocabulary", None)
         if vocabulary is None:
             raise NormtestError(
-                f"{path} is a bare matrix; pass vocabulary=PATH (one word per line, row order)"
+                f"{path} is a bare matrix; give the words of its rows, one per line, with "
+                "--vocabulary PATH (Python: vocabulary=PATH)"
             )
         lowercase = bool(options.pop("lowercase", False))
         _no_more(options, path)

@@ -76,6 +76,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="cpu or cuda, for transformers models (default cpu)")
     group.addoption("--normtest-dtype", default=None, choices=["float32", "bfloat16", "float16"],
                     help="precision of transformers models (default float32)")
+    group.addoption("--normtest-trust-remote-code", action="store_true", default=None,
+                    help="let a transformers folder run its own Python code (its auto_map "
+                         "modules); only for folders whose code you have read")
     parser.addini("normtest_junit_properties", type="bool", default=False,
                   help="add per-claim properties to the JUnit XML (normtest)")
 
@@ -90,6 +93,9 @@ def pytest_configure(config: pytest.Config) -> None:
     state = NormtestState(config)
     config.stash[STATE] = state
     config.pluginmanager.register(state, "normtest-state")
+    seed = config.getoption("normtest_seed")
+    if seed is not None and seed < 0:
+        raise pytest.UsageError(f"--normtest-seed must be a whole number ≥ 0, got {seed}")
     for name, least in (("normtest_words", 10), ("normtest_resamples", 100),
                         ("normtest_documents", 10)):
         value = config.getoption(name)
@@ -134,6 +140,11 @@ class NormtestState:
             path = self.option("normtest_config")
             self._gate = load_config(path, start=self.config.rootpath)
         return self._gate
+
+    @property
+    def trust_remote_code(self) -> bool:
+        """Whether a model folder may run its own code: the option, else the configuration's."""
+        return bool(self.option("normtest_trust_remote_code") or self.gate.trust_remote_code)
 
     @property
     def inconclusive(self) -> str:
@@ -190,7 +201,8 @@ class NormtestState:
             spec = self.models[self.labels.index(label)]
             adapter = load_model(spec, cache=not self.option("normtest_no_cache"),
                                  **load_options(spec, self.option("normtest_device"),
-                                                  self.option("normtest_dtype")))
+                                                  self.option("normtest_dtype"),
+                                                  trust_remote_code=self.trust_remote_code))
             self._sessions[label] = AuditSession(adapter, self.settings(), label=label,
                                                  thresholds=self.gate.thresholds)
         return self._sessions[label]

@@ -82,6 +82,7 @@ import itertools
 import json
 import logging
 import os
+import pickle
 import re
 import shutil
 import sys
@@ -266,10 +267,13 @@ def load_smollm2_gguf(
     try:
         with _memoised_gguf_name_map():
             model = transformers.AutoModelForCausalLM.from_pretrained(
-                gguf.parent, gguf_file=gguf.name, dtype=torch.float32
+                gguf.parent, gguf_file=gguf.name, dtype=torch.float32,
+                trust_remote_code=False,
             )
         tok = (
-            transformers.AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+            transformers.AutoTokenizer.from_pretrained(
+                gguf.parent, gguf_file=gguf.name, trust_remote_code=False
+            )
             if tokenizer else None
         )
     except ImportError as exc:
@@ -298,7 +302,9 @@ def _float32_copy(model: Any) -> Any:
 
 def _max_logit_gap(reference: Any, folder: Path, tokenizer: Any) -> float:
     """Largest |logit difference| between ``reference`` and the model saved in ``folder``."""
-    saved = transformers.AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
+    saved = transformers.AutoModelForCausalLM.from_pretrained(
+        folder, dtype=torch.float32, trust_remote_code=False
+    ).eval()
     ids = tokenizer(_PROBE_TEXT, add_special_tokens=False)["input_ids"]
     batch = torch.tensor([[SMOLLM2_DOCUMENT_SEPARATOR, *ids]])
     with torch.inference_mode():
@@ -425,8 +431,42 @@ def _resolve_source(model: str | os.PathLike[str], allow_network: bool) -> tuple
     )
 
 
-def _identity_files(folder: Path) -> list[Path]:
-    """The files whose bytes decide the vectors: config, tokenizer files and weights."""
+def _custom_code_files(folder: Path) -> list[str]:
+    """What in ``folder`` asks transformers to import the folder's own Python code.
+
+    A ``config.json`` or ``tokenizer_config.json`` with an ``auto_map`` names modules to import
+    (``modeling_x.py`` …); such a folder loads only with ``trust_remote_code=True``.
+    """
+    found = []
+    for name in ("config.json", "tokenizer_config.json"):
+        try:
+            data = json.loads((folder / name).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and data.get("auto_map"):
+            found.append(name)
+    return found
+
+
+def _refuse_custom_code(folder: Path) -> None:
+    """Raise when ``folder`` would run its own Python code and the user did not trust it."""
+    asking = _custom_code_files(folder)
+    if not asking:
+        return
+    modules = sorted(p.name for p in folder.glob("*.py"))
+    raise NormtestError(
+        f"{folder} asks to run its own Python code ({' and '.join(asking)} "
+        f"{'name' if len(asking) > 1 else 'names'} an auto_map"
+        f"{': ' + ', '.join(modules) if modules else ''}), which normtest never does unless you "
+        "trust the folder: read that code, then pass --trust-remote-code (pytest: "
+        "--normtest-trust-remote-code; [tool.normtest] trust_remote_code = true; Python: "
+        "trust_remote_code=True). See docs/security.md"
+    )
+
+
+def _identity_files(folder: Path, code: bool = False) -> list[Path]:
+    """The files whose bytes decide the vectors: config, tokenizer files and weights (and the
+    folder's own Python code when it is trusted to run)."""
     files = [folder / "config.json"]
     files += [folder / n for n in _TOKENIZER_FILES if (folder / n).is_file()]
     weights = sorted(folder.glob("*.safetensors")) or sorted(folder.glob("pytorch_model*.bin"))
@@ -435,13 +475,29 @@ def _identity_files(folder: Path) -> list[Path]:
             f"{folder} holds no weights (*.safetensors or pytorch_model*.bin); save the model "
             "there with model.save_pretrained(folder)"
         )
-    return files + weights
+    python = sorted(folder.glob("*.py")) if code else []
+    return files + weights + python
 
 
 def _reasonable_limit(*values: object) -> int | None:
     """The smallest of the positive integer limits given (tokenizers use 1e30 for "none")."""
     limits = [int(v) for v in values if isinstance(v, int) and 0 < v < 10**9]
     return min(limits) if limits else None
+
+
+@contextlib.contextmanager
+def _transformers_progress(show: bool) -> Iterator[None]:
+    """transformers' own progress bars ("Loading weights") only where ours would show."""
+    from transformers.utils import logging as hf_logging
+
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    if not show and was_enabled:
+        hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if not show and was_enabled:
+            hf_logging.enable_progress_bar()
 
 
 class _LazyModel:
@@ -481,8 +537,16 @@ class _TransformersAdapter:
         allow_network: bool = False,
         word_prefix: str | None = None,
         fast: bool = True,
+        trust_remote_code: bool = False,
     ) -> None:
+        if not isinstance(trust_remote_code, bool):
+            raise NormtestError(
+                f"trust_remote_code must be True or False, got {trust_remote_code!r}"
+            )
         source, folder = _resolve_source(model, allow_network)
+        if folder is not None and not trust_remote_code:
+            _refuse_custom_code(folder)
+        self._trust_remote_code = trust_remote_code
         self._source = source
         self._folder = folder
         self._dtype = _torch_dtype(dtype)
@@ -491,17 +555,30 @@ class _TransformersAdapter:
         auto = getattr(transformers, self._auto_class)
 
         def cannot_load(exc: Exception) -> NormtestError:
+            if isinstance(exc, pickle.UnpicklingError) or "Weights only load failed" in str(exc):
+                return NormtestError(
+                    f"{source}: the weights file holds pickled objects besides tensors, which "
+                    "could run code when read, so torch.load(weights_only=True) refused it and "
+                    "normtest will not read it. If you trust the file, convert it to "
+                    "safetensors (load it yourself, then model.save_pretrained(folder)) and "
+                    "audit that folder"
+                )
             return NormtestError(
                 f"cannot load a transformers model from {source}: {exc}. Check that the folder "
                 "was written by save_pretrained (model and tokenizer) and that this transformers "
                 "version knows its architecture"
             )
 
+        # trust_remote_code is always passed: left unset, transformers asks on standard input
+        # whether to run a folder's own Python code, and runs it on a "y"
+        trust = {"trust_remote_code": trust_remote_code}
         try:
             self._tokenizer = transformers.AutoTokenizer.from_pretrained(
-                source, local_files_only=local_only
+                source, local_files_only=local_only, **trust
             )
-            config = transformers.AutoConfig.from_pretrained(source, local_files_only=local_only)
+            config = transformers.AutoConfig.from_pretrained(
+                source, local_files_only=local_only, **trust
+            )
         except (OSError, ValueError, KeyError) as exc:
             raise cannot_load(exc) from exc
         if folder is not None:
@@ -509,10 +586,14 @@ class _TransformersAdapter:
 
         def load() -> Any:
             try:
-                loaded = auto.from_pretrained(
-                    source, dtype=self._dtype, local_files_only=local_only, **_NO_MMAP
-                )
-            except (OSError, ValueError, KeyError) as exc:
+                with _transformers_progress(self._progress):
+                    loaded = auto.from_pretrained(
+                        source, dtype=self._dtype, local_files_only=local_only, **trust,
+                        **_NO_MMAP,
+                    )
+            except (OSError, ValueError, KeyError, pickle.UnpicklingError) as exc:
+                # UnpicklingError: a pytorch_model.bin that torch.load(weights_only=True)
+                # refuses, because it holds more than tensors (code could run on unpickling)
                 raise cannot_load(exc) from exc
             loaded.to(self._device)
             loaded.eval()
@@ -601,7 +682,8 @@ class _TransformersAdapter:
             if self._folder is not None:
                 from normtest.fingerprint import files_sha256
 
-                base = "sha256:" + files_sha256(_identity_files(self._folder))[:16]
+                files = _identity_files(self._folder, code=self._trust_remote_code)
+                base = "sha256:" + files_sha256(files)[:16]
             else:
                 commit = getattr(self._config, "_commit_hash", None) or "unknown"
                 base = f"hub:{self._source}@{commit}"
@@ -1180,7 +1262,9 @@ class EncoderAdapter(_TransformersAdapter):
     ``max_tokens_per_batch`` (memory bound), ``max_padding`` (0: batch equal lengths only),
     ``progress`` (tqdm bar on a terminal),
     ``allow_network`` (hub ids), ``word_prefix`` (force the word convention), ``fast`` (False:
-    the reference paths, one forward pass per prefix and per-item lists; see the module doc).
+    the reference paths, one forward pass per prefix and per-item lists; see the module doc),
+    ``trust_remote_code`` (let a folder whose configuration names its own Python modules run
+    them; refused otherwise, never asked on standard input).
     """
 
     _auto_class = "AutoModel"
@@ -1198,12 +1282,13 @@ class EncoderAdapter(_TransformersAdapter):
         allow_network: bool = False,
         word_prefix: str | None = None,
         fast: bool = True,
+        trust_remote_code: bool = False,
     ) -> None:
         """Load the encoder and its tokenizer from a folder (or a hub id with allow_network)."""
         super().__init__(model, name=name, device=device, dtype=dtype,
                          max_tokens_per_batch=max_tokens_per_batch, max_padding=max_padding,
                          progress=progress, allow_network=allow_network, word_prefix=word_prefix,
-                         fast=fast)
+                         fast=fast, trust_remote_code=trust_remote_code)
         self._before, self._after = self._special_layout()
 
     @classmethod
@@ -1364,6 +1449,7 @@ class DecoderAdapter(_TransformersAdapter):
         start_token_id: int | Auto | None = "auto",
         end_token_id: int | Auto | None = "auto",
         fast: bool = True,
+        trust_remote_code: bool = False,
     ) -> None:
         """Load the decoder and its tokenizer from a folder (or a hub id with allow_network)."""
         self._start_option: int | Auto | None = start_token_id
@@ -1371,7 +1457,7 @@ class DecoderAdapter(_TransformersAdapter):
         super().__init__(model, name=name, device=device, dtype=dtype,
                          max_tokens_per_batch=max_tokens_per_batch, max_padding=max_padding,
                          progress=progress, allow_network=allow_network, word_prefix=word_prefix,
-                         fast=fast)
+                         fast=fast, trust_remote_code=trust_remote_code)
 
     def _configure(self, options: dict[str, Any]) -> None:
         """Apply the run options, including the start and end tokens."""
