@@ -25,7 +25,7 @@ import numpy as np
 
 from normtest.adapters.protocol import Capability, prefix_vectors_of, supports
 from normtest.catalogue import Claim, claims, get
-from normtest.errors import NormtestError
+from normtest.errors import NormtestError, nothing_ran
 from normtest.report import Report, provenance
 from normtest.result import Measurement, Result, Verdict
 from normtest.stats import (
@@ -71,6 +71,13 @@ class AuditSettings:
     surprisal_model: str = "smollm2-135m"
     #: which variants run: ``standard`` (see :data:`SCOPES`) or ``full`` (every declared one)
     scope: str = "standard"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int | np.integer) \
+                or self.seed < 0:
+            raise NormtestError(
+                f"the seed must be a whole number ≥ 0 (e.g. --seed 0), got {self.seed!r}"
+            )
 
     def documents_for(self, n: int) -> list[Any]:
         """``n`` documents: the user's corpus when one is given, else the bundled ones."""
@@ -222,6 +229,14 @@ class WordData:
         if self._kl is None:
             corpus = self.corpus()
             frequent = [w for w in self.words if corpus.count(w) >= self.settings.min_word_count]
+            if not frequent:
+                raise NormtestError(
+                    f"the corpus ({corpus.source}) is too small: none of the "
+                    f"{len(self.words)} sample words occurs {self.settings.min_word_count} times "
+                    "or more, so no KL(w) can be estimated. Give a larger corpus with --corpus "
+                    "(millions of words), or leave --corpus out to use the bundled Wikipedia "
+                    "sample"
+                )
             kl = corpus.kl(frequent)
             row = {w: i for i, w in enumerate(self.words)}
             self._kl = (np.array([row[w] for w in kl.words], dtype=np.intp),
@@ -237,6 +252,14 @@ class WordData:
         if self._pairs is None:
             corpus, s = self.corpus(), self.settings
             listed = corpus.cooccurring_pairs(self.words, min_count=s.min_pair_count)
+            if not listed:
+                raise NormtestError(
+                    f"the corpus ({corpus.source}) is too small: no two of the "
+                    f"{len(self.words)} sample words co-occur {s.min_pair_count} times or more "
+                    "within the window, so no PMI can be estimated. Give a larger corpus with "
+                    "--corpus (millions of words), or leave --corpus out to use the bundled "
+                    "Wikipedia sample"
+                )
             pmi = corpus.pmi(listed, min_count=s.min_pair_count)
             row = {w: i for i, w in enumerate(self.words)}
             x = np.array([row[a] for a, _ in pmi.pairs], dtype=np.intp)
@@ -636,6 +659,11 @@ def _run_audit(adapter: Any, claim_ids: Iterable[str] | None, suite: str,
                source: Any | None) -> Report:
     family = model_family(adapter)
     chosen = [get(i) for i in claim_ids] if claim_ids else claims(suite)
+    encoding = None
+    if settings.corpus:  # a corpus in another encoding is refused before any work
+        from normtest.information.corpus import corpus_encoding
+
+        encoding = corpus_encoding(list(settings.corpus))
     data = AuditData(adapter, settings, family, words, source)
     states = tuple(getattr(adapter, "states", ()))
     results: list[Result] = []
@@ -666,10 +694,7 @@ def _run_audit(adapter: Any, claim_ids: Iterable[str] | None, suite: str,
         results.extend(adjust(family_results, "holm"))
     ran = [r for r in results if r.verdict not in (Verdict.SKIPPED, Verdict.ERROR)]
     if not ran:
-        raise NormtestError(
-            "no claim could run on this model: "
-            + "; ".join(f"{r.claim}: {r.reason}" for r in results[:5])
-        )
+        raise nothing_ran("this model", [(str(r.claim), r.reason) for r in results])
     model = {"name": adapter.name, "revision": adapter.revision, "family": family,
              "dim": adapter.dim}
     extra: dict[str, Any] = {}
@@ -683,6 +708,9 @@ def _run_audit(adapter: Any, claim_ids: Iterable[str] | None, suite: str,
                      surprisal_model=data._text.surprisal_model)
     if settings.corpus:
         extra.update(corpus=list(settings.corpus))
+    if encoding is not None:
+        extra.update(corpus_bytes=encoding.n_bytes,
+                     corpus_replaced_bytes=encoding.n_replaced_bytes)
     extra.update(scope=settings.scope)
     return Report(results=results, model=model,
                   provenance=provenance(seed=settings.seed, n_resamples=settings.n_resamples,

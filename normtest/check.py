@@ -42,7 +42,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from normtest.errors import NormtestError
+from normtest.errors import NormtestError, nothing_ran
 
 if TYPE_CHECKING:
     import pytest
@@ -721,8 +721,7 @@ def check_model(
                                strict=strict))
     report = CheckReport(session.label, session.report(), tuple(outcomes))
     if report.ran == 0:
-        reasons = "; ".join(f"{o.id}: {o.result.reason}" for o in outcomes[:5])
-        raise NormtestError(f"no claim could run on {session.label}: {reasons}")
+        raise nothing_ran(session.label, [(o.id, o.result.reason) for o in outcomes])
     return report
 
 

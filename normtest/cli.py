@@ -2,12 +2,13 @@
 
 Exit codes: 0 the command ran (whatever the verdicts), 1 a gate failed (``normtest gate``,
 ``normtest audit --gate``), 2 a usage or input error (the message says what to fix), 3 an
-internal error.
+internal error, 130 interrupted (Ctrl-C; the embedding cache keeps what was computed).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -17,6 +18,28 @@ from normtest.errors import NormtestError
 
 EXIT_OK, EXIT_USAGE, EXIT_INTERNAL = 0, 2, 3
 EXIT_GATE_FAILED = 1
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a command stopped by Ctrl-C
+
+
+def _seed(text: str) -> int:
+    """A random seed: a whole number ≥ 0 (what numpy's generators accept)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be ≥ 0, got {value}")
+    return value
+
+
+def _add_model_loading(command: argparse.ArgumentParser) -> None:
+    """Options that say how the model is read (audit and gate)."""
+    command.add_argument("--vocabulary", type=Path, default=None, metavar="PATH",
+                         help="for a bare .npy matrix: the words of its rows, one per line")
+    command.add_argument("--trust-remote-code", action="store_true", default=None,
+                         help="let a transformers folder run its own Python code (its auto_map "
+                              "modules); only for folders whose code you have read "
+                              "(docs/security.md)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -33,7 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--format", nargs="+", dest="formats", default=["json", "md", "html"],
                       choices=["json", "md", "html"], metavar="FORMAT",
                       help="which renderings --out receives: json, md, html (default: all)")
-    demo.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    demo.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
     demo.add_argument("--words", type=int, default=2000, help="synthetic word sample size")
     listing = sub.add_parser("list", help="list the claims of the catalogue")
     listing.add_argument("--suite", default="all",
@@ -48,7 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     audit.add_argument("--format", nargs="+", dest="formats", default=["json", "md", "html"],
                        choices=["json", "md", "html"], metavar="FORMAT",
                        help="which renderings --out receives: json, md, html (default: all)")
-    audit.add_argument("--seed", type=int, default=0)
+    audit.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
     audit.add_argument("--words", type=int, default=2000, help="word sample size")
     audit.add_argument("--docs", type=int, default=12,
                        help="documents whose prefixes the CER claims follow (default 12)")
@@ -66,6 +89,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="precision of a transformers model (default float32; part of the "
                             "cache key)")
     audit.add_argument("--no-cache", action="store_true", help="do not use the embedding cache")
+    _add_model_loading(audit)
     audit.add_argument("--gate", action="store_true",
                        help="then gate the report ([tool.normtest] or normtest.toml; exit 1 if "
                             "it fails)")
@@ -87,7 +111,7 @@ def _parser() -> argparse.ArgumentParser:
     gate.add_argument("--margin", type=float, default=None,
                       help="smallest drop that counts as a regression (default 0.05)")
     gate.add_argument("--alpha", type=float, default=None, help="level of the regression test")
-    gate.add_argument("--seed", type=int, default=None)
+    gate.add_argument("--seed", type=_seed, default=None, help="random seed")
     gate.add_argument("--words", type=int, default=None, help="word sample size")
     gate.add_argument("--resamples", type=int, default=None, help="bootstrap resamples")
     gate.add_argument("--scope", default=None, choices=["standard", "full"],
@@ -101,6 +125,7 @@ def _parser() -> argparse.ArgumentParser:
                       help="precision of a transformers model (default float32; part of the "
                            "cache key)")
     gate.add_argument("--no-cache", action="store_true", help="do not use the embedding cache")
+    _add_model_loading(gate)
     show = sub.add_parser("show", help="describe one claim")
     show.add_argument("claim", help="a claim id, e.g. cer.linear")
     rendering = sub.add_parser(
@@ -146,7 +171,10 @@ def _audit(args: argparse.Namespace) -> int:
     for path in corpus:
         if not Path(path).exists():
             raise NormtestError(f"--corpus {path}: no such file or folder")
-    options = load_options(args.model, args.device, args.dtype, progress=sys.stderr.isatty())
+    _check_outputs(args)
+    options = load_options(args.model, args.device, args.dtype, progress=sys.stderr.isatty(),
+                           trust_remote_code=bool(args.trust_remote_code),
+                           vocabulary=args.vocabulary)
     adapter = load(args.model, cache=not args.no_cache, **options)
     settings = AuditSettings(seed=args.seed, words=args.words, n_resamples=args.resamples,
                              documents=args.docs, sentences=args.sentences, corpus=corpus,
@@ -158,6 +186,10 @@ def _audit(args: argparse.Namespace) -> int:
         if r.verdict.value in ("SKIPPED", "ERROR"):
             print(f"  {r.verdict.value.lower()}: {r.id}: {r.reason}")
     print("\nsummary: " + ", ".join(f"{k} {v}" for k, v in report.summary.items() if v))
+    replaced = report.provenance.get("corpus_replaced_bytes")
+    if replaced:
+        print(f"note: {replaced:,} of the corpus's {report.provenance['corpus_bytes']:,} bytes "
+              "were not UTF-8 and were read as U+FFFD (recorded in report.json)")
     if args.out is not None:
         from normtest.render import write_renderings
 
@@ -171,10 +203,25 @@ def _audit(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse unwritable output paths before any work is done (not after a long audit)."""
+    from normtest.render import check_writable_file, check_writable_folder
+
+    if getattr(args, "out", None) is not None:
+        check_writable_folder(args.out, "--out")
+    for option in ("summary", "save_report"):
+        if getattr(args, option, None) is not None:
+            check_writable_file(getattr(args, option), "--" + option.replace("_", "-"))
+
+
 def _report(args: argparse.Namespace) -> int:
     from normtest.render import render, with_thresholds
     from normtest.report import Report
 
+    if args.out is not None:
+        from normtest.render import check_writable_file
+
+        check_writable_file(args.out, "--out")
     report = with_thresholds(Report.read(args.report), args.threshold)
     text = render(report, args.format)
     if args.out is None:
@@ -202,6 +249,7 @@ def _demo(args: argparse.Namespace) -> int:
 
     if args.words < 1:
         raise NormtestError(f"--words must be positive, got {args.words}")
+    _check_outputs(args)
     report = run_demo(seed=args.seed, n_words=args.words)
     print("normtest demonstration: synthetic models built to satisfy or violate each claim\n")
     print(verdict_table(report.results))
@@ -217,7 +265,18 @@ def _demo(args: argparse.Namespace) -> int:
 def _gate(args: argparse.Namespace) -> int:
     from normtest.gate import command
 
+    _check_outputs(args)
     return command(args)
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real file descriptor (captured output): nothing to do
+        pass
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -230,10 +289,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         commands = {"demo": _demo, "list": _list, "show": _show, "audit": _audit,
                     "gate": _gate, "report": _report}
-        return commands[args.command](args)
+        code = commands[args.command](args)
+        sys.stdout.flush()  # a closed pipe is reported here, inside the handlers below
+        return code
     except NormtestError as exc:
         print(f"normtest: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("\nnormtest: interrupted; every finished batch of vectors is in the embedding "
+              "cache, and running the same command again resumes from it", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # the reader of standard output went away (`| head`): nothing left to say to it
+        _silence_stdout()
+        return EXIT_OK
     except Exception:
         traceback.print_exc()
         print("normtest: internal error; please report it with the trace above", file=sys.stderr)

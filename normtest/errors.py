@@ -10,3 +10,15 @@ class NormtestError(ValueError):
     mismatched lengths) raises this type, so callers need to catch only one thing. Data that are
     merely too few for a test do not raise: the test returns an INCONCLUSIVE verdict with a reason.
     """
+
+
+def nothing_ran(model: str, reasons: list[tuple[str, str]]) -> NormtestError:
+    """The error for a run in which no claim could run: each distinct reason once, with the
+    claims it stopped (``reasons`` holds (claim id, reason) pairs)."""
+    by_reason: dict[str, list[str]] = {}
+    for claim, reason in reasons:
+        claims = by_reason.setdefault(reason, [])
+        if claim not in claims:
+            claims.append(claim)
+    parts = [f"{reason} ({', '.join(claims)})" for reason, claims in by_reason.items()]
+    return NormtestError(f"no claim could run on {model}: " + "; ".join(parts))

@@ -80,6 +80,8 @@ class GateConfig:
     expected_failures: Mapping[str, str] = field(default_factory=dict)
     strict: bool = False
     inconclusive: str = "fail"
+    #: let a transformers folder run its own Python code (docs/security.md)
+    trust_remote_code: bool = False
     #: the file it was read from (None: built in code or from defaults)
     path: Path | None = None
 
@@ -93,6 +95,8 @@ class GateConfig:
             value = getattr(self, name)
             if value is not None and value < least:
                 raise NormtestError(f"{name} must be at least {least}, got {value}")
+        if self.seed is not None and self.seed < 0:
+            raise NormtestError(f"seed must be a whole number ≥ 0, got {self.seed}")
         if self.scope not in (None, "standard", "full"):
             raise NormtestError(f"scope must be 'standard' or 'full', got {self.scope!r}")
         if self.inconclusive not in ("fail", "skip", "pass"):
@@ -113,11 +117,26 @@ class GateConfig:
                 values[key] = _coerce(key, value, base)
             except (TypeError, ValueError) as exc:
                 raise NormtestError(f"{origin}: {key} = {value!r}: {exc}") from exc
+        _check_thresholds(values.get("thresholds") or {}, origin)
         return cls(**values)
 
     def with_overrides(self, **overrides: Any) -> GateConfig:
         """The configuration with every override that is not None applied."""
         return replace(self, **{k: v for k, v in overrides.items() if v is not None})
+
+
+def _check_thresholds(thresholds: Mapping[str, Any], origin: str) -> None:
+    """Refuse a threshold its claim cannot take, in the file's own syntax."""
+    from normtest.catalogue import get
+
+    for claim, value in thresholds.items():
+        try:
+            get(claim).criterion.with_threshold(value, claim)
+        except NormtestError as exc:
+            raise NormtestError(
+                f"{origin}: in the thresholds table, \"{claim}\" = {value!r}: {exc} (write "
+                f"\"{claim}\" = 0.5 for one threshold, or \"{claim}\" = [0.8, 1.25] for a margin)"
+            ) from exc
 
 
 def _coerce(key: str, value: Any, base: Path | None) -> Any:
@@ -154,7 +173,7 @@ def _coerce(key: str, value: Any, base: Path | None) -> Any:
         if isinstance(value, bool) or not isinstance(value, int):
             raise TypeError("give an integer")
         return value
-    if key == "strict":
+    if key in ("strict", "trust_remote_code"):
         if not isinstance(value, bool):
             raise TypeError("give true or false")
         return value
@@ -457,11 +476,18 @@ def claims_to_audit(config: GateConfig, baseline: Report | None) -> list[str]:
 
 
 def load_options(spec: str, device: str | None, dtype: str | None = None, *,
-                 progress: bool = False) -> dict[str, Any]:
-    """Loading options for a transformers model (device, dtype, progress bar); none for other
-    models, which take neither."""
+                 progress: bool = False, trust_remote_code: bool = False,
+                 vocabulary: str | Path | None = None) -> dict[str, Any]:
+    """Loading options for ``spec``: device, dtype, progress bar and trust in the folder's own
+    code for a transformers model; the vocabulary file of a bare ``.npy`` matrix."""
     from normtest.models import EMBEDDED
 
+    if vocabulary is not None:
+        if Path(spec).suffix != ".npy":
+            raise NormtestError(
+                f"--vocabulary applies to a bare .npy matrix only, not to {spec}"
+            )
+        return {"vocabulary": str(vocabulary)}
     kind = EMBEDDED[spec][0] if spec in EMBEDDED else None
     if not (kind in ("encoder", "decoder") or (kind is None and Path(spec).is_dir())):
         return {}
@@ -470,17 +496,21 @@ def load_options(spec: str, device: str | None, dtype: str | None = None, *,
         options["device"] = device
     if dtype:
         options["dtype"] = dtype
+    if trust_remote_code and kind is None:  # embedded models never need it
+        options["trust_remote_code"] = True
     return options
 
 
 def run_gate(config: GateConfig, *, cache: bool = True, device: str | None = None,
-             save_report: str | Path | None = None, dtype: str | None = None) -> GateOutcome:
+             save_report: str | Path | None = None, dtype: str | None = None,
+             vocabulary: str | Path | None = None) -> GateOutcome:
     """Audit ``config.model`` (or read ``config.report``) and judge it (:func:`evaluate`)."""
     from normtest.report import Report
 
-    baseline = Report.read(config.baseline) if config.baseline is not None else None
+    baseline = (Report.read(config.baseline, "baseline report")
+                if config.baseline is not None else None)
     if config.report is not None:
-        candidate = Report.read(config.report)
+        candidate = Report.read(config.report, "candidate report")
     elif config.model is not None:
         from normtest.audit import run_audit
 
@@ -488,7 +518,9 @@ def run_gate(config: GateConfig, *, cache: bool = True, device: str | None = Non
         if not ids:
             raise NormtestError("nothing to gate: give require = [claim ids] and/or a baseline")
         settings = audit_settings(config, baseline)
-        adapter = load_model(config.model, cache=cache, **load_options(config.model, device, dtype))
+        options = load_options(config.model, device, dtype,
+                               trust_remote_code=config.trust_remote_code, vocabulary=vocabulary)
+        adapter = load_model(config.model, cache=cache, **options)
         candidate = record_samples(run_audit(adapter, ids, settings=settings), adapter, settings)
     else:
         raise NormtestError("the gate needs a model (model = ... or --model) or a candidate "
@@ -587,9 +619,10 @@ def command(args: Any) -> int:
         require=tuple(args.require) if args.require else None,
         claims=tuple(args.claims) if args.claims else None, margin=args.margin,
         alpha=args.alpha, seed=args.seed, words=args.words, resamples=args.resamples,
-        scope=args.scope)
+        scope=args.scope, trust_remote_code=args.trust_remote_code)
     outcome = run_gate(config, cache=not args.no_cache, device=args.device,
-                       save_report=args.save_report, dtype=args.dtype)
+                       save_report=args.save_report, dtype=args.dtype,
+                       vocabulary=args.vocabulary)
     return emit(outcome, args.summary)
 
 
@@ -613,7 +646,8 @@ def gate_audit(report: Report, adapter: Any, settings: AuditSettings,
     config = load_config(config_path, required=baseline_path is None)
     config = config.with_overrides(baseline=None if baseline_path is None
                                    else Path(baseline_path))
-    baseline = Report.read(config.baseline) if config.baseline is not None else None
+    baseline = (Report.read(config.baseline, "baseline report")
+                if config.baseline is not None else None)
     outcome = evaluate(record_samples(report, adapter, settings), config, baseline,
                        None if config.baseline is None else str(config.baseline))
     return emit(outcome, summary)

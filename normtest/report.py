@@ -139,10 +139,7 @@ class Report:
         """Rebuild from a mapping; refuses an unknown schema."""
         schema = data.get("schema") if isinstance(data, Mapping) else None
         if schema != SCHEMA:
-            raise NormtestError(
-                f"not a normtest report of schema {SCHEMA!r} (found schema {schema!r}); "
-                "re-run the audit with this version of normtest"
-            )
+            raise NormtestError(_schema_problem(schema))
         return cls(
             results=[Result.from_dict(r) for r in data.get("results", [])],
             model=dict(data.get("model", {})),
@@ -160,13 +157,35 @@ class Report:
         return cls.from_dict(data)
 
     @classmethod
-    def read(cls, path: str | Path) -> Report:
-        """Read a JSON report from a file."""
+    def read(cls, path: str | Path, what: str = "report") -> Report:
+        """Read a JSON report from a file; ``what`` names it in errors ("baseline report" …)."""
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            raw = Path(path).read_bytes()
         except OSError as exc:
-            raise NormtestError(f"cannot read report {path}: {exc.strerror}") from exc
-        return cls.from_json(text)
+            raise NormtestError(f"cannot read the {what} {path}: {exc.strerror}") from exc
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise NormtestError(
+                f"the {what} {path} is not UTF-8 text (byte {exc.start} is 0x{raw[exc.start]:02x})"
+                "; give the report.json that normtest wrote"
+            ) from exc
+        try:
+            return cls.from_json(text)
+        except NormtestError as exc:
+            raise NormtestError(f"the {what} {path}: {exc}") from exc
+
+
+def _schema_problem(schema: object) -> str:
+    """Why a report's ``schema`` cannot be read, and what to do about it."""
+    prefix = SCHEMA.rsplit("/", 1)[0] + "/"
+    if isinstance(schema, str) and schema.startswith(prefix):
+        version = schema[len(prefix):]
+        if version.isdigit() and int(version) > int(SCHEMA.rsplit("/", 1)[1]):
+            return (f"it was written by a newer normtest (schema {schema!r}; this version reads "
+                    f"{SCHEMA!r}); upgrade normtest: pip install --upgrade normtest")
+    return (f"not a normtest report of schema {SCHEMA!r} (found schema {schema!r}); give a "
+            "report.json written by normtest audit, gate or demo")
 
 
 def _strict(value: Any) -> Any:

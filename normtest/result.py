@@ -188,8 +188,8 @@ class Criterion:
         if self.direction == "within":
             if isinstance(value, str) or not isinstance(value, Sequence) or len(value) != 2:
                 raise NormtestError(
-                    f"{name} is judged against a margin; give LOW:HIGH (e.g. --threshold "
-                    f"{claim or 'CLAIM'}=0.8:1.25), got {value!r}"
+                    f"{name} is judged against a margin; give two numbers LOW < HIGH, got "
+                    f"{value!r}"
                 )
             low, high = (float(v) for v in value)
             if not (math.isfinite(low) and math.isfinite(high) and low < high):
@@ -197,8 +197,8 @@ class Criterion:
             return replace(self, margin=(low, high))
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise NormtestError(
-                f"{name} is judged against one threshold ({self.direction}); give one VALUE "
-                f"(e.g. --threshold {claim or 'CLAIM'}=0.5), got {value!r}"
+                f"{name} is judged against one threshold ({self.direction}); give one number, "
+                f"got {value!r}"
             )
         if not math.isfinite(value):
             raise NormtestError(f"{name}: a threshold must be a finite number, got {value!r}")

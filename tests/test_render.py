@@ -318,7 +318,7 @@ def test_report_command_usage_errors(tmp_path: Path, glove_report: Report,
                                      capsys: pytest.CaptureFixture[str]) -> None:
     stored = glove_report.write(tmp_path / "report.json")
     assert main(["report", str(tmp_path / "missing.json")]) == EXIT_USAGE
-    assert "cannot read report" in capsys.readouterr().err
+    assert "cannot read the report" in capsys.readouterr().err
     assert main(["report", str(stored), "--threshold", "nope=1"]) == EXIT_USAGE
     assert "has no claim 'nope'" in capsys.readouterr().err
     assert main(["report", str(stored), "--format", "pdf"]) == EXIT_USAGE

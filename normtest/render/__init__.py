@@ -20,6 +20,7 @@ shows: ``docs/reports.md``.
 from __future__ import annotations
 
 import math
+import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -49,6 +50,31 @@ def render(report: Report, fmt: str) -> str:
 
         return render_html(report)
     raise NormtestError(f"unknown report format {fmt!r}; use one of {', '.join(FORMATS)}")
+
+
+def check_writable_folder(folder: str | Path, option: str = "--out") -> Path:
+    """Refuse, before any work, a report folder that cannot be created or written."""
+    target = Path(folder)
+    if target.exists() and not target.is_dir():
+        raise NormtestError(f"{option} {target} is a file; give a folder for the reports")
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=target, prefix=".normtest-write-check-"):
+            pass
+    except OSError as exc:
+        raise NormtestError(
+            f"{option} {target}: cannot write there ({exc.strerror}); give a writable folder"
+        ) from exc
+    return target
+
+
+def check_writable_file(path: str | Path, option: str) -> Path:
+    """Refuse, before any work, an output file whose folder cannot be created or written."""
+    target = Path(path)
+    if target.is_dir():
+        raise NormtestError(f"{option} {target} is a folder; give a file name")
+    check_writable_folder(target.parent, option)
+    return target
 
 
 def write_renderings(report: Report, folder: str | Path, formats: Iterable[str] = FORMATS,
@@ -106,4 +132,11 @@ def with_thresholds(report: Report, specs: Sequence[str]) -> Report:
 
     ``specs`` are ``CLAIM=VALUE`` or ``CLAIM=LOW:HIGH`` (see :meth:`Report.with_thresholds`).
     """
-    return report.with_thresholds(dict(parse_threshold(s) for s in specs))
+    parsed = dict(parse_threshold(s) for s in specs)
+    try:
+        return report.with_thresholds(parsed)
+    except NormtestError as exc:
+        raise NormtestError(
+            f"--threshold: {exc} (write CLAIM=VALUE for one threshold, e.g. word.norm_ic=0.5, "
+            "or CLAIM=LOW:HIGH for a margin, e.g. cer.linear=0.8:1.25)"
+        ) from exc

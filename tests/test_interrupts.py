@@ -1,0 +1,93 @@
+"""An audit stopped mid-way (Ctrl-C, or killed outright) keeps what it computed, and the same
+command run again finishes with the report an uninterrupted run gives."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from normtest.cli import EXIT_INTERRUPTED, EXIT_OK
+from normtest.report import Report
+
+#: A cold MiniLM CER audit: ~20 s on two cores, writing prefix vectors batch by batch.
+AUDIT = ["audit", "--model", "minilm-l6", "--suite", "cer", "--docs", "10",
+         "--resamples", "100", "--format", "json"]
+
+
+def _command(out: Path) -> list[str]:
+    return [sys.executable, "-m", "normtest", *AUDIT, "--out", str(out)]
+
+
+def _env(cache: Path) -> dict[str, str]:
+    return {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+            "NORMTEST_CACHE_DIR": str(cache)}
+
+
+def _entries(cache: Path) -> int:
+    """How many vectors the cache holds now (0 while it does not exist or is busy)."""
+    path = cache / "embeddings.sqlite"
+    if not path.exists():
+        return 0
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=0.1)
+        try:
+            return int(db.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return 0
+
+
+def _numbers(report: Report) -> list[dict[str, Any]]:
+    """Every row whole: verdict, reason, estimate, interval, p-values, sampling distribution."""
+    return [r.to_dict() for r in report.results]
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> Report:
+    """The report of the same audit run start to finish on a cache of its own."""
+    root = tmp_path_factory.mktemp("uninterrupted")
+    done = subprocess.run(_command(root / "out"), env=_env(root / "cache"), capture_output=True,
+                          text=True, timeout=600, check=False)
+    assert done.returncode == EXIT_OK, done.stderr
+    return Report.read(root / "out" / "report.json")
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "kill"])
+def test_a_stopped_audit_resumes_to_the_same_report(
+    stop: signal.Signals, uninterrupted: Report, tmp_path: Path
+) -> None:
+    cache, out = tmp_path / "cache", tmp_path / "out"
+    process = subprocess.Popen(_command(out), env=_env(cache), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while _entries(cache) == 0 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert process.poll() is None, "the audit finished before it could be stopped"
+    stored = _entries(cache)
+    assert stored > 0
+    process.send_signal(stop)
+    _, stderr = process.communicate(timeout=120)
+    assert not (out / "report.json").exists()
+    if stop == signal.SIGINT:
+        assert process.returncode == EXIT_INTERRUPTED, stderr
+        assert "Traceback" not in stderr
+        assert "interrupted" in stderr and "resumes" in stderr
+        assert len([line for line in stderr.splitlines() if line.strip()]) <= 2, stderr
+    else:
+        assert process.returncode == -signal.SIGKILL
+    # what was stored before the stop is still there, readable, and used by the rerun
+    assert _entries(cache) >= stored
+    done = subprocess.run(_command(out), env=_env(cache), capture_output=True, text=True,
+                          timeout=600, check=False)
+    assert done.returncode == EXIT_OK, done.stderr
+    assert "CacheWarning" not in done.stderr  # nothing in the cache was damaged
+    assert _numbers(Report.read(out / "report.json")) == _numbers(uninterrupted)
