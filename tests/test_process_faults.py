@@ -1,5 +1,6 @@
-"""An audit stopped mid-way (Ctrl-C, or killed outright) keeps what it computed, and the same
-command run again finishes with the report an uninterrupted run gives."""
+"""Faults around an audit process: stopped mid-way (Ctrl-C, or killed outright) it keeps what it
+computed and the same command finishes with the report an uninterrupted run gives; two audits
+racing on one cache, or one over a damaged cache file, both finish with the right report."""
 
 from __future__ import annotations
 
@@ -91,3 +92,44 @@ def test_a_stopped_audit_resumes_to_the_same_report(
     assert done.returncode == EXIT_OK, done.stderr
     assert "CacheWarning" not in done.stderr  # nothing in the cache was damaged
     assert _numbers(Report.read(out / "report.json")) == _numbers(uninterrupted)
+
+
+#: A GloVe word audit: a few seconds, its word vectors read through the embedding cache.
+GLOVE = ["audit", "--model", "glove-6b-50d", "--suite", "word", "--words", "300",
+         "--resamples", "200", "--format", "json"]
+
+
+def test_two_audits_racing_on_one_cache_both_finish_alike(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    runs = [subprocess.Popen([sys.executable, "-m", "normtest", *GLOVE, "--out",
+                              str(tmp_path / f"out{i}")], env=_env(cache),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for i in range(2)]
+    for process in runs:
+        _, stderr = process.communicate(timeout=600)
+        assert process.returncode == EXIT_OK, stderr
+        assert "Traceback" not in stderr and "CacheWarning" not in stderr
+    first, second = (Report.read(tmp_path / f"out{i}" / "report.json") for i in range(2))
+    assert _numbers(first) == _numbers(second)
+    assert _entries(cache) > 0
+
+
+def test_an_audit_over_a_damaged_cache_page_warns_once_and_recomputes(tmp_path: Path) -> None:
+    cache, out = tmp_path / "cache", tmp_path / "out"
+    command = [sys.executable, "-m", "normtest", *GLOVE, "--out", str(out)]
+    done = subprocess.run(command, env=_env(cache), capture_output=True, text=True,
+                          timeout=600, check=False)
+    assert done.returncode == EXIT_OK, done.stderr
+    reference = _numbers(Report.read(out / "report.json"))
+    database = cache / "embeddings.sqlite"
+    page = 4096
+    with database.open("r+b") as handle:  # random bytes over the second page (a table root)
+        handle.seek(page)
+        handle.write(os.urandom(page))
+    done = subprocess.run(command, env=_env(cache), capture_output=True, text=True,
+                          timeout=600, check=False)
+    assert done.returncode == EXIT_OK, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.count(str(database)) == 1, done.stderr  # one warning, naming the file
+    assert list(cache.glob("embeddings.corrupt-*"))
+    assert _numbers(Report.read(out / "report.json")) == reference
