@@ -115,7 +115,8 @@ class GateConfig:
         for key, value in data.items():
             try:
                 values[key] = _coerce(key, value, base)
-            except (TypeError, ValueError) as exc:
+            except (TypeError, ValueError, OverflowError, RuntimeError) as exc:
+                # OverflowError: an integer too large for a float; RuntimeError: "~user" paths
                 raise NormtestError(f"{origin}: {key} = {value!r}: {exc}") from exc
         _check_thresholds(values.get("thresholds") or {}, origin)
         return cls(**values)
@@ -190,6 +191,10 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise NormtestError(f"cannot read {path}: {exc.strerror}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise NormtestError(f"{path} is not valid TOML: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise NormtestError(
+            f"{path} is not UTF-8 text (byte {exc.start}); TOML files must be UTF-8"
+        ) from exc
 
 
 def find_config(start: Path | None = None) -> Path | None:

@@ -140,12 +140,27 @@ class Report:
         schema = data.get("schema") if isinstance(data, Mapping) else None
         if schema != SCHEMA:
             raise NormtestError(_schema_problem(schema))
-        return cls(
-            results=[Result.from_dict(r) for r in data.get("results", [])],
-            model=dict(data.get("model", {})),
-            provenance=dict(data.get("provenance", {})),
-            data=dict(data.get("data") or {}),
-        )
+        try:
+            results = data.get("results", [])
+            if not isinstance(results, list):
+                raise TypeError("'results' is not a list")
+            parsed = []
+            for i, row in enumerate(results):
+                try:
+                    parsed.append(Result.from_dict(row))
+                except _DAMAGE as exc:
+                    raise type(exc)(f"result {i}: {exc}") from exc
+            parts = {key: data.get(key) or {} for key in ("model", "provenance", "data")}
+            for key, value in parts.items():
+                if not isinstance(value, Mapping):
+                    raise TypeError(f"'{key}' is not an object")
+            return cls(results=parsed, model=dict(parts["model"]),
+                       provenance=dict(parts["provenance"]), data=dict(parts["data"]))
+        except _DAMAGE as exc:
+            raise NormtestError(
+                f"the report is damaged ({type(exc).__name__}: {exc}); write it again with "
+                "normtest audit, or give the report.json that normtest wrote"
+            ) from exc
 
     @classmethod
     def from_json(cls, text: str) -> Report:
@@ -174,6 +189,11 @@ class Report:
             return cls.from_json(text)
         except NormtestError as exc:
             raise NormtestError(f"the {what} {path}: {exc}") from exc
+
+
+#: What a damaged but schema-valid report raises while its rows are rebuilt (wrong types,
+#: missing keys, numbers too large for a float, NaN where an integer belongs).
+_DAMAGE = (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError)
 
 
 def _schema_problem(schema: object) -> str:

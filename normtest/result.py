@@ -44,6 +44,10 @@ def _finite_or_none(value: float | None) -> float | None:
     return float(value)
 
 
+def _float_or_none(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
 def _float_or_nan(value: Any) -> float:
     return math.nan if value is None else float(value)
 
@@ -108,13 +112,16 @@ class Measurement:
     def from_dict(cls, data: Mapping[str, Any]) -> Measurement:
         """Rebuild from :meth:`to_dict` output."""
         sampling = data.get("sampling")
+        confidence = float(data.get("confidence", DEFAULT_CONFIDENCE))
+        if not 0 < confidence < 1:
+            raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
         return cls(
             statistic=data["statistic"],
             estimate=_float_or_nan(data.get("estimate")),
             n=int(data["n"]),
             method=data["method"],
             sampling=None if sampling is None else Sampling.from_dict(sampling),
-            confidence=float(data.get("confidence", DEFAULT_CONFIDENCE)),
+            confidence=confidence,
             seed=data.get("seed"),
             settings=dict(data.get("settings", {})),
             components={k: cls.from_dict(v) for k, v in data.get("components", {}).items()},
@@ -496,8 +503,8 @@ class Result:
                 claim=data.get("claim"),
                 variant=dict(data.get("variant", {})),
                 p_value=_float_or_nan(data.get("p_value")),
-                p_adjusted=data.get("p_adjusted"),
-                p_fail_adjusted=data.get("p_fail_adjusted"),
+                p_adjusted=_float_or_none(data.get("p_adjusted")),
+                p_fail_adjusted=_float_or_none(data.get("p_fail_adjusted")),
                 expected=None if expected is None else Verdict(expected),
                 details=dict(data.get("details", {})),
             )

@@ -183,13 +183,30 @@ class Sampling:
         """Rebuild from :meth:`to_dict` output."""
         kind = data.get("kind")
         if kind == "bootstrap":
-            reps = np.array(
-                [math.nan if v is None else v for v in data["replicates"]], dtype=np.float64
-            )
-            return cls(kind="bootstrap", replicates=reps, bias=float(data.get("bias", 0.0)))
+            stored = data["replicates"]
+            if not isinstance(stored, list) or not stored or not all(
+                    v is None or (isinstance(v, int | float) and not isinstance(v, bool))
+                    for v in stored):
+                raise NormtestError("stored bootstrap replicates are not a list of numbers")
+            reps = np.array([math.nan if v is None else v for v in stored], dtype=np.float64)
+            bias = _stored_number(data.get("bias", 0.0), "bias")
+            return cls(kind="bootstrap", replicates=reps, bias=bias)
         if kind not in _KINDS:
             raise NormtestError(f"stored sampling has unknown kind {kind!r}")
-        return cls(kind=kind, center=data["center"], scale=data["scale"], df=data.get("df"))
+        df = data.get("df")
+        return cls(kind=kind, center=_stored_number(data["center"], "center"),
+                   scale=_stored_number(data["scale"], "scale"),
+                   df=None if df is None else _stored_number(df, "df"))
+
+
+def _stored_number(value: Any, name: str) -> float:
+    """A finite number read back from a report, or an error naming the field."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise NormtestError(f"stored sampling {name} is not a number: {value!r}")
+    number = float(value)
+    if not math.isfinite(number):
+        raise NormtestError(f"stored sampling {name} is not finite: {value!r}")
+    return number
 
 
 def _check_alpha(alpha: float) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -173,3 +174,134 @@ def test_lowercase_and_limit_are_part_of_the_cache_key(tmp_path: Path) -> None:
         assert not CachedAdapter(limited, cache).represents(["London"]).any()
     finally:
         cache.close()
+
+
+def _header_files(tmp: Path) -> dict[str, tuple[Path, str]]:
+    """The three damaged word2vec files of issue 15, each with what its error must say."""
+    rng = np.random.default_rng(0)
+    empty = tmp / "empty.vec"
+    empty.write_bytes(b"")
+    huge = tmp / "huge.vec"
+    huge.write_text("1000000000000 50\nthe " + " ".join(["0.5"] * 50) + "\n")
+    short = tmp / "short_header.vec"
+    short.write_text("100 20\n" + "".join(
+        f"w{i} " + " ".join(f"{x:.4f}" for x in rng.normal(size=20)) + "\n" for i in range(1500)
+    ))
+    return {
+        "empty": (empty, r"empty\.vec is empty \(0 bytes\)"),
+        "huge": (huge, r"header claims 1,000,000,000,000 rows of 50 numbers.*the file has "
+                       r"\d+ bytes"),
+        "short": (short, r"header says 100 rows but the file has 1,500; correct the first line "
+                         r"to '1500 20', or delete it and read the file as GloVe"),
+    }
+
+
+@pytest.mark.parametrize("case", ["empty", "huge", "short"])
+def test_damaged_word2vec_headers_are_refused(tmp_path: Path, case: str) -> None:
+    from normtest.models import load
+
+    path, message = _header_files(tmp_path)[case]
+    with pytest.raises(NormtestError, match=message):
+        load(path, cache=False)
+
+
+@pytest.mark.parametrize("case", ["empty", "huge", "short"])
+def test_damaged_word2vec_headers_on_the_command_line(
+    tmp_path: Path, case: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from normtest.cli import main
+
+    path, message = _header_files(tmp_path)[case]
+    code = main(["audit", "--model", str(path), "--suite", "word", "--words", "10"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "Traceback" not in err
+    assert err.startswith("normtest: error: ") and err.count("\n") == 1, err
+    assert re.search(message, err), err
+
+
+def test_binary_header_must_match_the_rows(tmp_path: Path) -> None:
+    from gensim.models import KeyedVectors
+
+    kv = KeyedVectors(vector_size=3)
+    kv.add_vectors(["alpha", "beta", "gamma", "delta"], np.ones((4, 3), dtype=np.float32))
+    good = tmp_path / "v.bin"
+    kv.save_word2vec_format(str(good), binary=True)
+    body = good.read_bytes().split(b"\n", 1)[1]
+    for header, message in [
+        (b"2 3\n", r"header says 2 rows but the file has 4; correct the first line to '4 3'"),
+        (b"5 3\n", r"header says 5 rows but the file has 4"),
+        (b"6 3\n", r"header claims 6 rows of 3 float32 numbers, which need at least 84 bytes"),
+        (b"1000000000000 3\n", r"header claims 1,000,000,000,000 rows of 3 float32 numbers"),
+        (b"0 3\n", r"header says 0 rows but the file has 4"),
+        (b"4 0\n", r"dimension 0"),
+        (b"not a header\n", r"first line should be 'count dim'"),
+    ]:
+        (tmp_path / "bad.bin").write_bytes(header + body)
+        with pytest.raises(NormtestError, match=message):
+            load_keyed_vectors(tmp_path / "bad.bin")
+    (tmp_path / "cut.bin").write_bytes(good.read_bytes()[:-5])
+    with pytest.raises(NormtestError, match="row 4 is cut short"):
+        load_keyed_vectors(tmp_path / "cut.bin")
+
+
+def test_text_vector_files_with_holes(tmp_path: Path) -> None:
+    cases = {
+        "gap.vec": ("2 2\na 1 2\n\nb 3 4\n", "line 3 is empty but vectors follow"),
+        "tail.txt": ("a 1 2\nb 3 4\n\n", "line 3 is empty; delete the empty lines"),
+        "words.txt": ("a\nb\n", "holds a word and no numbers"),
+        "blank.txt": ("\n\n  \n", "holds no vectors"),
+        "digits.vec": ("99999999999999999999 3\n", "claims more rows or numbers than any file"),
+        "nan.vec": ("2 2\na 1 nan\nb 3 4\n", "NaN or infinite"),
+        "bytes.vec": ("2 2\na 1 2\nb 3 4\n".replace("b", "\udcff"), "could not read"),
+    }
+    for name, (text, message) in cases.items():
+        path = tmp_path / name
+        path.write_bytes(text.encode("utf-8", "surrogateescape"))
+        with pytest.raises(NormtestError, match=message):
+            load_keyed_vectors(path)
+    (tmp_path / "ok.vec").write_text("2 2\na 1 2\nb 3 4\n\n")  # a trailing empty line is fine
+    assert load_keyed_vectors(tmp_path / "ok.vec").vocabulary == ("a", "b")
+    with pytest.raises(NormtestError, match="limit must be a positive"):
+        load_keyed_vectors(tmp_path / "ok.vec", limit=0)
+
+
+def test_precomputed_files_are_checked_before_use(tmp_path: Path) -> None:
+    keys = np.array(["a", "b"])
+    np.save(tmp_path / "obj.npy", np.array([[1, "x"]], dtype=object), allow_pickle=True)
+    (tmp_path / "vocab.txt").write_text("a\n")
+    with pytest.raises(NormtestError, match=r"Python objects.*unpickling"):
+        load_npy(tmp_path / "obj.npy", tmp_path / "vocab.txt")
+    (tmp_path / "empty.npy").write_bytes(b"")
+    with pytest.raises(NormtestError, match="the file is empty"):
+        load_npy(tmp_path / "empty.npy", tmp_path / "vocab.txt")
+    np.save(tmp_path / "text.npy", np.array([["1", "2"]]))
+    with pytest.raises(NormtestError, match="must be numbers"):
+        load_npy(tmp_path / "text.npy", tmp_path / "vocab.txt")
+    np.savez(tmp_path / "big.npz", keys=keys, vectors=np.array([[1e300, 0], [1, 2]]))
+    with pytest.raises(NormtestError, match=r"out-of-float32-range.*first 'a'"):
+        load_precomputed(tmp_path / "big.npz")
+    np.savez(tmp_path / "bytes.npz", keys=np.array([b"a", b"b"]), vectors=np.eye(2))
+    assert load_precomputed(tmp_path / "bytes.npz").vocabulary == ("a", "b")
+    np.savez(tmp_path / "numbers.npz", keys=np.arange(2), vectors=np.eye(2))
+    with pytest.raises(NormtestError, match="'keys' must be strings"):
+        load_precomputed(tmp_path / "numbers.npz")
+    (tmp_path / "bad.npz").write_bytes(b"PK\x03\x04 not really a zip")
+    with pytest.raises(NormtestError, match=r"not a readable .npz"):
+        load_precomputed(tmp_path / "bad.npz")
+    for line, message in [
+        ('{"key": "x", "vector": [1, 2', "not JSON"),
+        ("[" * 100_000, "nested too deeply"),
+        ('{"key": "x", "vector": "12"}', "expected"),
+        ('{"key": 3, "vector": [1, 2]}', "expected"),
+        ('{"key": "x", "vector": [true, 2]}', "expected"),
+        ('{"key": "x", "vector": [NaN, 2]}', "NaN"),
+        ('{"key": "x", "vector": [1e39, 2]}', "out-of-float32-range"),
+        ('{"key": "x", "vector": [1' + "0" * 400 + ', 2]}', "out-of-float32-range"),
+        ("\n\n", "holds no vectors"),
+    ]:
+        (tmp_path / "v.jsonl").write_text(line)
+        with pytest.raises(NormtestError, match=message):
+            load_precomputed(tmp_path / "v.jsonl")
+    (tmp_path / "v.jsonl").write_bytes(b'\xef\xbb\xbf{"key": "x", "vector": [1, 2]}\n')
+    assert load_precomputed(tmp_path / "v.jsonl").vocabulary == ("x",)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import importlib.metadata
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from os import PathLike
@@ -81,18 +82,30 @@ def package_version(name: str) -> str:
 def read_text_file(path: str | PathLike[str]) -> TextFile:
     """Read one file as UTF-8, replacing and counting bytes that are not UTF-8."""
     p = Path(path)
+    folder = NormtestError(
+        f"{p} is a folder, not a file; pass it as a corpus folder (text_files/from_files "
+        "collect the files inside it)"
+    )
     try:
+        mode = p.stat().st_mode
+        if stat.S_ISDIR(mode):
+            raise folder
+        if not stat.S_ISREG(mode):  # a pipe, socket or device may never end
+            raise NormtestError(
+                f"{p} is not a regular file (a pipe, socket or device); copy the text into a file"
+            )
         raw = p.read_bytes()
     except IsADirectoryError:
-        raise NormtestError(
-            f"{p} is a folder, not a file; pass it as a corpus folder (text_files/from_files "
-            "collect the files inside it)"
-        ) from None
+        raise folder from None
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise NormtestError(
             f"cannot read {p}: {reason}; check that the file exists and is readable"
         ) from None
+    except ValueError as exc:  # a path with a NUL byte in it
+        if isinstance(exc, NormtestError):
+            raise
+        raise NormtestError(f"cannot read {p!r}: {exc}; check the file name") from None
     text = raw.decode("utf-8", errors="surrogateescape")
     n_bad = len(_ESCAPED_BYTE.findall(text))
     if n_bad:
