@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml
 	touch $@
 
 lint: $(STAMP)
-	$(BIN)/ruff check normtest theorems checks tests conftest.py
+	$(BIN)/ruff check normtest theorems checks tests scripts benchmarks conftest.py
 	$(BIN)/mypy normtest
 
 test: lint

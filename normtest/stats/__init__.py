@@ -1,12 +1,27 @@
-"""Statistics that turn measurements into verdicts (THEORY.md §8).
+"""Statistics: measurements with honest intervals, and conveniences that judge them
+(docs/theory.md §8).
 
-Every function returns a :class:`normtest.result.Result` with ``.verdict``, ``.estimate``,
-``.ci``, ``.p_value`` and ``.n``; the measurement inside it can be re-judged later.
+The ``measure_*`` functions compute: they return a :class:`normtest.result.Measurement`
+(estimate, interval, sampling distribution) and know no threshold. The audit judges each
+measurement once, against its claim's criterion. The conveniences (``correlation``,
+``partial_correlation``, ``linear_growth``, ``fixed_point``, ``equivalence``) measure and judge in
+one call and return a :class:`normtest.result.Result` with ``.verdict``, ``.estimate``, ``.ci``,
+``.p_value`` and ``.n``; its measurement can be re-judged later.
 """
 
-from normtest.stats.correlation import correlation, partial_correlation
-from normtest.stats.equivalence import equivalence
-from normtest.stats.growth import fixed_point, linear_growth
+from normtest.stats.correlation import (
+    correlation,
+    measure_correlation,
+    measure_partial_correlation,
+    partial_correlation,
+)
+from normtest.stats.equivalence import equivalence, measure_mean
+from normtest.stats.growth import (
+    fixed_point,
+    linear_growth,
+    measure_fixed_point,
+    measure_linear_growth,
+)
 from normtest.stats.multiplicity import adjust
 
 __all__ = [
@@ -15,5 +30,10 @@ __all__ = [
     "equivalence",
     "fixed_point",
     "linear_growth",
+    "measure_correlation",
+    "measure_fixed_point",
+    "measure_linear_growth",
+    "measure_mean",
+    "measure_partial_correlation",
     "partial_correlation",
 ]

@@ -1,4 +1,5 @@
-"""Correlation claims judged against a minimum effect (THEORY.md §8).
+"""Correlations measured with honest intervals, and judged against a minimum effect
+(docs/theory.md §8).
 
 Pearson without clusters uses Fisher's z interval; Spearman, Kendall and anything clustered use a
 percentile bootstrap (clusters, when given, are the resampling unit: words that appear in many
@@ -39,6 +40,51 @@ _STATISTIC = {"spearman": "spearman_rho", "pearson": "pearson_r", "kendall": "ke
 DEFAULT_RESAMPLES = 2000
 
 
+def measure_correlation(
+    x: ArrayLike,
+    y: ArrayLike,
+    method: Method = "spearman",
+    *,
+    clusters: ArrayLike | None = None,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    alpha: float = 0.05,
+) -> Measurement:
+    """corr(x, y) with its sampling distribution and (1 − 2α) interval; no verdict.
+
+    Pearson without clusters: Fisher's z. Otherwise a percentile bootstrap over rows, or over
+    ``clusters`` when given. Too few points or a constant variable give a not-estimable
+    measurement with the reason (a criterion judges it INCONCLUSIVE).
+    """
+    return _correlation_measurement(x, y, None, method, clusters, n_resamples, seed, alpha)
+
+
+def measure_partial_correlation(
+    x: ArrayLike,
+    y: ArrayLike,
+    covariates: ArrayLike,
+    method: Literal["spearman", "pearson"] = "spearman",
+    *,
+    clusters: ArrayLike | None = None,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    alpha: float = 0.05,
+) -> Measurement:
+    """:func:`measure_correlation` with ``covariates`` (n or n×k) partialled out.
+
+    Spearman: x, y and each covariate are ranked, the covariate ranks regressed out of the ranks
+    of x and y (OLS with intercept), and the residuals correlated. Covariate columns that are
+    constant are dropped (partialling out a constant changes nothing).
+    """
+    if method not in ("spearman", "pearson"):
+        raise NormtestError(
+            f"partial_correlation supports method='spearman' or 'pearson', got {method!r}"
+        )
+    if covariates is None:
+        raise NormtestError("partial_correlation needs covariates; use correlation() without them")
+    return _correlation_measurement(x, y, covariates, method, clusters, n_resamples, seed, alpha)
+
+
 def correlation(
     x: ArrayLike,
     y: ArrayLike,
@@ -54,10 +100,13 @@ def correlation(
 
     PASS when the one-sided (1 − α) bound clears the threshold (+min_effect for ``greater``,
     −min_effect for ``less``), FAIL when the opposite bound falls short of it, INCONCLUSIVE
-    otherwise. ``.p_value`` tests H0: the correlation does not clear the threshold.
+    otherwise. ``.p_value`` tests H0: the correlation does not clear the threshold. A
+    convenience: :func:`measure_correlation`, then the criterion.
     """
-    return _correlation_result(x, y, None, method, min_effect, alternative, alpha, clusters,
-                               n_resamples, seed)
+    criterion = Criterion.minimum_effect(min_effect, alternative, alpha)
+    return Result.judged(measure_correlation(x, y, method, clusters=clusters,
+                                             n_resamples=n_resamples, seed=seed, alpha=alpha),
+                         criterion)
 
 
 def partial_correlation(
@@ -72,37 +121,28 @@ def partial_correlation(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
 ) -> Result:
-    """The same contract as :func:`correlation`, with ``covariates`` (n or n×k) partialled out.
-
-    Spearman: x, y and each covariate are ranked, the covariate ranks regressed out of the ranks
-    of x and y (OLS with intercept), and the residuals correlated. Covariate columns that are
-    constant are dropped (partialling out a constant changes nothing).
-    """
-    if method not in ("spearman", "pearson"):
-        raise NormtestError(
-            f"partial_correlation supports method='spearman' or 'pearson', got {method!r}"
-        )
-    if covariates is None:
-        raise NormtestError("partial_correlation needs covariates; use correlation() without them")
-    return _correlation_result(x, y, covariates, method, min_effect, alternative, alpha, clusters,
-                               n_resamples, seed)
+    """The same contract as :func:`correlation`, with ``covariates`` partialled out
+    (:func:`measure_partial_correlation`, then the criterion)."""
+    criterion = Criterion.minimum_effect(min_effect, alternative, alpha)
+    return Result.judged(measure_partial_correlation(x, y, covariates, method,
+                                                     clusters=clusters,
+                                                     n_resamples=n_resamples, seed=seed,
+                                                     alpha=alpha),
+                         criterion)
 
 
-def _correlation_result(
+def _correlation_measurement(
     x_in: ArrayLike,
     y_in: ArrayLike,
     cov_in: ArrayLike | None,
     method: str,
-    min_effect: float,
-    alternative: Alternative,
-    alpha: float,
     clusters_in: ArrayLike | None,
     n_resamples: int,
     seed: int,
-) -> Result:
+    alpha: float,
+) -> Measurement:
     if method not in _STATISTIC:
         raise NormtestError(f"method must be 'spearman', 'pearson' or 'kendall', got {method!r}")
-    criterion = Criterion.minimum_effect(min_effect, alternative, alpha)
     n_resamples = check_resamples(n_resamples)
     x = as_vector("x", x_in)
     y = as_vector("y", y_in)
@@ -132,13 +172,12 @@ def _correlation_result(
     n_groups = None if codes is None else int(codes.max()) + 1
 
     settings: dict[str, object] = {
-        "method": method, "alternative": alternative, "min_effect": min_effect,
-        "n_resamples": n_resamples, "clusters": n_groups, "covariates": k,
+        "method": method, "n_resamples": n_resamples, "clusters": n_groups, "covariates": k,
     }
 
-    def not_estimable(reason: str) -> Result:
-        m = Measurement.not_estimable(statistic, n, label, reason, seed=seed, settings=settings)
-        return Result.judged(m, criterion)
+    def not_estimable(reason: str) -> Measurement:
+        return Measurement.not_estimable(statistic, n, label, reason, seed=seed,
+                                         settings=settings)
 
     if n < MIN_POINTS + k:
         return not_estimable(f"only {n} points; at least {MIN_POINTS + k} are needed")
@@ -162,11 +201,10 @@ def _correlation_result(
         sampling = Sampling.bootstrap(reps, estimate)
         unit = "rows" if codes is None else f"{n_groups} clusters"
         how = f"{label}, percentile bootstrap over {unit} (B={n_resamples})"
-    measurement = Measurement(
+    return Measurement(
         statistic=statistic, estimate=estimate, n=n, method=how, sampling=sampling,
         confidence=1 - 2 * alpha, seed=seed, settings=settings,
     )
-    return Result.judged(measurement, criterion)
 
 
 def _weighted_statistic(

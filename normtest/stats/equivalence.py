@@ -17,25 +17,16 @@ from normtest.stats._inputs import (
 )
 
 
-def equivalence(
-    data: Measurement | ArrayLike,
-    low: float,
-    high: float,
-    alpha: float = 0.05,
+def measure_mean(
+    data: ArrayLike,
+    *,
     clusters: ArrayLike | None = None,
     n_resamples: int = 2000,
     seed: int = 0,
-) -> Result:
-    """Judge whether a quantity lies inside [low, high] (two one-sided tests at level α).
-
-    ``data`` is either a :class:`Measurement` (any estimate with a sampling distribution, such as
-    a slope ratio) or a sample whose mean is the quantity, estimated with a percentile bootstrap
-    over rows or ``clusters``. PASS when the (1 − 2α) interval lies inside the margin, FAIL when
-    it lies entirely outside, INCONCLUSIVE otherwise.
-    """
-    criterion = Criterion("within", margin=(low, high), alpha=alpha)
-    if isinstance(data, Measurement):
-        return Result.judged(data, criterion)
+    alpha: float = 0.05,
+) -> Measurement:
+    """The mean of a sample with a percentile-bootstrap (1 − 2α) interval over rows or
+    ``clusters``; no verdict."""
     n_resamples = check_resamples(n_resamples)
     values = as_vector("data", data)
     n = values.size
@@ -51,8 +42,8 @@ def equivalence(
         problem = f"only {n_groups} clusters; at least {MIN_GROUPS} are needed"
     settings = {"n_resamples": n_resamples, "clusters": n_groups}
     if problem:
-        m = Measurement.not_estimable("mean", n, "mean", problem, seed=seed, settings=settings)
-        return Result.judged(m, criterion)
+        return Measurement.not_estimable("mean", n, "mean", problem, seed=seed,
+                                         settings=settings)
 
     def mean(w: np.ndarray) -> np.ndarray:
         return (w @ values) / w.sum(axis=1)
@@ -60,10 +51,32 @@ def equivalence(
     reps = bootstrap.replicates(mean, n, n_resamples, seed, codes)
     unit = "rows" if codes is None else f"{n_groups} clusters"
     estimate = float(values.mean())
-    m = Measurement(
+    return Measurement(
         statistic="mean", estimate=estimate, n=n,
         method=f"mean, percentile bootstrap over {unit} (B={n_resamples})",
         sampling=Sampling.bootstrap(reps, estimate), confidence=1 - 2 * alpha, seed=seed,
         settings=settings,
     )
-    return Result.judged(m, criterion)
+
+
+def equivalence(
+    data: Measurement | ArrayLike,
+    low: float,
+    high: float,
+    alpha: float = 0.05,
+    clusters: ArrayLike | None = None,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> Result:
+    """Judge whether a quantity lies inside [low, high] (two one-sided tests at level α).
+
+    ``data`` is either a :class:`Measurement` (any estimate with a sampling distribution, such as
+    a slope ratio) or a sample whose mean is the quantity (:func:`measure_mean`). PASS when the
+    (1 − 2α) interval lies inside the margin, FAIL when it lies entirely outside, INCONCLUSIVE
+    otherwise.
+    """
+    criterion = Criterion("within", margin=(low, high), alpha=alpha)
+    if isinstance(data, Measurement):
+        return Result.judged(data, criterion)
+    return Result.judged(measure_mean(data, clusters=clusters, n_resamples=n_resamples,
+                                      seed=seed, alpha=alpha), criterion)

@@ -1,4 +1,4 @@
-"""Growth of s(L) = ‖e(prefix_L)‖² with text length L (THEORY.md §6).
+"""Growth of s(L) = ‖e(prefix_L)‖² with text length L (docs/theory.md §6).
 
 The data are one curve per group (a document): rows of (length, value[, vector]). Every statistic
 is a *within-document* quantity (each document keeps its own level), and every interval resamples
@@ -42,7 +42,8 @@ from normtest.stats._inputs import (
     same_length,
 )
 
-#: Defaults, explained in docs/statistics.md.
+#: Defaults of the judging conveniences :func:`linear_growth` and :func:`fixed_point`
+#: (docs/statistics.md); the CER claims declare their own criteria in ``checks/cer.py``.
 RATIO_MARGIN = (0.5, 2.0)
 CURVATURE_MARGIN = (-0.2, 0.2)
 FIXED_POINT_MAX_RATIO = 0.25
@@ -210,12 +211,71 @@ def _monotonicity(curves: _Curves, n_resamples: int, seed: int, alpha: float) ->
     )
 
 
-def _not_estimable_result(statistic: str, curves: _Curves, criterion: Criterion,
-                          seed: int) -> Result:
+def _not_estimable(statistic: str, curves: _Curves, seed: int) -> Measurement:
     assert curves.problem is not None
-    m = Measurement.not_estimable(statistic, curves.n_rows, "growth curve", curves.problem,
-                                  seed=seed)
-    return Result.judged(m, criterion)
+    return Measurement.not_estimable(statistic, curves.n_rows, "growth curve", curves.problem,
+                                     seed=seed)
+
+
+def measure_linear_growth(
+    lengths: ArrayLike,
+    values: ArrayLike,
+    groups: ArrayLike,
+    *,
+    alpha: float = 0.05,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> Measurement:
+    """How s(L) grows within documents, resampled by document; no verdict.
+
+    The headline is the late/early slope ratio; its components are the pooled within-document
+    ``slope``, the ``curvature`` share and the median per-document ``monotonicity`` (Spearman ρ of
+    s with L).
+    """
+    n_resamples = check_resamples(n_resamples)
+    curves = _Curves(lengths, values, groups)
+    if curves.problem:
+        return _not_estimable("late_early_ratio", curves, seed)
+    components = {
+        "slope": _slope(curves, alpha),
+        "curvature": _bootstrapped(
+            "curvature", curves.curvature, curves, n_resamples, seed, alpha,
+            "quadratic share of the fitted value at the largest length, bootstrap over documents",
+        ),
+        "monotonicity": _monotonicity(curves, n_resamples, seed, alpha),
+    }
+    return _with_components(_ratio(curves, n_resamples, seed, alpha), components)
+
+
+def measure_fixed_point(
+    lengths: ArrayLike,
+    values: ArrayLike,
+    groups: ArrayLike,
+    vectors: ArrayLike | None = None,
+    *,
+    alpha: float = 0.05,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> Measurement:
+    """Whether s(L) (and, with ``vectors``, the direction of e(prefix_L)) settles; no verdict.
+
+    The headline is the late/early slope ratio; components: the ``slope`` and, with vectors, the
+    median per-document ``end_cosine`` between the last prefix and the first late-half prefix.
+    """
+    n_resamples = check_resamples(n_resamples)
+    curves = _Curves(lengths, values, groups)
+    matrix = None if vectors is None else _vectors(vectors, curves)
+    if curves.problem:
+        return _not_estimable("late_early_ratio", curves, seed)
+    components: dict[str, Measurement] = {"slope": _slope(curves, alpha)}
+    if matrix is not None:
+        cosines = _end_cosines(curves, matrix)
+        components["end_cosine"] = _bootstrapped(
+            "end_cosine", lambda w: bootstrap.weighted_lower_median(cosines, w), curves,
+            n_resamples, seed, alpha,
+            "median per-document cosine between the last prefix and the first late-half prefix",
+        )
+    return _with_components(_ratio(curves, n_resamples, seed, alpha), components)
 
 
 def linear_growth(
@@ -235,9 +295,9 @@ def linear_growth(
     PASS when the slope's lower bound is above ``min_slope`` and the late/early slope ratio and the
     curvature share each lie, with their whole (1 − 2α) interval, inside their margins; FAIL when
     any of them lies demonstrably outside (saturation, superlinear growth, or no growth);
-    INCONCLUSIVE otherwise. The headline estimate is the late/early ratio.
+    INCONCLUSIVE otherwise. The headline estimate is the late/early ratio. A convenience:
+    :func:`measure_linear_growth`, then the criterion.
     """
-    n_resamples = check_resamples(n_resamples)
     criterion = Criterion(
         "within", margin=ratio_margin, alpha=alpha,
         components={
@@ -245,20 +305,8 @@ def linear_growth(
             "curvature": Criterion("within", margin=curvature_margin, alpha=alpha),
         },
     )
-    curves = _Curves(lengths, values, groups)
-    if curves.problem:
-        return _not_estimable_result("late_early_ratio", curves, criterion, seed)
-    ratio = _ratio(curves, n_resamples, seed, alpha)
-    components = {
-        "slope": _slope(curves, alpha),
-        "curvature": _bootstrapped(
-            "curvature", curves.curvature, curves, n_resamples, seed, alpha,
-            "quadratic share of the fitted value at the largest length, bootstrap over documents",
-        ),
-        "monotonicity": _monotonicity(curves, n_resamples, seed, alpha),
-    }
-    measurement = _with_components(ratio, components)
-    return Result.judged(measurement, criterion)
+    return Result.judged(measure_linear_growth(lengths, values, groups, alpha=alpha,
+                                               n_resamples=n_resamples, seed=seed), criterion)
 
 
 def fixed_point(
@@ -279,27 +327,15 @@ def fixed_point(
     (−max_ratio, max_ratio) — the second half grows (or falls) at most a quarter as fast as the
     first — and, when vectors are given, the lower bound of the median end-of-text cosine is above
     ``min_cosine``; FAIL when either is demonstrably outside (a curve that rises and then falls
-    has a ratio near −1 and fails); INCONCLUSIVE otherwise.
+    has a ratio near −1 and fails); INCONCLUSIVE otherwise. A convenience:
+    :func:`measure_fixed_point`, then the criterion.
     """
-    n_resamples = check_resamples(n_resamples)
     parts = {}
     if vectors is not None:
         parts["end_cosine"] = Criterion("greater", threshold=min_cosine, alpha=alpha)
     criterion = Criterion("within", margin=(-max_ratio, max_ratio), alpha=alpha, components=parts)
-    curves = _Curves(lengths, values, groups)
-    matrix = None if vectors is None else _vectors(vectors, curves)
-    if curves.problem:
-        return _not_estimable_result("late_early_ratio", curves, criterion, seed)
-    components: dict[str, Measurement] = {"slope": _slope(curves, alpha)}
-    if matrix is not None:
-        cosines = _end_cosines(curves, matrix)
-        components["end_cosine"] = _bootstrapped(
-            "end_cosine", lambda w: bootstrap.weighted_lower_median(cosines, w), curves,
-            n_resamples, seed, alpha,
-            "median per-document cosine between the last prefix and the first late-half prefix",
-        )
-    measurement = _with_components(_ratio(curves, n_resamples, seed, alpha), components)
-    return Result.judged(measurement, criterion)
+    return Result.judged(measure_fixed_point(lengths, values, groups, vectors, alpha=alpha,
+                                             n_resamples=n_resamples, seed=seed), criterion)
 
 
 def _with_components(head: Measurement, components: dict[str, Measurement]) -> Measurement:
