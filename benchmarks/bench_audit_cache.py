@@ -61,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args = parser.parse_args(argv)
     threads = set_threads(args.threads)
 
-    from normtest.adapters.huggingface import EncoderAdapter
+    from normtest.adapters.encoder import EncoderAdapter
     from normtest.audit import AuditSettings, run_audit
     from normtest.cache import CachedAdapter, EmbeddingCache, default_cache_dir
 

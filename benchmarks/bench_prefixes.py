@@ -75,7 +75,7 @@ def separate_passes(adapter: Any, text: str, grid: list[int]) -> dict[str, np.nd
 
 def decoder_figures(docs: Sequence[str], grid: list[int], repeats: int,
                     five: bool) -> dict[str, Any]:
-    from normtest.adapters.huggingface import DecoderAdapter
+    from normtest.adapters.decoder import DecoderAdapter
 
     fast = DecoderAdapter.smollm2_135m(progress=False)
     simple = fast.variant(fast=False)
@@ -119,7 +119,7 @@ def decoder_figures(docs: Sequence[str], grid: list[int], repeats: int,
 
 def encoder_figures(texts: Sequence[str], tokens: int, step: int,
                     repeats: int) -> dict[str, Any]:
-    from normtest.adapters.huggingface import EncoderAdapter
+    from normtest.adapters.encoder import EncoderAdapter
     from normtest.information import prefix_grid
 
     fast = EncoderAdapter.minilm_l6(progress=False)
@@ -157,7 +157,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args = parser.parse_args(argv)
     threads = set_threads(args.threads)
 
-    from normtest.adapters.huggingface import DecoderAdapter
+    from normtest.adapters.decoder import DecoderAdapter
     from normtest.information import prefix_grid
 
     probe = DecoderAdapter.smollm2_135m(progress=False)

@@ -42,7 +42,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
 
     import sentence_transformers
 
-    from normtest.adapters.huggingface import EncoderAdapter, minilm_folder
+    from normtest.adapters.embedded import minilm_folder
+    from normtest.adapters.encoder import EncoderAdapter
     from normtest.compose import compose_batch
     from normtest.information import default_word_sample
 

@@ -30,7 +30,7 @@ vector is recomputed.
   then refused with a :class:`~normtest.errors.NormtestError`; it is never treated as damaged.
 
 The folder is ``$NORMTEST_CACHE_DIR`` when set, otherwise the user's cache directory
-(``~/.cache/normtest`` on Linux).
+(``~/.cache/normtest`` on Linux): :func:`~normtest.paths.default_cache_dir`.
 """
 
 from __future__ import annotations
@@ -57,8 +57,8 @@ from normtest.adapters.protocol import (
     prefix_vectors_of,
 )
 from normtest.errors import NormtestError
+from normtest.paths import CACHE_ENV, default_cache_dir  # also importable from normtest.cache
 
-CACHE_ENV = "NORMTEST_CACHE_DIR"
 _SCHEMA = 2  # 2: the checksum covers dtype and shape as well as the bytes
 _WHAT_TO_DO = (f"run with --no-cache (Python: cache=False), or set {CACHE_ENV} to another "
                "folder")
@@ -67,18 +67,6 @@ _T = TypeVar("_T")
 
 class CacheWarning(UserWarning):
     """A cache entry or file was damaged and has been recomputed or replaced, or is read-only."""
-
-
-def default_cache_dir() -> Path:
-    """``$NORMTEST_CACHE_DIR``, else the platform's user cache directory for normtest."""
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV])
-    try:
-        from platformdirs import user_cache_dir
-
-        return Path(user_cache_dir("normtest"))
-    except ImportError:  # pragma: no cover - platformdirs is a core dependency
-        return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "normtest"
 
 
 def _checksum(dtype: str, shape: str, payload: bytes) -> str:

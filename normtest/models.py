@@ -44,13 +44,13 @@ _DECODER_TYPES = {"llama", "gpt2", "mistral", "qwen2", "gemma", "gemma2", "phi",
 
 
 def _minilm(cache_dir: str | os.PathLike[str] | None, **options: Any) -> Any:
-    from normtest.adapters.huggingface import EncoderAdapter
+    from normtest.adapters.encoder import EncoderAdapter
 
     return EncoderAdapter.minilm_l6(**options)
 
 
 def _smollm2(cache_dir: str | os.PathLike[str] | None, **options: Any) -> Any:
-    from normtest.adapters.huggingface import DecoderAdapter
+    from normtest.adapters.decoder import DecoderAdapter
 
     return DecoderAdapter.smollm2_135m(cache_dir, **options)
 
@@ -134,7 +134,8 @@ def _load_folder(path: Path, kind: str | None, options: dict[str, Any]) -> Any:
 
 
 def _transformers(target: str, kind: str | None, options: dict[str, Any]) -> Any:
-    from normtest.adapters.huggingface import DecoderAdapter, EncoderAdapter
+    from normtest.adapters.decoder import DecoderAdapter
+    from normtest.adapters.encoder import EncoderAdapter
 
     if kind is None:
         path = Path(target)

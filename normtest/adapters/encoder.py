@@ -1,0 +1,198 @@
+"""The encoder adapter: a bidirectional transformers model (BERT family) read with ``AutoModel``.
+
+:class:`EncoderAdapter` (BERT, RoBERTa, ModernBERT, MiniLM, …; the embedded ``minilm-l6`` via
+:meth:`EncoderAdapter.minilm_l6`) always runs a text the way the model is used, wrapped in its
+special tokens (``[CLS] … [SEP]``, ``<s> … </s>``); ``special_tokens=False`` drops those rows
+afterwards. ``cls`` is the state at position 0. Encoders attend both ways, so a prefix is run on
+its own, wrapped the same way: one forward pass per prefix, batched by length, and
+``prefix_vectors_many`` batches the prefixes of many texts together (all prefixes of length L,
+whatever their text). The shared conventions (words, layers, batches, revision) are in
+:mod:`normtest.adapters.transformers_base`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Hashable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from normtest.adapters.embedded import minilm_folder
+from normtest.adapters.protocol import Layer, TokenBatch
+from normtest.adapters.transformers_base import DEFAULT_MAX_TOKENS_PER_BATCH, _grid
+from normtest.adapters.transformers_batches import _BatchedAdapter
+from normtest.errors import NormtestError
+
+if TYPE_CHECKING:
+    import torch
+
+__all__ = ["EncoderAdapter"]
+
+
+class EncoderAdapter(_BatchedAdapter):
+    """A bidirectional encoder (BERT, RoBERTa, ModernBERT, MiniLM…) read with ``AutoModel``.
+
+    Texts run wrapped in the tokenizer's special tokens; ``cls`` is the state at position 0.
+    Options: ``name``, ``device`` ("cpu"/"cuda"), ``dtype`` ("float32"/"bfloat16"/"float16"),
+    ``max_tokens_per_batch`` (memory bound), ``max_padding`` (0: batch equal lengths only),
+    ``progress`` (tqdm bar on a terminal),
+    ``allow_network`` (hub ids), ``word_prefix`` (force the word convention), ``fast`` (False:
+    the reference paths, one forward pass per prefix and per-item lists; see
+    :mod:`normtest.adapters.transformers_base`),
+    ``trust_remote_code`` (let a folder whose configuration names its own Python modules run
+    them; refused otherwise, never asked on standard input).
+    """
+
+    _auto_class = "AutoModel"
+
+    def __init__(
+        self,
+        model: str | os.PathLike[str],
+        *,
+        name: str | None = None,
+        device: str | torch.device = "cpu",
+        dtype: str | torch.dtype = "float32",
+        max_tokens_per_batch: int = DEFAULT_MAX_TOKENS_PER_BATCH,
+        max_padding: float = 0.0,
+        progress: bool = True,
+        allow_network: bool = False,
+        word_prefix: str | None = None,
+        fast: bool = True,
+        trust_remote_code: bool = False,
+    ) -> None:
+        """Load the encoder and its tokenizer from a folder (or a hub id with allow_network)."""
+        super().__init__(model, name=name, device=device, dtype=dtype,
+                         max_tokens_per_batch=max_tokens_per_batch, max_padding=max_padding,
+                         progress=progress, allow_network=allow_network, word_prefix=word_prefix,
+                         fast=fast, trust_remote_code=trust_remote_code)
+        self._before, self._after = self._special_layout()
+
+    @classmethod
+    def minilm_l6(cls, **options: Any) -> EncoderAdapter:
+        """The embedded ``minilm-l6`` model (all-MiniLM-L6-v2: BERT, 6 layers, 384)."""
+        options.setdefault("name", "minilm-l6")
+        return cls(minilm_folder(), **options)
+
+    def _special_layout(self) -> tuple[list[int], list[int]]:
+        """Special token ids the tokenizer puts before and after a text ([CLS] / [SEP])."""
+        bare = self._ids("a b")
+        full = [int(i) for i in self._tokenizer("a b", add_special_tokens=True)["input_ids"]]
+        for start in range(len(full) - len(bare) + 1):
+            if full[start:start + len(bare)] == bare:
+                return full[:start], full[start + len(bare):]
+        raise NormtestError(
+            f"cannot tell where {self._name}'s tokenizer puts its special tokens; "
+            "this tokenizer is not supported by EncoderAdapter"
+        )
+
+    @property
+    def states(self) -> tuple[str, ...]:
+        """("cls",) when the tokenizer puts a special token first, else ()."""
+        return ("cls",) if self._before else ()
+
+    def _wrap(self, ids: list[int]) -> tuple[list[int], int]:
+        return [*self._before, *ids, *self._after], len(self._before)
+
+    def _wrap_full(self, ids: list[int]) -> list[int]:
+        return [*self._before, *ids, *self._after]
+
+    def _state_sequence(self, ids: list[int], state: str) -> tuple[list[int], int]:
+        return self._wrap_full(ids), 0
+
+    def _layout(self, special_tokens: bool) -> tuple[list[int], list[int]]:
+        return list(self._before), list(self._after)
+
+    def prefix_vectors(
+        self, text: str, prefix_lengths: Sequence[int], pooling: str, *, layer: Layer = "last"
+    ) -> NDArray[np.floating]:
+        """One vector per prefix; each prefix runs on its own (batched by length).
+
+        The token states of a text's prefixes are kept (``clear_prefix_memo``), so asking for
+        another pooling of the same text and lengths runs no model.
+        """
+        setup = self._prefix_setup(text, prefix_lengths, pooling, layer)
+        return self._prefix_many([setup], pooling, layer)[0]
+
+    def _prefix_many(
+        self, setups: Sequence[tuple[list[int], list[int]]], pooling: str, layer: Layer
+    ) -> list[NDArray[np.floating]]:
+        """Every document's prefixes run together, batched by length, then pooled per document."""
+        if not self._fast:
+            return [self._prefix_vectors_simple(ids, lengths, pooling, layer)
+                    for ids, lengths in setups]
+        keys = [self._memo_key("encoder", ids, _grid(lengths), layer) if lengths else None
+                for ids, lengths in setups]
+        states: dict[Hashable, TokenBatch] = {}
+        todo: dict[Hashable, tuple[list[int], tuple[int, ...]]] = {}
+        for key, (ids, lengths) in zip(keys, setups, strict=True):
+            if key is None or key in states or key in todo:
+                continue
+            found = self._memo.get(key)
+            if found is not None:
+                states[key] = found
+            else:
+                todo[key] = (ids, _grid(lengths))
+        if todo:
+            states.update(self._prefix_states(todo, layer))
+        out: list[NDArray[np.floating]] = []
+        for key, (_, lengths) in zip(keys, setups, strict=True):
+            if key is None:
+                out.append(np.empty((0, self._dim), dtype=np.float32))
+                continue
+            grid = key[2]
+            assert isinstance(grid, tuple)
+            pooled = self._pool_sequences(states[key], np.asarray(grid, dtype=np.intp), pooling)
+            out.append(pooled[np.searchsorted(grid, lengths)])
+        return out
+
+    def _prefix_states(
+        self, todo: dict[Hashable, tuple[list[int], tuple[int, ...]]], layer: Layer
+    ) -> dict[Hashable, TokenBatch]:
+        """Token states of every prefix (special tokens included) of each document, memoised."""
+        pieces: list[NDArray[np.int64]] = []
+        lengths: list[int] = []
+        for ids, grid in todo.values():
+            array = np.asarray(ids, dtype=np.int64)
+            pieces.extend(array[:n] for n in grid)
+            lengths.extend(grid)
+        flat = np.concatenate(pieces)
+        batch = self._token_rows(flat, np.asarray(lengths, dtype=np.intp), layer, True,
+                                 "prefixes")
+        found: dict[Hashable, TokenBatch] = {}
+        item = 0
+        for key, (_, grid) in todo.items():
+            lo, hi = batch.offsets[item], batch.offsets[item + len(grid)]
+            doc = TokenBatch(batch.vectors[lo:hi], batch.offsets[item:item + len(grid) + 1] - lo)
+            self._memo.put(key, doc, doc.vectors.nbytes)
+            found[key] = doc
+            item += len(grid)
+        return found
+
+    def _pool_sequences(
+        self, batch: TokenBatch, grid: NDArray[np.intp], pooling: str
+    ) -> NDArray[np.float32]:
+        """Pool each prefix's wrapped sequence: ``cls`` at position 0, else its own tokens."""
+        starts = batch.offsets[:-1]
+        if pooling in self.states:  # cls
+            return np.ascontiguousarray(batch.vectors[starts], dtype=np.float32)
+        offsets = np.zeros(grid.size + 1, dtype=np.intp)
+        np.cumsum(grid, out=offsets[1:])
+        rows = np.repeat(starts + len(self._before) - offsets[:-1], grid) + np.arange(offsets[-1])
+        return self._compose_flat(batch.vectors[rows], offsets, pooling)
+
+    def _prefix_vectors_simple(
+        self, ids: list[int], lengths: list[int], pooling: str, layer: Layer
+    ) -> NDArray[np.floating]:
+        """The reference path: each prefix run on its own, token rows as Python lists."""
+        if not lengths:
+            return np.empty((0, self._dim), dtype=np.float32)
+        seqs = [self._wrap_full(ids[:n]) for n in lengths]
+        first = len(self._before)
+        if pooling in self.states:
+            rows = self._run_states(seqs, layer, [slice(0, 1)] * len(seqs), "prefixes")
+            return np.concatenate(rows)
+        keep = [slice(first, first + n) for n in lengths]
+        token_rows = self._run_states(seqs, layer, keep, "prefixes")
+        return self._compose_prefixes(token_rows, pooling)
