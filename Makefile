@@ -13,7 +13,7 @@ venv: $(STAMP)
 
 # Idempotent: re-runs only when pyproject.toml changes (or the venv is missing).
 # torch goes first and alone: a CPU build of 2.13.0 lies on the local wheel store, and the
-# project's range is then satisfied without pulling a multi-GB CUDA build (MODELS.md).
+# project's range is then satisfied without pulling a multi-GB CUDA build (docs/models.md).
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip

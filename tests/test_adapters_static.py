@@ -29,7 +29,7 @@ def glove() -> StaticVectors:
 
 
 def test_glove_maps_words_to_the_right_rows(glove: StaticVectors) -> None:
-    # MODELS.md: WordSim353 Spearman ≈ 0.50 for GloVe-50d; a row mix-up destroys it
+    # docs/models.md: WordSim353 Spearman ≈ 0.50 for GloVe-50d; a row mix-up destroys it
     from gensim.test.utils import datapath
 
     pairs = []

@@ -1,4 +1,4 @@
-"""Calibration of the verdict engine by simulation (THEORY.md §8: calibration is correctness).
+"""Calibration of the verdict engine by simulation (docs/theory.md §8: calibration is correctness).
 
 Every test simulates many independent data sets from a process whose true parameter is known,
 runs the statistic on each, and asserts a *rate* of verdicts, never the outcome of one draw.

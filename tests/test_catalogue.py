@@ -1,4 +1,4 @@
-"""The claim catalogue: every claim of THEORY.md §7 declared once, valid, and described."""
+"""The claim catalogue: every claim of docs/theory.md §7 declared once, valid, and described."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from normtest.cli import EXIT_OK, EXIT_USAGE, main
 from normtest.errors import NormtestError
 from normtest.result import Criterion, Verdict
 
-THEORY = Path(__file__).resolve().parents[2] / "shared" / "THEORY.md"
+THEORY = Path(__file__).resolve().parents[1] / "docs" / "theory.md"
 PAPER_IDS = {
     "word.norm_ic", "word.norm_ic.multitoken", "word.norm_ic.partial", "cond.inner_pmi",
     "cond.self_pmi", "cond.centered", "word.norm_kl", "text.norm_surprisal", "cer.monotone",

@@ -67,7 +67,7 @@ def test_whiten_zipf_gives_weighted_identity_and_matches_svd_formula() -> None:
     w = t.apply(e)
     np.testing.assert_allclose(p @ w, 0.0, atol=1e-12)
     np.testing.assert_allclose(_weighted_cov(w, p), np.eye(e.shape[1]), atol=1e-10)
-    # THEORY.md §5: SVD of diag(√p)(E − μ) = U S Vᵀ, map x ↦ (x − μ) V S⁻¹ (up to axis signs).
+    # docs/theory.md §5: SVD of diag(√p)(E − μ) = U S Vᵀ, x ↦ (x − μ) V S⁻¹ (up to axis signs).
     mu = p @ e
     _, s, vt = np.linalg.svd(np.sqrt(p)[:, None] * (e - mu), full_matrices=False)
     reference = (e - mu) @ vt.T / s

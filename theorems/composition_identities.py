@@ -1,4 +1,4 @@
-"""Composition identities of THEORY.md §4, exact up to float rounding.
+"""Composition identities of docs/theory.md §4, exact up to float rounding.
 
 Statements, for vectors u, v, token vectors v_1 … v_n and the ICDS family
 F_{α,β}(u, v) = (u + v)/‖u + v‖ · √(α(‖u‖² + ‖v‖²) − β⟨u, v⟩) folded left to right:
@@ -19,7 +19,7 @@ F_{α,β}(u, v) = (u + v)/‖u + v‖ · √(α(‖u‖² + ‖v‖²) − β⟨
 Where u + v = 0 and the squared norm is positive, F has no direction and raises NormtestError
 (the documented convention in :mod:`normtest.compose`); the properties check that too.
 
-Source: THEORY.md §4; Amigó et al., "Information Theory-based Compositional Distributional
+Source: docs/theory.md §4; Amigó et al., "Information Theory-based Compositional Distributional
 Semantics", Computational Linguistics 48(4), 2022 (F_{α,β}, f_ind, f_joint, f_inf, f_avg);
 Amigó et al., EMNLP Findings 2025 (the scaled average ``sqrt_n``, reconstructed).
 """

@@ -1,4 +1,4 @@
-"""Growth regimes of the squared norm under a shared component (THEORY.md §4 and §6).
+"""Growth regimes of the squared norm under a shared component (docs/theory.md §4 and §6).
 
 Statement. Let token vectors share a component, v_i = μ + ε_i, and let s_F(L) = ‖F(v_1 … v_L)‖² be
 the squared norm of the composition of the first L tokens.
@@ -15,7 +15,7 @@ the squared norm of the composition of the first L tokens.
    E s_sum(n) = n²‖μ‖² + nσ², E s_sqrt_n(n) = n‖μ‖² + σ², E s_mean(n) = ‖μ‖² + σ²/n,
    checked exactly by enumerating every sequence over a small finite support.
 
-Source: THEORY.md §4 (growth column of the composition table) and §6 (constant entropy rate);
+Source: docs/theory.md §4 (the composition table's growth column) and §6 (constant entropy rate);
 Amigó et al., EMNLP Findings 2025 (scaled averages grow linearly, averages converge);
 Genzel & Charniak, "Entropy Rate Constancy in Text", ACL 2002 (information grows linearly with
 length).

@@ -13,9 +13,9 @@ Corollary for embeddings. If ⟨e(x), e(y)⟩ = a·PMI(x, y) + b for all x, y, t
 the same affine map that relates single-word squared norms to IC: f_joint carries the
 correspondence from words to pairs.
 
-Source: THEORY.md §2 (joint information) and §3 (the theorem's composition clause); Amigó et al.,
-Computational Linguistics 48(4), 2022 (ICDS, F_{α,β} with α = β = 1); Amigó et al., EMNLP Findings
-2025.
+Source: docs/theory.md §2 (joint information) and §3 (the theorem's composition clause); Amigó et
+al., Computational Linguistics 48(4), 2022 (ICDS, F_{α,β} with α = β = 1); Amigó et al., EMNLP
+Findings 2025.
 """
 
 from __future__ import annotations

@@ -21,8 +21,8 @@ within 5 % when ‖u‖ W³ ≤ 0.3). The remainder is third order: it does not 
 
 Source: Oyama, Yokoi & Shimodaira, "Norm of Word Embedding Encodes Information Gain", EMNLP 2023
 (‖u_w‖² ≈ 2·KL(w) for SGNS-like models with whitened contexts); Yokoi et al., "Zipfian Whitening",
-NeurIPS 2024 (the p-weighted centring and whitening); THEORY.md §2 (KL) and §3 (C2′). The explicit
-remainder bound is derived here (proof sketch above).
+NeurIPS 2024 (the p-weighted centring and whitening); docs/theory.md §2 (KL) and §3 (C2′). The
+explicit remainder bound is derived here (proof sketch above).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ P(x, x) = P(x) and
 Because P(x, y) ≤ min(P(x), P(y)) for any two events, PMI(x, y) ≤ min(IC(x), IC(y)): every row of
 the PMI matrix attains its maximum on the diagonal.
 
-Source: THEORY.md §2 ("Identity used by the theory"); Amigó et al., "Information Theory-based
+Source: docs/theory.md §2 (the identity PMI(x, x) = IC(x)); Amigó et al., "Information Theory-based
 Compositional Distributional Semantics", Computational Linguistics 48(4), 2022, where the
 self-information of a unit appears as its PMI with itself; Amigó et al., EMNLP Findings 2025 (C2).
 

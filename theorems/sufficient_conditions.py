@@ -1,6 +1,6 @@
 """The sufficient-conditions theorem: C1 and C2 imply ‖e(x)‖² = a·IC(x) + b.
 
-Statement (THEORY.md §3, reconstructed). For an embedding e(·):
+Statement (docs/theory.md §3, reconstructed). For an embedding e(·):
 
 * C1: for distinct units x ≠ y, ⟨e(x), e(y)⟩ = a·PMI(x, y) + b with a > 0;
 * C2: the same relation holds at x = y.
@@ -21,7 +21,7 @@ the affine image of the information of x and y taken as independent.
 
 Source: Amigó et al., "On the Correspondence between the Squared Norm and Information Content in
 Text Embeddings", Findings of EMNLP 2025 (the two sufficient conditions; exact wording
-reconstructed in THEORY.md §3); Amigó et al., Computational Linguistics 48(4), 2022.
+reconstructed in docs/theory.md §3); Amigó et al., Computational Linguistics 48(4), 2022.
 """
 
 from __future__ import annotations
