@@ -65,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     from normtest.audit import AuditSettings, run_audit
     from normtest.cache import CachedAdapter, EmbeddingCache, default_cache_dir
 
-    settings = AuditSettings(words=args.words, n_resamples=args.resamples,
+    settings = AuditSettings(words=args.words, resamples=args.resamples,
                              documents=args.documents, sentences=args.sentences,
                              sentence_documents=max(2, args.sentences // 10))
     models = default_cache_dir() / "models"  # SmolLM2's float32 copy, reused
@@ -118,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     figures: dict[str, Any] = {
         "benchmark": "full audit re-run: warm embedding cache against a cold one",
         "model": "minilm-l6", "suite": "all",
-        "settings": {"words": settings.words, "n_resamples": settings.n_resamples,
+        "settings": {"words": settings.words, "resamples": settings.resamples,
                      "documents": settings.documents, "sentences": settings.sentences,
                      "sentence_documents": settings.sentence_documents,
                      "scope": settings.scope},

@@ -49,7 +49,7 @@ def child(words: int, resamples: int, threads: int) -> dict[str, Any]:
     start_rss = rss_mib()
     adapter = normtest.load("glove-6b-50d", cache=False)
     loaded_rss = rss_mib()
-    settings = AuditSettings(words=words, n_resamples=resamples)
+    settings = AuditSettings(words=words, resamples=resamples)
     tracemalloc.start()
     t0 = time.perf_counter()
     report = run_audit(adapter, settings=settings)

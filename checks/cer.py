@@ -1,21 +1,37 @@
-"""Constant Entropy Rate claims: how ‖e(prefix_L)‖² grows with the prefix length L."""
+"""Constant Entropy Rate claims: how s(L) = ‖e(prefix_L)‖² grows with the prefix length L.
+
+Each claim is declared, measured and judged here, on the audit's prefix data
+(:class:`normtest.vectors.PrefixData`: documents, their prefix grids and the curves s(L)). The
+margins are this module's: they say what "linear" and "a fixed point" mean (docs/statistics.md).
+"""
+
+from collections.abc import Mapping
 
 from normtest.adapters.protocol import Capability
-from normtest.catalogue import Claim, Expectation, register
+from normtest.catalogue import Claim, Expectation, measures
 from normtest.checks.axes import PAPER, POOLINGS, REPRESENTATIONS
-from normtest.result import Criterion, Verdict
-from normtest.stats.growth import (
-    CURVATURE_MARGIN,
-    FIXED_POINT_MAX_RATIO,
-    FIXED_POINT_MIN_COSINE,
-    RATIO_MARGIN,
-)
+from normtest.result import Criterion, Measurement, Verdict
+from normtest.settings import AuditSettings
+from normtest.stats import measure_fixed_point
+from normtest.vectors import PrefixData
 
 CER = "Genzel & Charniak, ACL 2002 (Constant Entropy Rate)"
 PREFIX_NEEDS = ((Capability.PREFIX_VECTORS,),)
 PREFIX_AXES = {"composition": POOLINGS, "representation": REPRESENTATIONS}
 
-register(Claim(
+#: Linear growth: the late/early slope ratio within a factor of two of 1 …
+RATIO_MARGIN = (0.5, 2.0)
+#: … and the quadratic term at most a fifth of the fitted value at the largest length.
+CURVATURE_MARGIN = (-0.2, 0.2)
+#: A fixed point: the second half grows (or falls) at most a quarter as fast as the first …
+FIXED_POINT_MAX_RATIO = 0.25
+#: … and the direction at the end of the text is within ~18° of where the late half began.
+FIXED_POINT_MIN_COSINE = 0.95
+#: Monotone growth: the median per-document Spearman ρ(L, s) above 0.5.
+MIN_MONOTONICITY = 0.5
+
+
+@measures(Claim(
     id="cer.monotone",
     statement="s(L) = ‖e(prefix_L)‖² rises with L within a document",
     source=f"{PAPER}; {CER}",
@@ -24,14 +40,20 @@ register(Claim(
     unit="model tokens",
     sample="prefixes of the default documents on a length grid",
     statistic="median per-document spearman_rho",
-    criterion=Criterion.minimum_effect(0.5),
+    criterion=Criterion.minimum_effect(MIN_MONOTONICITY),
     axes=PREFIX_AXES,
     needs=PREFIX_NEEDS,
     expected=tuple(Expectation(Verdict.PASS, None, {"composition": c})
                    for c in ("sqrt_n", "f_ind", "f_inf")),
-))
+), data="prefixes")
+def monotone(prefixes: PrefixData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
+    """The median per-document ρ(L, s) of the growth analysis this variant shares with
+    ``cer.linear``."""
+    growth = prefixes.growth(variant, s)
+    return growth.components.get("monotonicity", growth)
 
-register(Claim(
+
+@measures(Claim(
     id="cer.linear",
     statement="s(L) grows linearly: positive slope, late/early slope ratio ≈ 1, no curvature",
     source=f"{PAPER}; {CER}",
@@ -55,9 +77,13 @@ register(Claim(
                     note="BERT's CLS; the paper finds ModernBERT's CLS closer to CER"),
         Expectation(Verdict.FAIL, "decoder", {"composition": "eos"}, note="LLaMA's EOS"),
     ),
-))
+), data="prefixes")
+def linear(prefixes: PrefixData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
+    """The late/early slope ratio with the slope and curvature as components."""
+    return prefixes.growth(variant, s)
 
-register(Claim(
+
+@measures(Claim(
     id="cer.fixed_point",
     statement="s(L) and the direction of e(prefix_L) converge as the text grows",
     source=f"{PAPER} (BERT CLS and LLaMA EOS converge to a fixed point)",
@@ -76,4 +102,10 @@ register(Claim(
         Expectation(Verdict.PASS, "decoder", {"composition": "eos"}),
         Expectation(Verdict.PASS, None, {"composition": "mean"}),
     ),
-))
+), data="prefixes")
+def fixed_point(prefixes: PrefixData, variant: Mapping[str, str],
+                s: AuditSettings) -> Measurement:
+    """The late/early slope ratio with the end-of-text cosine as a component."""
+    lengths, values, groups, vectors = prefixes.curves(variant)
+    return measure_fixed_point(lengths, values, groups, vectors, n_resamples=s.resamples,
+                               seed=s.seed, alpha=s.alpha)

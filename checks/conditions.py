@@ -1,12 +1,30 @@
-"""The sufficient conditions: inner products track PMI (C1) and carry over to the diagonal (C2)."""
+"""The sufficient conditions: inner products track PMI (C1) and carry over to the diagonal (C2),
+and the frequency-weighted centring that makes ‖e‖² track the information gain (C2′).
 
-from normtest.catalogue import Claim, Expectation, register
-from normtest.checks.word import WORD_AXES, WORD_NEEDS
-from normtest.result import Criterion, Verdict
+Each claim is declared, measured and judged here, on the audit's word data
+(:class:`normtest.vectors.WordData`) and the reference corpus's PMI pairs.
+"""
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from normtest.catalogue import Claim, Expectation, measures
+from normtest.checks.word import MIN_RHO, WORD_AXES, WORD_NEEDS
+from normtest.result import Criterion, Measurement, Verdict
+from normtest.settings import AuditSettings
+from normtest.stats import bootstrap, measure_correlation
+from normtest.vectors import WordData
 
 PAPER_CONDITIONS = "Amigó et al., Findings of EMNLP 2025 (the two sufficient conditions)"
+#: C2: the diagonal slope over the off-diagonal slope is 1 when C2 holds exactly; within a factor
+#: of two counts as carrying over.
+SLOPE_RATIO_MARGIN = (0.5, 2.0)
+#: C2′: the weighted mean's norm at most half the typical (weighted RMS) norm.
+MAX_CENTERING_RATIO = 0.5
 
-register(Claim(
+
+@measures(Claim(
     id="cond.inner_pmi",
     statement="C1: ⟨e(x), e(y)⟩ increases with PMI(x, y) for distinct co-occurring words",
     source=PAPER_CONDITIONS,
@@ -15,14 +33,23 @@ register(Claim(
     unit="nats",
     sample="co-occurring pairs of sample words in the reference corpus (clustered by word)",
     statistic="spearman_rho",
-    criterion=Criterion.minimum_effect(0.3),
+    criterion=Criterion.minimum_effect(MIN_RHO),
     axes=WORD_AXES,
     needs=WORD_NEEDS,
     expected=(Expectation(Verdict.PASS),),
     reconstructed=True,
-))
+), data="words")
+def inner_pmi(words: WordData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
+    """Spearman ρ of ⟨e(x), e(y)⟩ with PMI(x, y), pairs resampled by their first word."""
+    x, y, pmi = words.pairs()
+    vectors = words.transformed(variant)
+    inner = np.einsum("ij,ij->i", vectors[x], vectors[y])
+    measured = measure_correlation(pmi, inner, clusters=x, n_resamples=s.resamples, seed=s.seed,
+                                   alpha=s.alpha)
+    return measured.with_settings(pairs=int(x.size))
 
-register(Claim(
+
+@measures(Claim(
     id="cond.self_pmi",
     statement="C2: the C1 fit ⟨e(x), e(y)⟩ ≈ a·PMI + b, carried to the diagonal, predicts ‖e(x)‖²",
     source=PAPER_CONDITIONS,
@@ -31,15 +58,53 @@ register(Claim(
     unit="nats",
     sample="the default word sample and its co-occurring pairs",
     statistic="slope_ratio",
-    criterion=Criterion("within", margin=(0.5, 2.0)),
+    criterion=Criterion("within", margin=SLOPE_RATIO_MARGIN),
     axes=WORD_AXES,
     needs=WORD_NEEDS,
     expected=(Expectation(Verdict.PASS),),
     reconstructed=True,
     notes="slope of ‖e‖² on IC over the slope of ⟨e(x), e(y)⟩ on PMI; 1 when C2 holds exactly",
-))
+), data="words")
+def self_pmi(words: WordData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
+    """Slope of ‖e‖² on IC over the slope of ⟨e(x), e(y)⟩ on PMI; words resampled jointly."""
+    x, y, pmi = words.pairs()
+    vectors = words.transformed(variant)
+    inner = np.einsum("ij,ij->i", vectors[x], vectors[y])
+    norms, ic = words.squared_norms(variant), words.information
+    n_words = len(words.words)
+    statistic = "self_pmi_slope_ratio"
+    if x.size < 10 or n_words < 10:
+        return Measurement.not_estimable(statistic, int(x.size), "slope ratio",
+                                         f"only {x.size} co-occurring pairs", seed=s.seed)
 
-register(Claim(
+    def moments(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Columns 1, a, b, ab, a² of a and b centred by their plain means (small cancellation)."""
+        a, b = a - a.mean(), b - b.mean()
+        return np.column_stack([np.ones_like(a), a, b, a * b, a * a])
+
+    def slope(w: np.ndarray, columns: np.ndarray) -> np.ndarray:
+        """Weighted OLS slope of b on a per row of weights, from one matrix product."""
+        total, sa, sb, sab, saa = (w @ columns).T
+        cov = sab - sa * sb / total
+        var = saa - sa * sa / total
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(var > 1e-12 * saa, cov / var, np.nan)
+
+    words_columns, pairs_columns = moments(ic, norms), moments(pmi, inner)
+
+    def ratio(w_words: np.ndarray) -> np.ndarray:
+        diagonal = slope(w_words, words_columns)
+        w_pairs = w_words[:, x] * w_words[:, y]  # a pair is drawn as often as both its words
+        off = slope(w_pairs, pairs_columns)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(off != 0, diagonal / off, np.nan)
+
+    return bootstrap.unit_measurement(statistic, ratio, n_words, n_words,
+                                      "slope ratio, bootstrap over words", s.resamples, s.seed,
+                                      s.alpha, settings={"pairs": int(x.size)})
+
+
+@measures(Claim(
     id="cond.centered",
     statement="C2′: the frequency-weighted mean Σ p(w) e(w) is small against the typical norm",
     source="Oyama et al., EMNLP 2023; Yokoi et al., NeurIPS 2024",
@@ -48,10 +113,26 @@ register(Claim(
     unit="ratio",
     sample="the default word sample with unigram weights",
     statistic="centering_ratio",
-    criterion=Criterion("less", threshold=0.5),
+    criterion=Criterion("less", threshold=MAX_CENTERING_RATIO),
     axes={"composition": WORD_AXES["composition"],
           "representation": WORD_AXES["representation"],
           "transform": ("raw",)},
     needs=WORD_NEEDS,
     reconstructed=True,
-))
+), data="words")
+def centered(words: WordData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
+    """‖Σ p(w)e(w)‖ / √(Σ p(w)‖e(w)‖²), bootstrap over words (weights × p)."""
+    vectors = words.transformed(variant)
+    p = words.probabilities / words.probabilities.sum()
+    squared = np.einsum("ij,ij->i", vectors, vectors)
+
+    def ratio(w: np.ndarray) -> np.ndarray:
+        weights = w * p
+        weights = weights / weights.sum(axis=1, keepdims=True)
+        mean = weights @ vectors
+        return np.sqrt(np.einsum("rd,rd->r", mean, mean) / (weights @ squared))
+
+    return bootstrap.unit_measurement(
+        "centering_ratio", ratio, int(p.size), int(p.size),
+        "weighted-mean norm over weighted RMS norm, bootstrap over words", s.resamples, s.seed,
+        s.alpha)

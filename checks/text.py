@@ -1,11 +1,22 @@
-"""Text-level claim: the squared norm of a text's vector tracks its surprisal under an LM."""
+"""Text-level claim: the squared norm of a text's vector tracks its surprisal under an LM.
+
+Declared, measured and judged here, on the audit's text data
+(:class:`normtest.vectors.TextData`: sentences of real documents and their surprisal).
+"""
+
+from collections.abc import Mapping
 
 from normtest.adapters.protocol import Capability
-from normtest.catalogue import Claim, Expectation, register
+from normtest.catalogue import Claim, Expectation, measures
 from normtest.checks.axes import PAPER, POOLINGS, REPRESENTATIONS
-from normtest.result import Criterion, Verdict
+from normtest.checks.word import MIN_RHO
+from normtest.result import Criterion, Measurement, Verdict
+from normtest.settings import AuditSettings
+from normtest.stats import measure_correlation
+from normtest.vectors import TextData
 
-register(Claim(
+
+@measures(Claim(
     id="text.norm_surprisal",
     statement="‖e(t)‖² increases with IC_LM(t) = −Σ log P(t_i | t_<i) across texts",
     source=f"{PAPER} (information content of texts)",
@@ -14,11 +25,17 @@ register(Claim(
     unit="nats",
     sample="sentences of the default documents",
     statistic="spearman_rho",
-    criterion=Criterion.minimum_effect(0.3),
+    criterion=Criterion.minimum_effect(MIN_RHO),
     axes={"composition": POOLINGS, "representation": REPRESENTATIONS},
     needs=((Capability.TOKEN_VECTORS, Capability.WORD_TOKENS),),
     expected=tuple(Expectation(Verdict.PASS, None, {"composition": c})
                    for c in ("sqrt_n", "f_ind")),
     reconstructed=True,
     notes="surprisal comes from the audited model when it is a causal LM, else from smollm2-135m",
-))
+), data="texts")
+def norm_surprisal(texts: TextData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
+    """Spearman ρ of ‖e(t)‖² with IC_LM(t) over sentences, documents resampled as clusters."""
+    measured = measure_correlation(texts.information, texts.squared_norms(variant),
+                                   clusters=texts.documents, n_resamples=s.resamples,
+                                   seed=s.seed, alpha=s.alpha)
+    return measured.with_settings(surprisal_model=texts.surprisal_model)

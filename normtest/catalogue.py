@@ -1,39 +1,51 @@
-"""The claim catalogue's schema and registry (THEORY.md §7).
+"""The claim catalogue: what a claim is, the registry, and where claims come from.
 
-A claim is declared once, as data, in ``checks/`` (installed as ``normtest.checks``)::
+A claim is one unit — its declaration, its measurement and its criterion stand together in one
+module. The built-in ones live in ``checks/`` (installed as ``normtest.checks``); a user's load
+the same way (:func:`load_checks`, ``--checks PATH_OR_MODULE``, ``checks = [...]`` in
+``[tool.normtest]``, ``--normtest-checks`` in pytest, or the ``normtest.checks`` entry-point
+group of an installed package)::
 
-    from normtest.catalogue import Claim, Expectation, register
-    from normtest.result import Criterion, Verdict
+    from normtest.catalogue import Claim, measures
+    from normtest.result import Criterion
+    from normtest.stats import measure_correlation
 
-    register(Claim(
-        id="word.norm_ic",
-        statement="‖e(w)‖² increases with IC(w)",
-        source="Amigó et al. 2025, §4 (word level)",
-        suite="word",
-        quantities=("squared_norm", "information_content"),
-        unit="nats",
-        sample="default word sample",
-        statistic="spearman_rho",
-        criterion=Criterion.minimum_effect(0.3),
-        axes={"composition": ("sum", "mean", "sqrt_n", ...), "transform": ("raw", ...)},
-        needs=((Capability.WORD_VECTORS,), (Capability.WORD_TOKENS, Capability.TOKEN_VECTORS)),
-        expected=(Expectation(Verdict.PASS, variant={"composition": "sqrt_n"}),),
-    ))
+    @measures(Claim(
+        id="word.norm_ic.kendall",
+        statement="‖e(w)‖² increases with IC(w) (Kendall's τ)",
+        source="my lab", suite="word", quantities=("squared_norm", "information_content"),
+        unit="nats", sample="the default word sample", statistic="kendall_tau",
+        criterion=Criterion.minimum_effect(0.2),
+        axes={"transform": ("raw", "whiten_zipf")},
+    ), data="words")
+    def norm_ic_kendall(words, variant, settings):
+        return measure_correlation(words.information, words.squared_norms(variant), "kendall",
+                                   n_resamples=settings.resamples, seed=settings.seed,
+                                   alpha=settings.alpha)
 
-The declaration says what a claim measures and how it is judged; it holds no model code. Which
-variants run for a given model follows from its capabilities (a claim whose needs a model cannot
-meet is SKIPPED with the reason), and the paper's expectation is looked up per model family and
-variant.
+``data`` names what the measurement reads — ``"words"`` (the word sample and its vectors),
+``"prefixes"`` (documents' prefix curves) or ``"texts"`` (sentences and their surprisal), built
+once per audit by :mod:`normtest.vectors` and shared by every claim that asks for it. The
+measurement returns a :class:`~normtest.result.Measurement`; the audit judges it once against
+``criterion`` and adjusts within the claim's family. Which variants run for a model follows from
+its capabilities (a claim whose ``needs`` a model cannot meet is SKIPPED with the reason), and the
+paper's expectation is looked up per model family and variant (docs/claims.md).
 """
 
 from __future__ import annotations
 
 import difflib
+import hashlib
 import importlib
+import importlib.metadata
+import importlib.util
+import os
 import pkgutil
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Literal
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
 
 from normtest.adapters.protocol import Capability
 from normtest.errors import NormtestError
@@ -43,8 +55,16 @@ Suite = Literal["word", "conditions", "text", "cer"]
 SUITES: tuple[str, ...] = ("word", "conditions", "text", "cer")
 #: Model families an expectation may name; None (any family) matches every model.
 FAMILIES: tuple[str, ...] = ("static", "encoder", "decoder")
-#: Variant axes a claim may expand over (THEORY.md §7).
+#: Variant axes a claim may expand over (docs/theory.md §7).
 AXES: tuple[str, ...] = ("composition", "representation", "layer", "transform")
+#: What a measurement can read (built by normtest.vectors): the word sample and its vectors,
+#: documents' prefix curves, sentences and their surprisal.
+DATA: tuple[str, ...] = ("words", "prefixes", "texts")
+#: The entry-point group through which an installed package adds claims.
+ENTRY_POINT_GROUP = "normtest.checks"
+
+#: A measurement: (the data it asked for, the variant, the audit settings) → Measurement.
+Measure = Callable[[Any, Mapping[str, str], Any], Any]
 
 
 @dataclass(frozen=True)
@@ -81,12 +101,23 @@ class Claim:
     expected: tuple[Expectation, ...] = ()
     reconstructed: bool = False
     notes: str = ""
+    #: whether the report plots this claim's variants (the word data's IC against ‖e‖²)
+    plotted: bool = False
+    #: what the measurement reads (one of :data:`DATA`) and the measurement itself
+    data: str | None = None
+    measure: Measure | None = field(default=None, compare=False, repr=False)
+    #: the file that declared the claim (pytest collects its items there)
+    origin: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not self.id or self.id != self.id.strip() or " " in self.id:
             raise NormtestError(f"claim id must be a non-empty token, got {self.id!r}")
         if self.suite not in SUITES:
             raise NormtestError(f"{self.id}: suite must be one of {SUITES}, got {self.suite!r}")
+        if self.data is not None and self.data not in DATA:
+            raise NormtestError(f"{self.id}: data must be one of {DATA}, got {self.data!r}")
+        if self.measure is not None and not callable(self.measure):
+            raise NormtestError(f"{self.id}: measure must be a function, got {self.measure!r}")
         unknown = set(self.axes) - set(AXES)
         if unknown:
             raise NormtestError(f"{self.id}: unknown variant axes {sorted(unknown)}; use {AXES}")
@@ -117,25 +148,116 @@ class Claim:
 
 _REGISTRY: dict[str, Claim] = {}
 _LOADED = False
+_LOADED_CHECKS: dict[str, list[str]] = {}
 
 
-def register(claim: Claim) -> Claim:
-    """Add a claim to the catalogue; a second claim with the same id is an error."""
-    if claim.id in _REGISTRY and _REGISTRY[claim.id] != claim:
-        raise NormtestError(f"claim {claim.id!r} is declared twice; ids must be unique")
+def register(claim: Claim, measure: Measure | None = None, data: str | None = None) -> Claim:
+    """Add a claim to the catalogue (with its measurement and the data it reads, when given
+    here rather than in the declaration); a second, different claim with the same id is an
+    error."""
+    if measure is not None or data is not None:
+        claim = replace(claim, measure=measure or claim.measure, data=data or claim.data)
+    if claim.origin is None and claim.measure is not None:
+        claim = replace(claim, origin=_source_file(claim.measure))
+    known = _REGISTRY.get(claim.id)
+    if known is not None and known != claim:
+        where = f" (first in {known.origin})" if known.origin else ""
+        raise NormtestError(f"claim {claim.id!r} is declared twice{where}; ids must be unique")
     _REGISTRY[claim.id] = claim
     return claim
+
+
+def measures(claim: Claim, data: str) -> Callable[[Measure], Measure]:
+    """Decorator: register ``claim`` with the decorated function as its measurement, reading
+    ``data`` (``"words"``, ``"prefixes"`` or ``"texts"``); the function is returned unchanged."""
+    def decorate(function: Measure) -> Measure:
+        register(claim, measure=function, data=data)
+        return function
+
+    return decorate
+
+
+def _source_file(function: Callable[..., Any]) -> str | None:
+    code = getattr(function, "__code__", None)
+    return None if code is None else str(Path(code.co_filename).resolve())
 
 
 def _load_builtin() -> None:
     global _LOADED
     if _LOADED:
         return
+    _LOADED = True
     # the built-in declarations live in checks/, installed as normtest.checks (package-dir map)
     checks = importlib.import_module("normtest.checks")
     for module in pkgutil.iter_modules(checks.__path__):
         importlib.import_module(f"normtest.checks.{module.name}")
-    _LOADED = True
+    for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            loaded = entry.load()
+        except Exception as exc:  # a broken plug-in must not hide the catalogue's own claims
+            raise NormtestError(
+                f"the installed claims {entry.value!r} (entry point {entry.name!r} of group "
+                f"{ENTRY_POINT_GROUP!r}) failed to load: {type(exc).__name__}: {exc}"
+            ) from exc
+        if callable(loaded) and not isinstance(loaded, type(sys)):
+            loaded()  # a function that registers its claims
+
+
+def load_checks(spec: str | os.PathLike[str]) -> list[str]:
+    """Load a user's claims: a ``.py`` file, a folder of them, or an importable module name.
+
+    Returns the ids the file, folder or module declared. Loading the same source twice is free.
+    """
+    _load_builtin()
+    key = os.fspath(spec)
+    if key in _LOADED_CHECKS:
+        return _LOADED_CHECKS[key]
+    before = set(_REGISTRY)
+    path = Path(key).expanduser()
+    if path.is_dir():
+        files = sorted(p for p in path.glob("*.py") if not p.name.startswith("_"))
+        if not files:
+            raise NormtestError(f"--checks {key}: the folder holds no .py file of claims")
+        for file in files:
+            _import_file(file)
+    elif path.suffix == ".py" or path.exists():
+        if not path.is_file():
+            raise NormtestError(f"--checks {key}: no such file")
+        _import_file(path)
+    else:
+        try:
+            importlib.import_module(key)
+        except ImportError as exc:
+            raise NormtestError(
+                f"--checks {key}: not a file, a folder or an importable module ({exc})"
+            ) from exc
+    declared = sorted(set(_REGISTRY) - before)
+    _LOADED_CHECKS[key] = declared
+    return declared
+
+
+def _import_file(path: Path) -> None:
+    """Import a claim file under a name of its own (two files may share a stem)."""
+    resolved = path.resolve()
+    digest = hashlib.sha256(str(resolved).encode("utf-8")).hexdigest()[:12]
+    name = f"normtest_user_checks.{path.stem}_{digest}"
+    if name in sys.modules:
+        return
+    spec = importlib.util.spec_from_file_location(name, resolved)
+    if spec is None or spec.loader is None:
+        raise NormtestError(f"--checks {path}: cannot be imported as Python")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except NormtestError as exc:
+        del sys.modules[name]
+        raise NormtestError(f"--checks {path}: {exc}") from exc
+    except Exception as exc:  # the user's code: say where it failed, without a traceback
+        del sys.modules[name]
+        raise NormtestError(
+            f"--checks {path}: importing it failed: {type(exc).__name__}: {exc}"
+        ) from exc
 
 
 def claims(suite: str | None = None) -> list[Claim]:

@@ -456,7 +456,7 @@ class AuditSession:
         model = self._model or {"name": self.adapter.name, "revision": self.adapter.revision,
                                 "family": model_family(self.adapter), "dim": self.adapter.dim}
         prov = dict(self._provenance) or provenance(seed=self.settings.seed,
-                                                    n_resamples=self.settings.n_resamples,
+                                                    n_resamples=self.settings.resamples,
                                                     alpha=self.settings.alpha)
         report = Report(results=self.results(), model=model, provenance=prov, data=self._data)
         return record_samples(report, self.adapter, self.settings, self.words, self.source)
@@ -516,7 +516,8 @@ def record_samples(report: Report, adapter: Any, settings: AuditSettings,
                 continue
     if suites & {"word", "conditions"} and "words" not in found:
         try:
-            from normtest.audit import WordData, model_family
+            from normtest.audit import model_family
+            from normtest.vectors import WordData
 
             data = WordData.build(adapter, settings, model_family(adapter), words, source)
             found["words"] = _digest([list(data.words), _rounded(data.information)])

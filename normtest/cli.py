@@ -15,38 +15,29 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from normtest.errors import NormtestError
+from normtest.settings import (
+    BY_NAME,
+    add_cli_options,
+    audit_settings,
+    given,
+    load_checks_of,
+    load_options,
+    resolve,
+)
 
 EXIT_OK, EXIT_USAGE, EXIT_INTERNAL = 0, 2, 3
 EXIT_GATE_FAILED = 1
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a command stopped by Ctrl-C
 
 
-def _seed(text: str) -> int:
-    """A random seed: a whole number ≥ 0 (what numpy's generators accept)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be ≥ 0, got {value}")
-    return value
-
-
-def _add_model_loading(command: argparse.ArgumentParser) -> None:
-    """Options that say how the model is read (audit and gate)."""
-    command.add_argument("--vocabulary", type=Path, default=None, metavar="PATH",
-                         help="for a bare .npy matrix: the words of its rows, one per line")
-    command.add_argument("--trust-remote-code", action="store_true", default=None,
-                         help="let a transformers folder run its own Python code (its auto_map "
-                              "modules); only for folders whose code you have read "
-                              "(docs/security.md)")
-
-
 def _parser() -> argparse.ArgumentParser:
+    from normtest import __version__
+
     parser = argparse.ArgumentParser(
         prog="normtest",
         description="Hypothesis tests for the squared-norm / information-content correspondence.",
     )
+    parser.add_argument("--version", action="version", version=f"normtest {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser(
         "demo", help="judge synthetic claims with known truth (a demonstration of the engine)"
@@ -56,13 +47,16 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--format", nargs="+", dest="formats", default=["json", "md", "html"],
                       choices=["json", "md", "html"], metavar="FORMAT",
                       help="which renderings --out receives: json, md, html (default: all)")
-    demo.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
+    demo.add_argument("--seed", type=BY_NAME["seed"].argparse_type(), default=0,
+                      help="random seed (default 0)")
     demo.add_argument("--words", type=int, default=2000, help="synthetic word sample size")
     listing = sub.add_parser("list", help="list the claims of the catalogue")
     listing.add_argument("--suite", default="all",
                          choices=["all", "word", "conditions", "text", "cer"])
     audit = sub.add_parser("audit", help="audit a model against the catalogue")
-    audit.add_argument("--model", required=True, help="embedded name, path, or hub id")
+    audit.add_argument("--model", required=True,
+                       help="embedded name, path, hub id, or module:attribute (an adapter, a "
+                            "class or a function returning one)")
     audit.add_argument("--claims", nargs="+", default=None, metavar="ID")
     audit.add_argument("--suite", default="all",
                        choices=["all", "word", "conditions", "text", "cer"])
@@ -71,29 +65,13 @@ def _parser() -> argparse.ArgumentParser:
     audit.add_argument("--format", nargs="+", dest="formats", default=["json", "md", "html"],
                        choices=["json", "md", "html"], metavar="FORMAT",
                        help="which renderings --out receives: json, md, html (default: all)")
-    audit.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
-    audit.add_argument("--words", type=int, default=2000, help="word sample size")
-    audit.add_argument("--docs", type=int, default=12,
-                       help="documents whose prefixes the CER claims follow (default 12)")
-    audit.add_argument("--sentences", type=int, default=240,
-                       help="sentences for the text claim (default 240)")
-    audit.add_argument("--corpus", type=Path, nargs="+", default=None, metavar="PATH",
-                       help="text files or folders (*.txt; documents separated by blank lines) "
-                            "replacing the bundled corpora for documents, sentences, PMI and KL")
-    audit.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples")
-    audit.add_argument("--scope", default="standard", choices=["standard", "full"],
-                       help="standard: last layer; raw, Zipf-centred and Zipf-whitened geometry "
-                            "(default); full: every declared variant")
-    audit.add_argument("--device", default="cpu", help="cpu or cuda (transformers models)")
-    audit.add_argument("--dtype", default=None, choices=["float32", "bfloat16", "float16"],
-                       help="precision of a transformers model (default float32; part of the "
-                            "cache key)")
-    audit.add_argument("--no-cache", action="store_true", help="do not use the embedding cache")
-    _add_model_loading(audit)
+    add_cli_options(audit)
+    audit.add_argument("--config", type=Path, default=None,
+                       help="normtest.toml or pyproject.toml whose [tool.normtest] settings "
+                            "apply (default: found from here)")
     audit.add_argument("--gate", action="store_true",
                        help="then gate the report ([tool.normtest] or normtest.toml; exit 1 if "
                             "it fails)")
-    audit.add_argument("--config", type=Path, default=None, help="gate configuration file")
     audit.add_argument("--baseline", type=Path, default=None, help="baseline report.json")
     audit.add_argument("--summary", type=Path, default=None, help="write the gate's Markdown here")
     gate = sub.add_parser("gate", help="gate a model release: required claims PASS and no "
@@ -111,21 +89,11 @@ def _parser() -> argparse.ArgumentParser:
     gate.add_argument("--margin", type=float, default=None,
                       help="smallest drop that counts as a regression (default 0.05)")
     gate.add_argument("--alpha", type=float, default=None, help="level of the regression test")
-    gate.add_argument("--seed", type=_seed, default=None, help="random seed")
-    gate.add_argument("--words", type=int, default=None, help="word sample size")
-    gate.add_argument("--resamples", type=int, default=None, help="bootstrap resamples")
-    gate.add_argument("--scope", default=None, choices=["standard", "full"],
-                      help="variants audited (default: the baseline's, else standard)")
     gate.add_argument("--summary", type=Path, default=None,
                       help="also write the Markdown summary here (a pull-request comment)")
     gate.add_argument("--save-report", type=Path, default=None,
                       help="write the candidate's report.json here (a future baseline)")
-    gate.add_argument("--device", default="cpu", help="cpu or cuda (transformers models)")
-    gate.add_argument("--dtype", default=None, choices=["float32", "bfloat16", "float16"],
-                      help="precision of a transformers model (default float32; part of the "
-                           "cache key)")
-    gate.add_argument("--no-cache", action="store_true", help="do not use the embedding cache")
-    _add_model_loading(gate)
+    add_cli_options(gate)
     show = sub.add_parser("show", help="describe one claim")
     show.add_argument("claim", help="a claim id, e.g. cer.linear")
     rendering = sub.add_parser(
@@ -156,29 +124,21 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _audit(args: argparse.Namespace) -> int:
-    from normtest.audit import AuditSettings, run_audit
-    from normtest.gate import load_options
+    from normtest.audit import run_audit
+    from normtest.gate import load_config
     from normtest.models import load
     from normtest.table import verdict_table
 
-    for option, value in (("--words", args.words), ("--docs", args.docs),
-                          ("--sentences", args.sentences)):
-        if value < 10:
-            raise NormtestError(f"{option} must be at least 10, got {value}")
-    if args.resamples < 100:
-        raise NormtestError(f"--resamples must be at least 100, got {args.resamples}")
-    corpus = tuple(str(p) for p in args.corpus or ())
-    for path in corpus:
+    config = load_config(args.config)
+    values = resolve(config.settings, given(args))
+    for path in values["corpus"]:
         if not Path(path).exists():
             raise NormtestError(f"--corpus {path}: no such file or folder")
     _check_outputs(args)
-    options = load_options(args.model, args.device, args.dtype, progress=sys.stderr.isatty(),
-                           trust_remote_code=bool(args.trust_remote_code),
-                           vocabulary=args.vocabulary)
-    adapter = load(args.model, cache=not args.no_cache, **options)
-    settings = AuditSettings(seed=args.seed, words=args.words, n_resamples=args.resamples,
-                             documents=args.docs, sentences=args.sentences, corpus=corpus,
-                             scope=args.scope)
+    load_checks_of(values)
+    adapter = load(args.model, **load_options(args.model, values,
+                                              progress=sys.stderr.isatty()))
+    settings = audit_settings(values)
     report = run_audit(adapter, claim_ids=args.claims, suite=args.suite, settings=settings)
     print(f"normtest audit of {report.model['name']} ({report.model['family']})\n")
     print(verdict_table(report.results))

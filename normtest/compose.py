@@ -1,7 +1,7 @@
-"""Composition functions: token vectors of one word or text → one vector (THEORY.md §4).
+"""Composition functions: token vectors of one word or text → one vector (docs/theory.md §4).
 
 A composition maps an ``(n, d)`` array of token vectors ``v_1 … v_n`` to one ``d``-vector. The
-registry holds the named ones of THEORY.md §4::
+registry holds the named ones of docs/theory.md §4::
 
     sum      Σ v_i                      mean    (1/n) Σ v_i         sqrt_n   (1/√n) Σ v_i
     f_ind    F_{1,0}                    f_joint F_{1,1}             f_inf    F_{1, min/max norm}
@@ -242,7 +242,7 @@ def _check_alpha_beta(alpha: float, beta: float) -> None:
 
 
 def f_alpha_beta(u: ArrayLike, v: ArrayLike, alpha: float, beta: float) -> FloatArray:
-    """F_{α,β}(u, v) of THEORY.md §4 for two vectors (or row-wise for two (m, d) arrays)."""
+    """F_{α,β}(u, v) of docs/theory.md §4 for two vectors (or row-wise for two (m, d) arrays)."""
     alpha, beta = float(alpha), float(beta)
     _check_alpha_beta(alpha, beta)
     ua = np.asarray(u, dtype=np.float64)

@@ -42,10 +42,19 @@ from normtest.check import (
 )
 from normtest.errors import NormtestError
 from normtest.render import _format as fmt
+from normtest.settings import (
+    BY_NAME,
+    RENAMED,
+    AuditSettings,
+    from_config,
+    given,
+    load_checks_of,
+    load_options,
+    resolve,
+)
 from normtest.stats.multiplicity import holm
 
 if TYPE_CHECKING:
-    from normtest.audit import AuditSettings
     from normtest.report import Report
     from normtest.result import Criterion, Result
 
@@ -70,18 +79,11 @@ class GateConfig:
     margin: float = 0.05
     margins: Mapping[str, float] = field(default_factory=dict)
     alpha: float = 0.05
-    seed: int | None = None
-    words: int | None = None
-    resamples: int | None = None
-    documents: int | None = None
-    scope: str | None = None
-    #: text files or folders replacing the bundled corpora (as ``normtest audit --corpus``)
-    corpus: tuple[Path, ...] = ()
     expected_failures: Mapping[str, str] = field(default_factory=dict)
     strict: bool = False
     inconclusive: str = "fail"
-    #: let a transformers folder run its own Python code (docs/security.md)
-    trust_remote_code: bool = False
+    #: the audit and loading settings of the file (normtest.settings), validated, by name
+    settings: Mapping[str, Any] = field(default_factory=dict)
     #: the file it was read from (None: built in code or from defaults)
     path: Path | None = None
 
@@ -91,35 +93,40 @@ class GateConfig:
         for name, value in (("margin", self.margin), *self.margins.items()):
             if not (math.isfinite(value) and value >= 0):
                 raise NormtestError(f"a regression margin must be ≥ 0, got {name} = {value}")
-        for name, least in (("words", 10), ("resamples", 100), ("documents", 10)):
-            value = getattr(self, name)
-            if value is not None and value < least:
-                raise NormtestError(f"{name} must be at least {least}, got {value}")
-        if self.seed is not None and self.seed < 0:
-            raise NormtestError(f"seed must be a whole number ≥ 0, got {self.seed}")
-        if self.scope not in (None, "standard", "full"):
-            raise NormtestError(f"scope must be 'standard' or 'full', got {self.scope!r}")
         if self.inconclusive not in ("fail", "skip", "pass"):
             raise NormtestError(
                 f"inconclusive must be 'fail', 'skip' or 'pass', got {self.inconclusive!r}")
+        unknown = sorted(set(self.settings) - set(BY_NAME))
+        if unknown:
+            raise NormtestError(f"unknown setting(s) {unknown}; known: {sorted(BY_NAME)}")
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], base: Path | None = None,
                      origin: str = "the configuration") -> GateConfig:
         """Validate a ``[tool.normtest]`` table; relative paths are relative to ``base``."""
-        known = {f.name for f in fields(cls)} - {"path"}
+        known = ({f.name for f in fields(cls)} - {"path", "settings"}) | set(BY_NAME)
         unknown = sorted(set(data) - known)
         if unknown:
             raise NormtestError(f"{origin}: unknown key(s) {unknown}; known: {sorted(known)}")
         values: dict[str, Any] = {}
         for key, value in data.items():
+            if key in BY_NAME:
+                continue
             try:
                 values[key] = _coerce(key, value, base)
             except (TypeError, ValueError, OverflowError, RuntimeError) as exc:
                 # OverflowError: an integer too large for a float; RuntimeError: "~user" paths
                 raise NormtestError(f"{origin}: {key} = {value!r}: {exc}") from exc
         _check_thresholds(values.get("thresholds") or {}, origin)
-        return cls(**values)
+        chosen = from_config(data, origin)
+        for key in ("corpus", "checks", "vocabulary"):  # file paths: relative to the file
+            if chosen.get(key) is not None:
+                chosen[key] = _relative_paths(chosen[key], base, origin, key)
+        return cls(**values, settings=chosen)
+
+    def with_settings(self, given: Mapping[str, Any]) -> GateConfig:
+        """The configuration with these settings (the command line's, say) taking precedence."""
+        return replace(self, settings={**self.settings, **given})
 
     def with_overrides(self, **overrides: Any) -> GateConfig:
         """The configuration with every override that is not None applied."""
@@ -140,6 +147,25 @@ def _check_thresholds(thresholds: Mapping[str, Any], origin: str) -> None:
             ) from exc
 
 
+def _relative_paths(value: Any, base: Path | None, origin: str, key: str) -> Any:
+    """Paths of a configuration file taken relative to its folder (module names stay)."""
+    def one(text: str) -> str:
+        try:
+            path = Path(text).expanduser()
+        except RuntimeError as exc:  # "~user" whose home is unknown
+            raise NormtestError(f"{origin}: {key} = {text!r}: {exc}") from exc
+        if base is None or path.is_absolute():
+            return str(path)
+        candidate = base / path
+        # a module name (checks = ["my_package.claims"]) is not a path: keep it as written
+        if key == "checks" and not candidate.exists() and path.suffix != ".py" \
+                and "/" not in text:
+            return text
+        return str(candidate)
+
+    return tuple(one(v) for v in value) if isinstance(value, tuple) else one(value)
+
+
 def _coerce(key: str, value: Any, base: Path | None) -> Any:
     if key in ("claims", "require"):
         if isinstance(value, str):
@@ -155,12 +181,6 @@ def _coerce(key: str, value: Any, base: Path | None) -> Any:
         if key == "expected_failures":
             return {str(k): str(v) for k, v in value.items()}
         return dict(value)
-    if key == "corpus":
-        if isinstance(value, str):
-            value = [value]
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise TypeError("give a list of paths")
-        return tuple(_coerce("report", v, base) for v in value)
     if key in ("baseline", "report"):
         if not isinstance(value, str):
             raise TypeError("give a path")
@@ -170,11 +190,7 @@ def _coerce(key: str, value: Any, base: Path | None) -> Any:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise TypeError("give a number")
         return float(value)
-    if key in ("seed", "words", "resamples", "documents"):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError("give an integer")
-        return value
-    if key in ("strict", "trust_remote_code"):
+    if key == "strict":
         if not isinstance(value, bool):
             raise TypeError("give true or false")
         return value
@@ -237,24 +253,18 @@ def load_config(path: str | Path | None = None, start: Path | None = None,
 
 def audit_settings(config: GateConfig, baseline: Report | None = None) -> AuditSettings:
     """Audit settings: the defaults, then the baseline's (so the samples match), then the
-    configuration's."""
-    from normtest.audit import AuditSettings
-
+    configuration's (which holds the command line's too, see :meth:`GateConfig.with_settings`)."""
     names = {f.name for f in fields(AuditSettings)}
     recorded: dict[str, Any] = {}
     if baseline is not None:
         prov = baseline.provenance
-        recorded = {k: prov[k] for k in ("seed", "n_resamples", "scope") if k in prov}
-        recorded.update(prov.get("audit_settings") or {})
+        recorded = {RENAMED.get(k, k): prov[k] for k in ("seed", "resamples", "n_resamples",
+                                                         "scope") if k in prov}
+        recorded.update({RENAMED.get(k, k): v
+                         for k, v in (prov.get("audit_settings") or {}).items()})
     chosen: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v)
                               for k, v in recorded.items() if k in names}
-    for key, name in (("seed", "seed"), ("words", "words"), ("resamples", "n_resamples"),
-                      ("documents", "documents"), ("scope", "scope")):
-        value = getattr(config, key)
-        if value is not None and name in names:
-            chosen[name] = value
-    if config.corpus and "corpus" in names:
-        chosen["corpus"] = tuple(str(p) for p in config.corpus)
+    chosen.update({k: v for k, v in config.settings.items() if k in names and v is not None})
     return AuditSettings(**chosen)
 
 
@@ -480,35 +490,7 @@ def claims_to_audit(config: GateConfig, baseline: Report | None) -> list[str]:
     return list(ids)
 
 
-def load_options(spec: str, device: str | None, dtype: str | None = None, *,
-                 progress: bool = False, trust_remote_code: bool = False,
-                 vocabulary: str | Path | None = None) -> dict[str, Any]:
-    """Loading options for ``spec``: device, dtype, progress bar and trust in the folder's own
-    code for a transformers model; the vocabulary file of a bare ``.npy`` matrix."""
-    from normtest.models import EMBEDDED
-
-    if vocabulary is not None:
-        if Path(spec).suffix != ".npy":
-            raise NormtestError(
-                f"--vocabulary applies to a bare .npy matrix only, not to {spec}"
-            )
-        return {"vocabulary": str(vocabulary)}
-    kind = EMBEDDED[spec][0] if spec in EMBEDDED else None
-    if not (kind in ("encoder", "decoder") or (kind is None and Path(spec).is_dir())):
-        return {}
-    options: dict[str, Any] = {"progress": progress}
-    if device:
-        options["device"] = device
-    if dtype:
-        options["dtype"] = dtype
-    if trust_remote_code and kind is None:  # embedded models never need it
-        options["trust_remote_code"] = True
-    return options
-
-
-def run_gate(config: GateConfig, *, cache: bool = True, device: str | None = None,
-             save_report: str | Path | None = None, dtype: str | None = None,
-             vocabulary: str | Path | None = None) -> GateOutcome:
+def run_gate(config: GateConfig, *, save_report: str | Path | None = None) -> GateOutcome:
     """Audit ``config.model`` (or read ``config.report``) and judge it (:func:`evaluate`)."""
     from normtest.report import Report
 
@@ -523,9 +505,9 @@ def run_gate(config: GateConfig, *, cache: bool = True, device: str | None = Non
         if not ids:
             raise NormtestError("nothing to gate: give require = [claim ids] and/or a baseline")
         settings = audit_settings(config, baseline)
-        options = load_options(config.model, device, dtype,
-                               trust_remote_code=config.trust_remote_code, vocabulary=vocabulary)
-        adapter = load_model(config.model, cache=cache, **options)
+        load_checks_of(config.settings)
+        values = resolve(config.settings)
+        adapter = load_model(config.model, **load_options(config.model, values))
         candidate = record_samples(run_audit(adapter, ids, settings=settings), adapter, settings)
     else:
         raise NormtestError("the gate needs a model (model = ... or --model) or a candidate "
@@ -623,11 +605,8 @@ def command(args: Any) -> int:
         model=args.model, report=args.report, baseline=args.baseline,
         require=tuple(args.require) if args.require else None,
         claims=tuple(args.claims) if args.claims else None, margin=args.margin,
-        alpha=args.alpha, seed=args.seed, words=args.words, resamples=args.resamples,
-        scope=args.scope, trust_remote_code=args.trust_remote_code)
-    outcome = run_gate(config, cache=not args.no_cache, device=args.device,
-                       save_report=args.save_report, dtype=args.dtype,
-                       vocabulary=args.vocabulary)
+        alpha=args.alpha).with_settings(given(args))
+    outcome = run_gate(config, save_report=args.save_report)
     return emit(outcome, args.summary)
 
 

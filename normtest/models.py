@@ -25,9 +25,12 @@ float32 copy (``<cache_dir>/models/``).
 from __future__ import annotations
 
 import difflib
+import importlib
 import json
 import os
+import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -61,11 +64,33 @@ def _glove(cache_dir: str | os.PathLike[str] | None, **options: Any) -> Any:
     return glove_6b_50d()
 
 
-EMBEDDED: dict[str, tuple[str, Callable[..., Any]]] = {
-    "glove-6b-50d": ("static", _glove),
-    "minilm-l6": ("encoder", _minilm),
-    "smollm2-135m": ("decoder", _smollm2),
-}
+@dataclass(frozen=True)
+class EmbeddedModel:
+    """One model that installs with normtest and loads offline by name (docs/models.md)."""
+
+    name: str
+    #: ``static``, ``encoder`` or ``decoder``: which claims and expectations apply
+    family: str
+    #: the special states its adapter produces (``cls``, ``eos``, ``last``)
+    states: tuple[str, ...]
+    description: str
+    #: ``build(cache_dir, **options)`` → the adapter
+    build: Callable[..., Any]
+    #: a transformers model: takes ``device``, ``dtype`` and ``progress``
+    transformers: bool
+
+
+#: The one table of embedded models: the CLI, the gate, pytest and check_model read it.
+EMBEDDED: dict[str, EmbeddedModel] = {m.name: m for m in (
+    EmbeddedModel("glove-6b-50d", "static", (), "Stanford GloVe 6B, 400,000 words × 50",
+                  _glove, transformers=False),
+    EmbeddedModel("minilm-l6", "encoder", ("cls",),
+                  "sentence-transformers all-MiniLM-L6-v2 (BERT, 6 layers, 384)", _minilm,
+                  transformers=True),
+    EmbeddedModel("smollm2-135m", "decoder", ("eos", "last"),
+                  "SmolLM2-135M-Instruct (LLaMA, 30 layers, 576), float32 copy cached",
+                  _smollm2, transformers=True),
+)}
 
 
 def embedded_names() -> tuple[str, ...]:
@@ -75,9 +100,13 @@ def embedded_names() -> tuple[str, ...]:
 
 def load(name_or_path: str | os.PathLike[str], kind: str | None = None, *, cache: bool = True,
          cache_dir: str | os.PathLike[str] | None = None, **options: Any) -> Any:
-    """Load a model adapter by embedded name, local path, or hub id (see the module doc)."""
+    """Load a model adapter by embedded name, local path, hub id or ``module:attribute`` (see
+    the module doc)."""
     if kind is not None and kind not in KINDS:
         raise NormtestError(f"kind must be one of {KINDS}, got {kind!r}")
+    imported = from_python(str(name_or_path))
+    if imported is not None:
+        return imported
     adapter = _load_uncached(str(name_or_path), kind, options, cache_dir)
     if not cache:
         return adapter
@@ -89,10 +118,10 @@ def load(name_or_path: str | os.PathLike[str], kind: str | None = None, *, cache
 def _load_uncached(target: str, kind: str | None, options: dict[str, Any],
                    cache_dir: str | os.PathLike[str] | None) -> Any:
     if target in EMBEDDED and not Path(target).exists():
-        embedded_kind, build = EMBEDDED[target]
-        if kind is not None and kind != embedded_kind:
-            raise NormtestError(f"{target} is a {embedded_kind} model, not {kind}")
-        return build(cache_dir, **options)
+        embedded = EMBEDDED[target]
+        if kind is not None and kind != embedded.family:
+            raise NormtestError(f"{target} is a {embedded.family} model, not {kind}")
+        return embedded.build(cache_dir, **options)
     path = Path(target).expanduser()
     if path.is_dir():
         return _load_folder(path, kind, options)
@@ -116,6 +145,44 @@ def _load_uncached(target: str, kind: str | None, options: dict[str, Any],
         f"unknown model {target!r}{hint} Embedded models: {', '.join(embedded_names())}; "
         "or give a path to vectors or a transformers folder"
     )
+
+
+_PYTHON_TARGET = re.compile(r"([A-Za-z_][\w.]*):([A-Za-z_][\w.]*)")
+
+
+def is_python_target(spec: str) -> bool:
+    """Whether ``spec`` reads as ``module:attribute`` (and is not an existing path)."""
+    return _PYTHON_TARGET.fullmatch(spec) is not None and not Path(spec).exists()
+
+
+def from_python(spec: str) -> Any | None:
+    """The adapter ``module:attribute`` names — an adapter object, a class (instantiated with
+    no arguments) or a function returning one — or None when ``spec`` is not of that form."""
+    match = _PYTHON_TARGET.fullmatch(spec)
+    if match is None or Path(spec).exists():
+        return None
+    try:
+        obj: Any = importlib.import_module(match[1])
+    except ImportError as exc:
+        raise NormtestError(f"cannot import {match[1]!r} for model {spec!r}: {exc}") from exc
+    for part in match[2].split("."):
+        if not hasattr(obj, part):
+            raise NormtestError(f"{match[1]} has no attribute {match[2]!r} (model {spec!r})")
+        obj = getattr(obj, part)
+    if isinstance(obj, type) or (callable(obj) and not hasattr(obj, "capabilities")):
+        try:
+            obj = obj()
+        except TypeError as exc:
+            raise NormtestError(
+                f"{spec} must be an adapter, a class that takes no arguments or a function "
+                f"that takes none and returns an adapter: {exc}"
+            ) from exc
+    if not hasattr(obj, "capabilities") or not hasattr(obj, "name"):
+        raise NormtestError(
+            f"{spec} gave a {type(obj).__name__}, not a model adapter (an object with name, "
+            "revision, dim, capabilities and the methods they name; docs/adapters.md)"
+        )
+    return obj
 
 
 def _looks_like_hub_id(target: str) -> bool:

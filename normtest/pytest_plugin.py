@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from normtest.settings import add_cli_options
+
 if TYPE_CHECKING:
     from normtest.audit import AuditSettings
     from normtest.check import AuditSession, ClaimOutcome, PlannedCheck, Selector
@@ -47,21 +49,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--normtest-claims", action="append", default=[], metavar="IDS",
                     help="claims, variants such as 'word.norm_ic[transform=raw]', or suites, "
                          "comma-separated (repeatable; default: every claim)")
-    group.addoption("--normtest-seed", type=int, default=None, metavar="N",
-                    help="random seed of the audit (default 0)")
     group.addoption("--normtest-inconclusive", choices=("fail", "skip", "pass"), default=None,
                     help="what an INCONCLUSIVE verdict does to its test (default fail)")
     group.addoption("--normtest-report", default=None, metavar="PATH",
                     help="write the session's report.json (schema normtest.report/1) here")
-    group.addoption("--normtest-words", type=int, default=None, metavar="N",
-                    help="word sample size (default 2000)")
-    group.addoption("--normtest-resamples", type=int, default=None, metavar="N",
-                    help="bootstrap resamples (default 1000)")
-    group.addoption("--normtest-documents", type=int, default=None, metavar="N",
-                    help="documents for the CER claims (default 12)")
-    group.addoption("--normtest-scope", choices=("standard", "full"), default=None,
-                    help="variants: standard (last layer; raw, Zipf-centred, Zipf-whitened) "
-                         "or full (every representation and transform)")
     group.addoption("--normtest-config", default=None, metavar="PATH",
                     help="normtest.toml or pyproject.toml with [tool.normtest] (expected "
                          "failures, thresholds, settings; default: found from the rootdir)")
@@ -70,15 +61,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--normtest-junit-properties", action="store_true", default=None,
                     help="add each claim's estimate, interval, threshold and verdict to the "
                          "JUnit XML (--junitxml) as properties")
-    group.addoption("--normtest-no-cache", action="store_true", default=False,
-                    help="do not use the on-disk embedding cache")
-    group.addoption("--normtest-device", default="cpu", metavar="DEVICE",
-                    help="cpu or cuda, for transformers models (default cpu)")
-    group.addoption("--normtest-dtype", default=None, choices=["float32", "bfloat16", "float16"],
-                    help="precision of transformers models (default float32)")
-    group.addoption("--normtest-trust-remote-code", action="store_true", default=None,
-                    help="let a transformers folder run its own Python code (its auto_map "
-                         "modules); only for folders whose code you have read")
+    # the audit and loading settings, one name each (normtest.settings): --normtest-words …
+    add_cli_options(group, pytest=True)
     parser.addini("normtest_junit_properties", type="bool", default=False,
                   help="add per-claim properties to the JUnit XML (normtest)")
 
@@ -93,15 +77,6 @@ def pytest_configure(config: pytest.Config) -> None:
     state = NormtestState(config)
     config.stash[STATE] = state
     config.pluginmanager.register(state, "normtest-state")
-    seed = config.getoption("normtest_seed")
-    if seed is not None and seed < 0:
-        raise pytest.UsageError(f"--normtest-seed must be a whole number ≥ 0, got {seed}")
-    for name, least in (("normtest_words", 10), ("normtest_resamples", 100),
-                        ("normtest_documents", 10)):
-        value = config.getoption(name)
-        if value is not None and value < least:
-            raise pytest.UsageError(f"--{name.replace('_', '-')} must be at least {least}, "
-                                    f"got {value}")
 
 
 class NormtestState:
@@ -142,9 +117,11 @@ class NormtestState:
         return self._gate
 
     @property
-    def trust_remote_code(self) -> bool:
-        """Whether a model folder may run its own code: the option, else the configuration's."""
-        return bool(self.option("normtest_trust_remote_code") or self.gate.trust_remote_code)
+    def values(self) -> dict[str, Any]:
+        """Every setting: its default, then the configuration's, then the options."""
+        from normtest.settings import given, resolve
+
+        return resolve(self.gate.settings, given(vars(self.config.option), prefix="normtest_"))
 
     @property
     def inconclusive(self) -> str:
@@ -165,23 +142,9 @@ class NormtestState:
 
     def settings(self) -> AuditSettings:
         """Audit settings: defaults, then the configuration, then the options."""
-        from dataclasses import replace
+        from normtest.settings import audit_settings
 
-        from normtest.audit import AuditSettings
-
-        gate, chosen = self.gate, {}
-        for option, key, name in (("normtest_seed", "seed", "seed"),
-                                  ("normtest_words", "words", "words"),
-                                  ("normtest_resamples", "resamples", "n_resamples"),
-                                  ("normtest_documents", "documents", "documents"),
-                                  ("normtest_scope", "scope", "scope")):
-            value = self.option(option)
-            value = value if value is not None else getattr(gate, key)
-            if value is not None:
-                chosen[name] = value
-        if gate.corpus:
-            chosen["corpus"] = tuple(str(p) for p in gate.corpus)
-        return replace(AuditSettings(), **chosen)
+        return audit_settings(self.values)
 
     @property
     def selectors(self) -> list[Selector]:
@@ -196,13 +159,11 @@ class NormtestState:
         """The audit session of one model (loaded and shared on first use)."""
         if label not in self._sessions:
             from normtest.check import AuditSession, load_model
-            from normtest.gate import load_options
+            from normtest.settings import load_options
 
             spec = self.models[self.labels.index(label)]
-            adapter = load_model(spec, cache=not self.option("normtest_no_cache"),
-                                 **load_options(spec, self.option("normtest_device"),
-                                                  self.option("normtest_dtype"),
-                                                  trust_remote_code=self.trust_remote_code))
+            values = self.values
+            adapter = load_model(spec, **load_options(spec, values))
             self._sessions[label] = AuditSession(adapter, self.settings(), label=label,
                                                  thresholds=self.gate.thresholds)
         return self._sessions[label]
@@ -282,6 +243,9 @@ def pytest_collection(session: pytest.Session) -> None:
     from normtest.errors import NormtestError
 
     try:
+        from normtest.settings import load_checks_of
+
+        load_checks_of(state.values)  # the user's claims join the catalogue before planning
         state.selectors  # noqa: B018  (parsed and validated here)
         for key in state.gate.expected_failures:
             Selector.parse(key)

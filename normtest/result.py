@@ -1,4 +1,4 @@
-"""The result model: measurements, criteria, verdicts and results (THEORY.md §8).
+"""The result model: measurements, criteria, verdicts and results (docs/theory.md §8).
 
 A :class:`Measurement` is what the data say (an estimate and its sampling distribution); a
 :class:`Criterion` is what a claim demands; :func:`judge` turns the two into a :class:`Verdict`.
@@ -107,6 +107,10 @@ class Measurement:
             "sampling": None if self.sampling is None else self.sampling.to_dict(),
             "components": {name: m.to_dict() for name, m in self.components.items()},
         }
+
+    def with_settings(self, **extra: Any) -> Measurement:
+        """The same measurement with ``extra`` entries recorded in its settings."""
+        return replace(self, settings={**self.settings, **extra})
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Measurement:

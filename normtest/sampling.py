@@ -1,7 +1,7 @@
 """Sampling distributions of an estimate: what a criterion needs to judge it at any level.
 
 A :class:`Sampling` is stored with every measurement so that a stored result can be re-judged
-under another threshold or level without the raw model (THEORY.md §8). Four kinds:
+under another threshold or level without the raw model (docs/theory.md §8). Four kinds:
 
 - ``normal``: estimate ± z·se on the estimate's own scale;
 - ``t``: the same with Student's t on ``df`` degrees of freedom (cluster-robust slopes);

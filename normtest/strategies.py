@@ -127,7 +127,7 @@ def exact_oracles(
 
 @dataclass(frozen=True)
 class SharedComponentSequence:
-    """Token vectors v_i = μ + ε_i with ‖ε_i‖ ≤ delta < ‖μ‖ (THEORY.md §4, growth column)."""
+    """Token vectors v_i = μ + ε_i with ‖ε_i‖ ≤ delta < ‖μ‖ (docs/theory.md §4, growth column)."""
 
     mu: FloatArray
     deviations: FloatArray

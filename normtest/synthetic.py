@@ -1,7 +1,7 @@
 """Synthetic reference models with a known answer, speaking the adapter protocol.
 
 * :class:`JointDistribution`: a vocabulary with unigram probabilities p(x) and co-occurrence
-  probabilities P(x, y), from which IC, PMI and joint information follow (THEORY.md §2). The
+  probabilities P(x, y), from which IC, PMI and joint information follow (docs/theory.md §2). The
   diagonal is P(x, x) = p(x) (the event "x and x" is the event x), so PMI(x, x) = IC(x) by
   construction.
 * :func:`random_distribution` draws one (Zipfian unigrams, Gaussian PMI), and

@@ -1,4 +1,4 @@
-"""Geometry transforms fitted on a vocabulary sample, then applied (THEORY.md §5).
+"""Geometry transforms fitted on a vocabulary sample, then applied (docs/theory.md §5).
 
 Norms depend on where the origin is and on the metric, so every word-level claim can be evaluated
 under one of five transforms, each fitted on a sample ``E`` (n, d) with unigram weights ``p``:
@@ -50,7 +50,7 @@ __all__ = ["TRANSFORM_NAMES", "Transform", "make_transform", "weighted_mean"]
 FloatArray = NDArray[np.float64]
 TransformName = Literal["raw", "center_uniform", "center_zipf", "whiten_uniform", "whiten_zipf"]
 
-#: The transforms of THEORY.md §5, in the order reports list them.
+#: The transforms of docs/theory.md §5, in the order reports list them.
 TRANSFORM_NAMES: tuple[str, ...] = (
     "raw",
     "center_uniform",
@@ -105,7 +105,7 @@ def weighted_mean(vectors: ArrayLike, weights: ArrayLike | None = None) -> Float
 
 
 class Transform:
-    """One geometry transform of THEORY.md §5: ``fit`` on a sample, then ``apply`` to vectors."""
+    """One geometry transform (docs/theory.md §5): ``fit`` on a sample, ``apply`` to vectors."""
 
     def __init__(self, name: str, *, rank_rtol: float | None = None) -> None:
         """Create an unfitted transform; ``rank_rtol`` overrides the whitening rank tolerance."""

@@ -18,7 +18,7 @@ from normtest.report import Report
 from normtest.result import Verdict
 from normtest.synthetic import IsotropicModel, OracleModel, ShuffledNormModel, make_oracle
 
-FAST = AuditSettings(words=400, n_resamples=300)
+FAST = AuditSettings(words=400, resamples=300)
 
 
 class OracleFrequencies:
@@ -144,8 +144,8 @@ def test_audit_on_the_users_corpus(tmp_path: Path) -> None:
 
 
 def test_audit_option_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    assert main(["audit", "--model", "glove-6b-50d", "--docs", "5"]) == EXIT_USAGE
-    assert "--docs must be at least 10" in capsys.readouterr().err
+    assert main(["audit", "--model", "glove-6b-50d", "--documents", "5"]) == EXIT_USAGE
+    assert "--documents: must be at least 10" in capsys.readouterr().err
     missing = tmp_path / "nothing.txt"
     assert main(["audit", "--model", "glove-6b-50d", "--corpus", str(missing)]) == EXIT_USAGE
     assert "no such file" in capsys.readouterr().err
@@ -172,9 +172,9 @@ def test_cross_fitted_whitening_removes_the_leverage_artefact(oracle: OracleMode
 
 def test_the_surprisal_model_reads_through_the_audited_models_cache(tmp_path: Path) -> None:
     pytest.importorskip("transformers")
-    from normtest.audit import surprisal_model
     from normtest.cache import CachedAdapter, EmbeddingCache
     from normtest.models import load
+    from normtest.vectors import surprisal_model
 
     audited = load("minilm-l6", cache=False, progress=False)
     cache = EmbeddingCache(tmp_path)
@@ -190,11 +190,12 @@ def test_audit_command_runs_a_transformers_model_in_bfloat16(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("transformers")
-    from normtest.gate import load_options
+    from normtest.settings import load_options, resolve
 
-    assert load_options("glove-6b-50d", "cpu", "bfloat16") == {}  # static: neither applies
-    assert load_options("minilm-l6", "cpu", "bfloat16") == {
-        "progress": False, "device": "cpu", "dtype": "bfloat16"}
+    values = resolve({"dtype": "bfloat16"})
+    assert load_options("glove-6b-50d", values) == {"cache": True}  # static: neither applies
+    assert load_options("minilm-l6", values) == {
+        "cache": True, "progress": False, "device": "cpu", "dtype": "bfloat16"}
     monkeypatch.setenv("NORMTEST_CACHE_DIR", str(tmp_path / "cache"))
     code = main(["audit", "--model", "minilm-l6", "--dtype", "bfloat16", "--claims",
                  "word.norm_ic", "--words", "60", "--resamples", "100", "--out",
@@ -208,7 +209,8 @@ def test_audit_command_runs_a_transformers_model_in_bfloat16(
 
 def test_self_pmi_slope_ratio_equals_two_least_squares_fits() -> None:
     """The slope ratio's one-matrix-product moments give what np.polyfit gives."""
-    from normtest.audit import WordData, _self_pmi
+    from normtest.checks.conditions import self_pmi
+    from normtest.vectors import WordData
 
     glove = normtest.load("glove-6b-50d", cache=False)
     data = WordData.build(glove, FAST, "static")
@@ -219,6 +221,6 @@ def test_self_pmi_slope_ratio_equals_two_least_squares_fits() -> None:
         inner = np.einsum("ij,ij->i", vectors[x], vectors[y])
         diagonal = np.polyfit(data.information, data.squared_norms(variant), 1)[0]
         off = np.polyfit(pmi, inner, 1)[0]
-        measured = _self_pmi(data, variant, FAST)
+        measured = self_pmi(data, variant, FAST)
         assert measured.estimate == pytest.approx(diagonal / off, rel=1e-9)
         assert measured.ci[0] < measured.estimate < measured.ci[1]

@@ -16,14 +16,14 @@ from normtest.audit import AuditSettings, run_audit
 from normtest.report import Report
 from normtest.result import Verdict
 
-SMALL = {"n_resamples": 300, "documents": 10, "max_prefix": 64, "sentences": 120,
+SMALL = {"resamples": 300, "documents": 10, "max_prefix": 64, "sentences": 120,
          "sentence_documents": 12}
 
 
 @pytest.fixture(scope="module")
 def glove() -> Report:
     return run_audit(normtest.load("glove-6b-50d", cache=False),
-                     settings=AuditSettings(words=1000, n_resamples=300))
+                     settings=AuditSettings(words=1000, resamples=300))
 
 
 @pytest.fixture(scope="module")

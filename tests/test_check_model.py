@@ -23,7 +23,7 @@ from normtest.report import Report
 
 pytest_plugins = ["pytester"]
 
-FAST = AuditSettings(words=300, n_resamples=200)
+FAST = AuditSettings(words=300, resamples=200)
 RAW = "word.norm_ic[transform=raw]"
 WHITENED = "word.norm_ic[transform=whiten_zipf]"
 #: GloVe's variants of word.norm_ic in the default scope; all but raw pass
@@ -119,7 +119,7 @@ USER_TESTS = """
 from normtest.audit import AuditSettings
 from normtest.check import ModelSpec, load_model, parametrize_with_claims
 
-S = AuditSettings(words=300, n_resamples=200)
+S = AuditSettings(words=300, resamples=200)
 GLOVE = ModelSpec("glove", lambda: load_model("glove-6b-50d", cache=False), "static", ())
 
 @parametrize_with_claims(GLOVE, claims=["word.norm_ic"], settings=S,

@@ -19,7 +19,7 @@ from normtest.cli import EXIT_INTERRUPTED, EXIT_OK
 from normtest.report import Report
 
 #: A cold MiniLM CER audit: ~20 s on two cores, writing prefix vectors batch by batch.
-AUDIT = ["audit", "--model", "minilm-l6", "--suite", "cer", "--docs", "10",
+AUDIT = ["audit", "--model", "minilm-l6", "--suite", "cer", "--documents", "10",
          "--resamples", "100", "--format", "json"]
 
 

@@ -102,7 +102,7 @@ def test_pass_and_fail_with_the_numbers(pytester: pytest.Pytester, glove: Any) -
 
 
 def test_inconclusive_policies(pytester: pytest.Pytester, glove: Any) -> None:
-    settings = AuditSettings(words=300, n_resamples=200)
+    settings = AuditSettings(words=300, resamples=200)
     estimate = check_model(glove, [WHITENED], settings=settings).outcomes[0].result.estimate
     # a threshold at the estimate itself: the interval straddles it, the data cannot decide
     config = _config(pytester, f'[thresholds]\n"word.norm_ic" = {estimate:.4f}\n')

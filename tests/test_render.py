@@ -39,7 +39,7 @@ def glove_report() -> Report:
     from normtest.audit import AuditSettings, run_audit
 
     return run_audit(normtest.load("glove-6b-50d"), claim_ids=["word.norm_ic"],
-                     settings=AuditSettings(words=300, n_resamples=200))
+                     settings=AuditSettings(words=300, resamples=200))
 
 
 @pytest.fixture(scope="module")

@@ -240,7 +240,7 @@ def real_report() -> Report:
     import normtest
     from normtest.audit import AuditSettings, run_audit
 
-    settings = AuditSettings(words=200, documents=10, max_prefix=64, n_resamples=200)
+    settings = AuditSettings(words=200, documents=10, max_prefix=64, resamples=200)
     return run_audit(normtest.load("minilm-l6"), claim_ids=["word.norm_ic", "cer.linear"],
                      settings=settings)
 

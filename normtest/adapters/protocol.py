@@ -67,7 +67,7 @@ __all__ = [
 
 #: A representation: the input embedding rows, a hidden layer index, or the last hidden layer.
 Layer = int | Literal["input", "last"]
-#: The model states an adapter may produce (THEORY.md §4); ``last`` is the last real token.
+#: The model states an adapter may produce (docs/theory.md §4); ``last`` is the last real token.
 SPECIAL_STATE_NAMES = ("cls", "eos", "last")
 
 

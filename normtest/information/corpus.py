@@ -15,7 +15,7 @@ marginal m(x) = Σ_y n(x, y) (the number of window neighbours of all occurrences
 except within h tokens of a document's ends):
 
 - P(x, y) = n(x, y) / T and P(x) = m(x) / T (the marginal of the pair distribution, ≈ c(x)/N);
-- PMI(x, y) = log P(x, y) − log P(x) − log P(y) (THEORY.md §2);
+- PMI(x, y) = log P(x, y) − log P(x) − log P(y) (docs/theory.md §2);
 - with context-distribution smoothing α (Levy, Goldberg & Dagan 2015; α = 0.75 is the usual
   value), the context side uses P_α(y) = m(y)^α / Σ_c m(c)^α:
   PMI_α(x, y) = log P(x, y) − log P(x) − log P_α(y);

@@ -1,4 +1,4 @@
-"""Documents for the Constant Entropy Rate claims and their prefix-length grids (THEORY.md §6).
+"""Documents for the Constant Entropy Rate claims and their prefix-length grids (docs/theory.md §6).
 
 A CER check embeds the prefixes of real documents and follows s(L) = ‖e(prefix_L)‖² as L grows.
 L is counted in the tokens of the model under audit (``adapter.tokenize(text).ids``, no special

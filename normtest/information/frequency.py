@@ -1,4 +1,4 @@
-"""Word information content IC(w) = −log P(w) from a unigram frequency source (THEORY.md §2).
+"""Word information content IC(w) = −log P(w) from a unigram frequency source (docs/theory.md §2).
 
 Two sources:
 

@@ -1,6 +1,6 @@
 """Text information content from a causal language model: IC_LM(t) = −Σ_i log P(t_i | t_<i).
 
-THEORY.md §2. The model adapter (``Capability.TOKEN_LOGPROBS``) returns, for each text, log
+docs/theory.md §2. The model adapter (``Capability.TOKEN_LOGPROBS``) returns, for each text, log
 P(t_i | t_<i) for every token of the text's own tokenisation (no special tokens); the first token is
 conditioned on the model's start-of-context (SmolLM2: token id 0, ``<|endoftext|>``, which the
 adapter prepends). This module checks what the adapter returns (one finite, non-positive value per

@@ -1,4 +1,4 @@
-"""Multiple testing within one claim's family of variants (THEORY.md §8).
+"""Multiple testing within one claim's family of variants (docs/theory.md §8).
 
 Holm controls the family-wise error rate (for gated families); Benjamini–Hochberg controls the
 false discovery rate (for exploratory reports). Both sides are adjusted: the p-values that

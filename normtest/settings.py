@@ -1,0 +1,299 @@
+"""Every setting of an audit, described once: name, type, default, limits and help.
+
+The command line (``normtest audit`` and ``normtest gate``), the ``[tool.normtest]`` keys, the
+pytest options and the Python arguments all come from :data:`SETTINGS`, so each setting has one
+name everywhere — ``words`` is ``--words``, ``words = 2000``, ``--normtest-words`` and
+``AuditSettings(words=...)`` / ``normtest.load(..., device=...)`` — and is validated in one
+place, :meth:`Setting.check`. Values are layered: the defaults, then the configuration file,
+then the command line (or the pytest options).
+
+:class:`AuditSettings` holds what an audit samples and how it resamples; the loading settings
+(``device``, ``dtype``, ``cache``, ``trust_remote_code``, ``vocabulary``) say how the model is
+read, and ``checks`` which claim files are loaded besides the catalogue.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any, Literal
+
+from normtest.errors import NormtestError
+
+Kind = Literal["int", "str", "bool", "path", "paths", "names"]
+#: Where a setting is offered on the command line.
+Command = Literal["audit", "gate"]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting: its single name and everything the front ends need to offer it."""
+
+    name: str
+    help: str
+    kind: Kind
+    default: Any = None
+    minimum: int | None = None
+    choices: tuple[str, ...] = ()
+    metavar: str | None = None
+    #: whether it belongs to :class:`AuditSettings` (else it is a loading setting)
+    audit: bool = True
+
+    @property
+    def option(self) -> str:
+        """The command-line flag: ``--words``, ``--trust-remote-code``, ``--no-cache``."""
+        flag = self.name.replace("_", "-")
+        return f"--no-{flag}" if self.kind == "bool" and self.default is True else f"--{flag}"
+
+    @property
+    def pytest_option(self) -> str:
+        """The pytest flag: ``--normtest-words``, ``--normtest-no-cache``."""
+        return "--normtest-" + self.option[2:]
+
+    def check(self, value: Any, origin: str = "") -> Any:
+        """``value`` validated and normalised, or a NormtestError that names ``origin``."""
+        where = f"{origin}: " if origin else ""
+        if value is None and self.kind in ("path", "str") and self.default is None:
+            return None
+        try:
+            return self._checked(value)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise NormtestError(f"{where}{self.name} = {value!r}: {exc}") from None
+
+    def _checked(self, value: Any) -> Any:
+        if self.kind == "int":
+            if isinstance(value, bool) or not isinstance(value, int):
+                if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+                    value = int(value)
+                else:
+                    raise TypeError("give a whole number")
+            if self.minimum is not None and value < self.minimum:
+                raise ValueError(f"must be at least {self.minimum}")
+            return int(value)
+        if self.kind == "bool":
+            if not isinstance(value, bool):
+                raise TypeError("give true or false")
+            return value
+        if self.kind in ("str", "path"):
+            if not isinstance(value, str | Path):
+                raise TypeError("give a string" if self.kind == "str" else "give a path")
+            text = str(value)
+            if self.choices and text not in self.choices:
+                raise ValueError(f"choose one of {', '.join(self.choices)}")
+            return text
+        if isinstance(value, str | Path):
+            value = [value]
+        if not isinstance(value, list | tuple) or not all(isinstance(v, str | Path)
+                                                           for v in value):
+            raise TypeError("give a list of paths" if self.kind == "paths"
+                            else "give a list of names")
+        return tuple(str(v) for v in value)
+
+    def argparse_type(self) -> Callable[[str], Any]:
+        """The converter argparse (and pytest) call on the text of a flag."""
+        def convert(text: str) -> Any:
+            if self.kind in ("paths", "names"):  # one item of a list flag
+                return text
+            try:
+                return self._checked(int(text) if self.kind == "int" and _is_int(text) else text)
+            except (TypeError, ValueError) as exc:
+                raise argparse.ArgumentTypeError(str(exc)) from None
+
+        convert.__name__ = self.kind  # argparse names the type in its messages
+        return convert
+
+
+def _is_int(text: str) -> bool:
+    return text.strip().lstrip("+-").isdigit()
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("seed", "random seed of the samples and the bootstrap (default 0)", "int", 0,
+            minimum=0, metavar="N"),
+    Setting("words", "word sample size (default 2000)", "int", 2000, minimum=10, metavar="N"),
+    Setting("documents", "documents whose prefixes the CER claims follow (default 12)", "int",
+            12, minimum=10, metavar="N"),
+    Setting("sentences", "sentences for the text claim (default 240)", "int", 240, minimum=10,
+            metavar="N"),
+    Setting("resamples", "bootstrap resamples (default 1000)", "int", 1000, minimum=100,
+            metavar="N"),
+    Setting("scope", "which variants run: standard (last layer; raw, Zipf-centred and "
+            "Zipf-whitened geometry; the default) or full (every declared variant)", "str",
+            "standard", choices=("standard", "full")),
+    Setting("corpus", "text files or folders (*.txt; documents separated by blank lines) "
+            "replacing the bundled corpora for documents, sentences, PMI and KL", "paths", (),
+            metavar="PATH"),
+    Setting("checks", "claim files, folders or modules to load besides the catalogue "
+            "(docs/claims.md)", "names", (), metavar="PATH_OR_MODULE", audit=False),
+    Setting("device", "cpu or cuda, for transformers models (default cpu)", "str", "cpu",
+            audit=False),
+    Setting("dtype", "precision of a transformers model (default float32; part of the cache "
+            "key)", "str", None, choices=("float32", "bfloat16", "float16"), audit=False),
+    Setting("cache", "use the on-disk embedding cache (--no-cache: compute every vector)",
+            "bool", True, audit=False),
+    Setting("trust_remote_code", "let a transformers folder run its own Python code (its "
+            "auto_map modules); only for folders whose code you have read (docs/security.md)",
+            "bool", False, audit=False),
+    Setting("vocabulary", "for a bare .npy matrix: the words of its rows, one per line", "path",
+            None, metavar="PATH", audit=False),
+)
+BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
+
+
+def add_cli_options(parser: Any, *, pytest: bool = False) -> None:
+    """Add every setting to an argparse parser (or a pytest option group with ``pytest``).
+
+    Defaults are None, so that what was given can be told from what was not (see
+    :func:`given`); the defaults apply in :func:`resolve`.
+    """
+    add = parser.addoption if pytest else parser.add_argument
+    for s in SETTINGS:
+        flag = s.pytest_option if pytest else s.option
+        dest = f"normtest_{s.name}" if pytest else s.name
+        if s.kind == "bool":
+            add(flag, dest=dest, action="store_const", const=not s.default, default=None,
+                help=s.help)
+        elif s.kind in ("paths", "names"):
+            add(flag, dest=dest, action="extend", nargs="+", type=s.argparse_type(),
+                default=None, metavar=s.metavar, help=s.help + " (repeatable)")
+        else:
+            add(flag, dest=dest, type=s.argparse_type(), default=None, metavar=s.metavar,
+                choices=None, help=s.help)
+
+
+def given(values: Mapping[str, Any] | argparse.Namespace, prefix: str = "") -> dict[str, Any]:
+    """The settings a front end was given (not None), by name; lists flattened to tuples."""
+    source = vars(values) if isinstance(values, argparse.Namespace) else dict(values)
+    out: dict[str, Any] = {}
+    for s in SETTINGS:
+        value = source.get(prefix + s.name)
+        if value is None:
+            continue
+        out[s.name] = tuple(value) if isinstance(value, list) else value
+    return out
+
+
+def from_config(data: Mapping[str, Any], origin: str) -> dict[str, Any]:
+    """The settings among a ``[tool.normtest]`` table's keys, validated (others are left)."""
+    return {name: BY_NAME[name].check(value, origin)
+            for name, value in data.items() if name in BY_NAME}
+
+
+def resolve(*layers: Mapping[str, Any]) -> dict[str, Any]:
+    """Every setting's value: its default, overridden by each layer in turn."""
+    values = {s.name: s.default for s in SETTINGS}
+    for layer in layers:
+        values.update({k: v for k, v in layer.items() if k in values and v is not None})
+    return values
+
+
+def audit_settings(values: Mapping[str, Any], **extra: Any) -> AuditSettings:
+    """The :class:`AuditSettings` of resolved values (plus Python-only ``extra`` fields)."""
+    names = {f.name for f in fields(AuditSettings)}
+    chosen = {k: v for k, v in values.items() if k in names and BY_NAME[k].audit}
+    return AuditSettings(**chosen, **extra)
+
+
+@dataclass(frozen=True)
+class AuditSettings:
+    """What an audit samples and how it resamples (the ``audit`` settings of :data:`SETTINGS`,
+    plus tuning knobs only Python sets)."""
+
+    seed: int = 0
+    words: int = 2000
+    resamples: int = 1000
+    alpha: float = 0.05
+    #: fewest co-occurrences of a pair (PMI) and occurrences of a word (KL) in the corpus
+    min_pair_count: int = 10
+    min_word_count: int = 20
+    max_pairs: int = 5_000
+    #: CER: documents, and prefix lengths step, 2·step, … up to max_prefix model tokens
+    documents: int = 12
+    prefix_step: int = 16
+    max_prefix: int = 128
+    #: text claim: sentences, taken in turn from this many documents (the bootstrap clusters)
+    sentences: int = 240
+    sentence_documents: int = 24
+    #: text files or folders replacing the bundled corpora (documents, sentences, PMI and KL)
+    corpus: tuple[str, ...] = ()
+    #: the causal LM whose surprisal is the text IC when the audited model is not one
+    surprisal_model: str = "smollm2-135m"
+    #: which variants run: ``standard`` or ``full`` (see normtest.audit.SCOPES)
+    scope: str = "standard"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise NormtestError(
+                f"the seed must be a whole number ≥ 0 (e.g. --seed 0), got {self.seed!r}"
+            )
+        if self.scope not in BY_NAME["scope"].choices:
+            raise NormtestError(
+                f"scope must be one of {', '.join(BY_NAME['scope'].choices)}, got {self.scope!r}"
+            )
+        if isinstance(self.corpus, str):
+            object.__setattr__(self, "corpus", (self.corpus,))
+
+    def documents_for(self, n: int) -> list[Any]:
+        """``n`` documents: the user's corpus when one is given, else the bundled ones."""
+        from normtest.information import corpus_documents, default_documents
+
+        if self.corpus:
+            found = corpus_documents(list(self.corpus), n)
+            if not found:
+                raise NormtestError(
+                    f"the corpus {', '.join(self.corpus)} holds no paragraph of 200 words or "
+                    "more; give longer documents separated by blank lines"
+                )
+            return found
+        return default_documents(n)
+
+    def recorded(self) -> dict[str, Any]:
+        """The settings as the report records them (``provenance.audit_settings``)."""
+        return {f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v)
+                for f in fields(self)}
+
+
+#: Names older reports used for a setting (read back by the gate from a baseline).
+RENAMED = {"n_resamples": "resamples"}
+
+
+def load_options(model: str, values: Mapping[str, Any], *, progress: bool = False
+                 ) -> dict[str, Any]:
+    """The keyword arguments :func:`normtest.load` takes for ``model`` from resolved settings:
+    device, dtype, progress and trust in the folder's own code for a transformers model, the
+    vocabulary of a bare ``.npy`` matrix, and whether to use the cache."""
+    from normtest.models import EMBEDDED, is_python_target
+
+    options: dict[str, Any] = {"cache": bool(values.get("cache", True))}
+    vocabulary = values.get("vocabulary")
+    if vocabulary is not None:
+        if Path(model).suffix != ".npy":
+            raise NormtestError(f"--vocabulary applies to a bare .npy matrix only, not to {model}")
+        return {**options, "vocabulary": str(vocabulary)}
+    embedded = EMBEDDED.get(model)
+    if is_python_target(model):
+        return {}  # the user's own object: it was built with its own options
+    if embedded is not None and not embedded.transformers:
+        return options
+    if embedded is None and not Path(model).expanduser().is_dir():
+        return options  # a vector file, or a hub id that load() refuses with its reason
+    options["progress"] = progress
+    if values.get("device"):
+        options["device"] = values["device"]
+    if values.get("dtype"):
+        options["dtype"] = values["dtype"]
+    if values.get("trust_remote_code") and embedded is None:  # embedded models never need it
+        options["trust_remote_code"] = True
+    return options
+
+
+def load_checks_of(values: Mapping[str, Any]) -> list[str]:
+    """Load the claim files, folders or modules the ``checks`` setting names; their ids."""
+    from normtest.catalogue import load_checks
+
+    ids: list[str] = []
+    for spec in values.get("checks") or ():
+        ids += load_checks(spec)
+    return ids

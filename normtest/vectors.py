@@ -1,0 +1,381 @@
+"""The vectors stage: the data every measurement reads, built once per audit and shared.
+
+Three kinds of data, each built on first request (docs/audit.md explains the sampling):
+
+- :class:`WordData` (``"words"``): the word sample, its information content, each word's vector
+  under every composition, representation and (cross-fitted) geometry transform, the reference
+  corpus's PMI pairs and KL(w);
+- :class:`PrefixData` (``"prefixes"``): documents, their prefix-length grids in model tokens, the
+  curve s(L) = ‖e(prefix_L)‖² per variant and its growth analysis;
+- :class:`TextData` (``"texts"``): sentences, their surprisal under a causal LM, and text vectors.
+
+A claim names the kind it reads (``Claim.data``); :class:`AuditData` builds it for the first claim
+that asks and hands the same object to the rest. Nothing here knows a claim.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from normtest.adapters.protocol import Capability, prefix_vectors_of, supports
+from normtest.catalogue import DATA
+from normtest.errors import NormtestError
+from normtest.result import Measurement
+from normtest.settings import AuditSettings
+
+__all__ = ["AuditData", "PrefixData", "TextData", "WordData", "surprisal_model"]
+
+
+@dataclass
+class WordData:
+    """The word sample, its information content, and vectors per variant, computed once."""
+
+    adapter: Any
+    settings: AuditSettings
+    family: str
+    words: list[str] = field(default_factory=list)
+    information: np.ndarray = field(default_factory=lambda: np.empty(0))
+    dropped: dict[str, int] = field(default_factory=dict)
+    _vectors: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
+    _token_counts: np.ndarray | None = None
+    _corpus: Any = None
+    _pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    _kl: tuple[np.ndarray, np.ndarray] | None = None
+    _norms: dict[tuple[tuple[str, str], ...], np.ndarray] = field(default_factory=dict)
+    _fits: dict[tuple[str, str, str], list[Any]] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, adapter: Any, settings: AuditSettings, family: str,
+              words: Sequence[str] | None = None, source: Any | None = None) -> WordData:
+        """Draw (or take) the sample, keep words with an IC the model can represent.
+
+        ``source`` is any frequency source with ``information_content(words)`` (default:
+        wordfreq English); words it does not know are dropped and counted.
+        """
+        from normtest.information import WordfreqSource, default_word_sample
+
+        sample = list(words) if words is not None else default_word_sample(
+            size=settings.words, seed=settings.seed)
+        ic = (source or WordfreqSource()).information_content(sample)
+        kept, values = list(ic.words), np.asarray(ic.values, dtype=np.float64)
+        dropped = {"no frequency": len(ic.missing)}
+        if family == "static":
+            known = np.asarray(adapter.represents(kept), dtype=bool)
+            dropped["no vector"] = int((~known).sum())
+            kept = [w for w, k in zip(kept, known, strict=True) if k]
+            values = values[known]
+        if not kept:
+            raise NormtestError(
+                "no word of the sample has both an IC and a vector; check the model and sample"
+            )
+        return cls(adapter, settings, family, kept, values, dropped)
+
+    @property
+    def probabilities(self) -> np.ndarray:
+        """Unigram weights p(w) = exp(−IC(w)) (renormalised by the transforms)."""
+        return np.exp(-self.information)
+
+    def token_counts(self) -> np.ndarray:
+        """Number of model tokens of each word (1 for whole-word models)."""
+        if self._token_counts is None:
+            if self.family == "static":
+                self._token_counts = np.ones(len(self.words), dtype=np.intp)
+            elif callable(getattr(self.adapter, "word_token_counts", None)):  # one batch call
+                self._token_counts = np.asarray(self.adapter.word_token_counts(self.words),
+                                                dtype=np.intp)
+            else:
+                self._token_counts = np.array(
+                    [len(self.adapter.word_tokens(w)) for w in self.words], dtype=np.intp)
+        return self._token_counts
+
+    def vectors(self, composition: str, representation: str) -> np.ndarray:
+        """Word vectors for a composition and representation (float64, one row per word)."""
+        key = (composition, representation)
+        if key not in self._vectors:
+            if self.family == "static":
+                raw = np.asarray(self.adapter.word_vectors(self.words), dtype=np.float64)
+            else:
+                from normtest.compose import compose_batch
+
+                batch = self.adapter.token_vectors(self.words, layer=representation, words=True)
+                raw = compose_batch(np.asarray(batch.vectors, dtype=np.float64), batch.offsets,
+                                    composition)
+            self._vectors[key] = raw
+        return self._vectors[key]
+
+    def folds(self) -> np.ndarray:
+        """Two halves of the sample, stratified by IC (a seeded coin per adjacent IC pair)."""
+        order = np.argsort(self.information, kind="stable")
+        coins = np.random.default_rng(self.settings.seed).integers(0, 2, size=order.size // 2 + 1)
+        fold = np.empty(order.size, dtype=np.intp)
+        fold[order[0::2]] = coins[: order[0::2].size]
+        fold[order[1::2]] = 1 - coins[: order[1::2].size]
+        return fold
+
+    def transformed(self, variant: Mapping[str, str]) -> np.ndarray:
+        """Word vectors under the variant's composition, representation and transform.
+
+        Transforms are cross-fitted: each half of the sample is centred or whitened by the
+        transform fitted on the other half, in the input's coordinates. Fitted in-sample, Zipfian
+        whitening bounds p(w)·‖e(w)‖² ≤ 1 (a weighted leverage), which alone makes ‖e‖² grow
+        with IC = −log p even for random vectors; out-of-sample fitting removes that artefact.
+        """
+        from normtest.transforms import make_transform
+
+        vectors = self.vectors(variant.get("composition", "whole"),
+                               variant.get("representation", "last"))
+        transform = variant.get("transform", "raw")
+        if transform == "raw":
+            return vectors
+        fold, p = self.folds(), self.probabilities
+        key = (variant.get("composition", "whole"), variant.get("representation", "last"),
+               transform)
+        if key not in self._fits:  # fitted once per variant (an SVD per half when whitening)
+            self._fits[key] = [make_transform(transform).fit(vectors[fold != f], p[fold != f])
+                               for f in (0, 1)]
+        out = np.empty_like(vectors)
+        for f, fitted in enumerate(self._fits[key]):
+            out[fold == f] = fitted.apply(vectors[fold == f], input_axes=True)
+        return out
+
+    def squared_norms(self, variant: Mapping[str, str]) -> np.ndarray:
+        """‖e(w)‖² under the variant's composition, representation and transform (kept)."""
+        key = tuple(sorted(variant.items()))
+        if key not in self._norms:
+            vectors = self.transformed(variant)
+            self._norms[key] = np.einsum("ij,ij->i", vectors, vectors)
+        return self._norms[key]
+
+    def corpus(self) -> Any:
+        """The reference corpus statistics (the user's corpus, else the Wikipedia sample)."""
+        if self._corpus is None:
+            from normtest.information import CorpusStatistics, wiki_sample
+
+            corpus = self.settings.corpus
+            self._corpus = (CorpusStatistics.from_files(list(corpus), split="paragraph")
+                            if corpus else wiki_sample())
+        return self._corpus
+
+    def information_gain(self) -> tuple[np.ndarray, np.ndarray]:
+        """Rows of the words seen ≥ ``min_word_count`` times in the corpus, and their KL(w)."""
+        if self._kl is None:
+            corpus = self.corpus()
+            frequent = [w for w in self.words if corpus.count(w) >= self.settings.min_word_count]
+            if not frequent:
+                raise NormtestError(
+                    f"the corpus ({corpus.source}) is too small: none of the "
+                    f"{len(self.words)} sample words occurs {self.settings.min_word_count} times "
+                    "or more, so no KL(w) can be estimated. Give a larger corpus with --corpus "
+                    "(millions of words), or leave --corpus out to use the bundled Wikipedia "
+                    "sample"
+                )
+            kl = corpus.kl(frequent)
+            row = {w: i for i, w in enumerate(self.words)}
+            self._kl = (np.array([row[w] for w in kl.words], dtype=np.intp),
+                        np.asarray(kl.values, dtype=np.float64))
+        return self._kl
+
+    def pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Row indices (x, y) of co-occurring sample-word pairs, and their PMI (nats).
+
+        Pairs seen fewer than ``min_pair_count`` times are left out; at most ``max_pairs`` are
+        kept (a seeded subsample) so the bootstrap stays fast.
+        """
+        if self._pairs is None:
+            corpus, s = self.corpus(), self.settings
+            listed = corpus.cooccurring_pairs(self.words, min_count=s.min_pair_count)
+            if not listed:
+                raise NormtestError(
+                    f"the corpus ({corpus.source}) is too small: no two of the "
+                    f"{len(self.words)} sample words co-occur {s.min_pair_count} times or more "
+                    "within the window, so no PMI can be estimated. Give a larger corpus with "
+                    "--corpus (millions of words), or leave --corpus out to use the bundled "
+                    "Wikipedia sample"
+                )
+            pmi = corpus.pmi(listed, min_count=s.min_pair_count)
+            row = {w: i for i, w in enumerate(self.words)}
+            x = np.array([row[a] for a, _ in pmi.pairs], dtype=np.intp)
+            y = np.array([row[b] for _, b in pmi.pairs], dtype=np.intp)
+            values = np.asarray(pmi.values, dtype=np.float64)
+            if values.size > s.max_pairs:
+                keep = np.sort(np.random.default_rng(s.seed).choice(values.size, s.max_pairs,
+                                                                    replace=False))
+                x, y, values = x[keep], y[keep], values[keep]
+            self._pairs = (x, y, values)
+        return self._pairs
+
+
+@dataclass
+class PrefixData:
+    """CER documents, their prefix grids in model tokens, and prefix vectors per variant."""
+
+    adapter: Any
+    plans: list[Any]
+    _curves: dict[tuple[str, str], tuple[np.ndarray, ...]] = field(default_factory=dict)
+    _growth: dict[tuple[str, str], Measurement] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, adapter: Any, settings: AuditSettings) -> PrefixData:
+        """The default documents with a non-empty prefix grid for this model."""
+        from normtest.information import plan_prefixes
+
+        documents = settings.documents_for(settings.documents)
+        plans = [p for p in plan_prefixes(adapter, documents, settings.prefix_step,
+                                          settings.max_prefix) if p.lengths.size >= 2]
+        return cls(adapter, plans)
+
+    def growth(self, variant: Mapping[str, str], settings: AuditSettings) -> Measurement:
+        """How s(L) grows for one variant (:func:`~normtest.stats.measure_linear_growth`),
+        analysed once and shared by every claim that reads it (``cer.linear``,
+        ``cer.monotone``)."""
+        from normtest.stats import measure_linear_growth
+
+        key = (variant["composition"], variant.get("representation", "last"))
+        if key not in self._growth:
+            lengths, values, groups, _ = self.curves(variant)
+            self._growth[key] = measure_linear_growth(lengths, values, groups,
+                                                      n_resamples=settings.resamples,
+                                                      seed=settings.seed, alpha=settings.alpha)
+        return self._growth[key]
+
+    def curves(self, variant: Mapping[str, str]) -> tuple[np.ndarray, ...]:
+        """(lengths, squared norms, document ids, vectors) of every prefix, for one variant."""
+        key = (variant["composition"], variant.get("representation", "last"))
+        if key not in self._curves:
+            # encoders batch every document's prefixes by length
+            matrices = prefix_vectors_of(self.adapter, [p.document.text for p in self.plans],
+                                         [p.lengths for p in self.plans], key[0], layer=key[1])
+            lengths, values, groups, vectors = [], [], [], []
+            for doc, (plan, matrix) in enumerate(zip(self.plans, matrices, strict=True)):
+                v = np.asarray(matrix, dtype=np.float64)
+                lengths.append(plan.lengths.astype(np.float64))
+                values.append(np.einsum("ij,ij->i", v, v))
+                groups.append(np.full(plan.lengths.size, doc))
+                vectors.append(v)
+            self._curves[key] = tuple(np.concatenate(x) for x in (lengths, values, groups,
+                                                                  vectors))
+        return self._curves[key]
+
+
+@functools.lru_cache(maxsize=1)
+def _loaded_surprisal_model(name: str, cache_dir: str) -> Any:
+    """The surprisal model, loaded once per process and cache folder (its tokenizer alone takes
+    ~0.2 s to read); its weights are read only if a surprisal is not in the cache, and then
+    stay in memory for the next audit (SmolLM2: 540 MB)."""
+    from normtest.models import load
+
+    return load(name, cache=False, cache_dir=cache_dir)
+
+
+def surprisal_model(name: str, audited: Any) -> Any:
+    """The causal LM that gives sentences their IC, read through the audited model's cache.
+
+    The audited adapter's :class:`~normtest.cache.EmbeddingCache` is shared (so a run with the
+    cache off computes every surprisal, and a warm re-run reads them all back).
+    """
+    from normtest.cache import CachedAdapter, default_cache_dir
+
+    lm = _loaded_surprisal_model(name, str(default_cache_dir()))
+    return CachedAdapter(lm, audited.cache) if isinstance(audited, CachedAdapter) else lm
+
+
+@dataclass
+class TextData:
+    """Sentences of real documents, their LM surprisal, and text vectors per variant."""
+
+    adapter: Any
+    sentences: list[str]
+    documents: np.ndarray
+    information: np.ndarray
+    surprisal_model: str
+    _vectors: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
+    _tokens: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, adapter: Any, settings: AuditSettings) -> TextData:
+        """Sample sentences; their IC from the model itself if it is a causal LM, else from
+        ``settings.surprisal_model``."""
+        from normtest.information import document_sentences, text_information
+
+        documents = settings.documents_for(settings.sentence_documents)
+        pairs = document_sentences(documents, settings.sentences)
+        if not pairs:
+            raise NormtestError("the documents hold no sentence of 5 to 40 words")
+        lm = adapter if supports(adapter, Capability.TOKEN_LOGPROBS) \
+            else surprisal_model(settings.surprisal_model, adapter)
+        texts = [t for _, t in pairs]
+        return cls(adapter, texts, np.array([d for d, _ in pairs], dtype=np.intp),
+                   np.asarray(text_information(lm, texts), dtype=np.float64), lm.name)
+
+    def squared_norms(self, variant: Mapping[str, str]) -> np.ndarray:
+        """‖e(t)‖² of each sentence under the variant's pooling and representation."""
+        from normtest.compose import MODEL_STATES, compose_batch
+
+        key = (variant["composition"], variant.get("representation", "last"))
+        if key not in self._vectors:
+            if key[0] in MODEL_STATES:
+                v = self.adapter.special_states(self.sentences, key[0], layer=key[1])
+            else:
+                if key[1] not in self._tokens:  # one forward pass per representation
+                    self._tokens[key[1]] = self.adapter.token_vectors(self.sentences,
+                                                                      layer=key[1])
+                batch = self._tokens[key[1]]
+                v = compose_batch(np.asarray(batch.vectors, dtype=np.float64), batch.offsets,
+                                  key[0])
+            v = np.asarray(v, dtype=np.float64)
+            self._vectors[key] = np.einsum("ij,ij->i", v, v)
+        return self._vectors[key]
+
+
+@dataclass
+class AuditData:
+    """Everything measurements share: the word data and the prefix data, each built on demand."""
+
+    adapter: Any
+    settings: AuditSettings
+    family: str
+    words: Sequence[str] | None = None
+    source: Any | None = None
+    _word: WordData | None = None
+    _prefix: PrefixData | None = None
+    _text: TextData | None = None
+
+    def word(self) -> WordData:
+        """The word sample and its vectors (built once)."""
+        if self._word is None:
+            self._word = WordData.build(self.adapter, self.settings, self.family, self.words,
+                                        self.source)
+        return self._word
+
+    def prefix(self) -> PrefixData:
+        """The CER documents and their prefix vectors (built once)."""
+        if self._prefix is None:
+            self._prefix = PrefixData.build(self.adapter, self.settings)
+        return self._prefix
+
+    def text(self) -> TextData:
+        """The sentences, their surprisal and text vectors (built once)."""
+        if self._text is None:
+            self._text = TextData.build(self.adapter, self.settings)
+        return self._text
+
+    def get(self, kind: str) -> WordData | PrefixData | TextData:
+        """The data a measurement asked for by name (``words``, ``prefixes``, ``texts``)."""
+        if kind == "words":
+            return self.word()
+        if kind == "prefixes":
+            return self.prefix()
+        if kind == "texts":
+            return self.text()
+        raise NormtestError(f"unknown data {kind!r}; a claim reads one of {DATA}")
+
+    def built(self) -> dict[str, WordData | PrefixData | TextData]:
+        """The data built so far, by name (what the report's provenance and plots describe)."""
+        return {kind: value for kind, value in (("words", self._word),
+                                                ("prefixes", self._prefix),
+                                                ("texts", self._text)) if value is not None}
