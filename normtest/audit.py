@@ -20,11 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from normtest.adapters.protocol import Capability, supports
-from normtest.catalogue import Claim, claims, get
+from normtest.adapters.protocol import Capability, ModelAdapter, supports
+from normtest.catalogue import Claim, claims, get, is_builtin
 from normtest.errors import NormtestError, nothing_ran
 from normtest.report import Report, provenance
-from normtest.result import Result, Verdict
+from normtest.result import Measurement, Result, Verdict
 from normtest.settings import AuditSettings
 from normtest.stats import adjust
 from normtest.vectors import AuditData
@@ -36,7 +36,7 @@ __all__ = ["SCOPES", "AuditSettings", "applicable_axes", "model_family", "plot_d
 CONTEXTUAL_DATA = ("prefixes", "texts")
 
 
-def model_family(adapter: Any) -> str:
+def model_family(adapter: ModelAdapter) -> str:
     """``static`` (whole-word vectors), ``decoder`` (a causal LM) or ``encoder``."""
     if supports(adapter, Capability.WORD_VECTORS):
         return "static"
@@ -86,7 +86,7 @@ def variants(claim: Claim, family: str, states: Sequence[str] = (),
             for combo in itertools.product(*(axes[n] for n in names))]
 
 
-def skip_reason(claim: Claim, adapter: Any) -> str | None:
+def skip_reason(claim: Claim, adapter: ModelAdapter) -> str | None:
     """Why the audit cannot run ``claim`` on ``adapter`` (None: it can)."""
     if claim.measure is None or claim.data is None:
         return ("the claim is declared without a measurement; declare it with "
@@ -101,7 +101,7 @@ def skip_reason(claim: Claim, adapter: Any) -> str | None:
 
 
 def run_audit(
-    adapter: Any,
+    adapter: ModelAdapter,
     claim_ids: Iterable[str] | None = None,
     suite: str = "all",
     settings: AuditSettings | None = None,
@@ -121,7 +121,7 @@ def run_audit(
         return _run_audit(adapter, claim_ids, suite, settings or AuditSettings(), words, source)
 
 
-def _run_audit(adapter: Any, claim_ids: Iterable[str] | None, suite: str,
+def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: str,
                settings: AuditSettings, words: Sequence[str] | None,
                source: Any | None) -> Report:
     family = model_family(adapter)
@@ -182,6 +182,19 @@ def measure_claim(claim: Claim, data: AuditData, family: str,
             measurement = claim.measure(data.get(claim.data), variant, settings)
         except NormtestError as exc:
             out.append(Result(Verdict.ERROR, str(exc), claim=claim.id, variant=variant,
+                              expected=expected))
+            continue
+        except Exception as exc:
+            if is_builtin(claim):
+                raise  # a defect of normtest itself: let it surface
+            out.append(Result(Verdict.ERROR, f"the measurement of {claim.id} ({claim.origin}) "
+                              f"raised {type(exc).__name__}: {exc}", claim=claim.id,
+                              variant=variant, expected=expected))
+            continue
+        if not isinstance(measurement, Measurement):
+            out.append(Result(Verdict.ERROR, f"the measurement of {claim.id} ({claim.origin}) "
+                              f"returned {type(measurement).__name__}, not a "
+                              "normtest.result.Measurement", claim=claim.id, variant=variant,
                               expected=expected))
             continue
         judged = Result.judged(measurement, criterion)

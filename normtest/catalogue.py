@@ -45,14 +45,15 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from normtest.adapters.protocol import Capability
 from normtest.errors import NormtestError
 from normtest.result import Criterion, Verdict
 
-Suite = Literal["word", "conditions", "text", "cer"]
+#: The suites, each a module of ``checks/`` of the same name (the one list of them).
 SUITES: tuple[str, ...] = ("word", "conditions", "text", "cer")
+Suite = str  # one of SUITES, checked when a claim is declared
 #: Model families an expectation may name; None (any family) matches every model.
 FAMILIES: tuple[str, ...] = ("static", "encoder", "decoder")
 #: Variant axes a claim may expand over (docs/theory.md §7).
@@ -180,6 +181,12 @@ def measures(claim: Claim, data: str) -> Callable[[Measure], Measure]:
 def _source_file(function: Callable[..., Any]) -> str | None:
     code = getattr(function, "__code__", None)
     return None if code is None else str(Path(code.co_filename).resolve())
+
+
+def is_builtin(claim: Claim) -> bool:
+    """Whether a claim belongs to the built-in catalogue (declared in ``normtest.checks``)."""
+    module = getattr(claim.measure, "__module__", None) or ""
+    return module == "normtest.checks" or module.startswith("normtest.checks.")
 
 
 def _load_builtin() -> None:

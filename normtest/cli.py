@@ -16,7 +16,6 @@ from pathlib import Path
 
 from normtest.errors import NormtestError
 from normtest.settings import (
-    BY_NAME,
     add_cli_options,
     audit_settings,
     given,
@@ -38,6 +37,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Hypothesis tests for the squared-norm / information-content correspondence.",
     )
     parser.add_argument("--version", action="version", version=f"normtest {__version__}")
+    from normtest.catalogue import SUITES
+
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser(
         "demo", help="judge synthetic claims with known truth (a demonstration of the engine)"
@@ -47,19 +48,17 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--format", nargs="+", dest="formats", default=["json", "md", "html"],
                       choices=["json", "md", "html"], metavar="FORMAT",
                       help="which renderings --out receives: json, md, html (default: all)")
-    demo.add_argument("--seed", type=BY_NAME["seed"].argparse_type(), default=0,
-                      help="random seed (default 0)")
-    demo.add_argument("--words", type=int, default=2000, help="synthetic word sample size")
+    add_cli_options(demo, names=("seed", "words"))
     listing = sub.add_parser("list", help="list the claims of the catalogue")
     listing.add_argument("--suite", default="all",
-                         choices=["all", "word", "conditions", "text", "cer"])
+                         choices=["all", *SUITES])
     audit = sub.add_parser("audit", help="audit a model against the catalogue")
     audit.add_argument("--model", required=True,
                        help="embedded name, path, hub id, or module:attribute (an adapter, a "
                             "class or a function returning one)")
     audit.add_argument("--claims", nargs="+", default=None, metavar="ID")
     audit.add_argument("--suite", default="all",
-                       choices=["all", "word", "conditions", "text", "cer"])
+                       choices=["all", *SUITES])
     audit.add_argument("--out", type=Path, default=None,
                        help="folder for report.json, report.md and report.html")
     audit.add_argument("--format", nargs="+", dest="formats", default=["json", "md", "html"],
@@ -127,7 +126,7 @@ def _audit(args: argparse.Namespace) -> int:
     from normtest.audit import run_audit
     from normtest.gate import load_config
     from normtest.models import load
-    from normtest.table import verdict_table
+    from normtest.render.terminal import verdict_table
 
     config = load_config(args.config)
     values = resolve(config.settings, given(args))
@@ -205,12 +204,11 @@ def _show(args: argparse.Namespace) -> int:
 
 def _demo(args: argparse.Namespace) -> int:
     from normtest.demo import run_demo
-    from normtest.table import verdict_table
+    from normtest.render.terminal import verdict_table
 
-    if args.words < 1:
-        raise NormtestError(f"--words must be positive, got {args.words}")
+    values = resolve(given(args))
     _check_outputs(args)
-    report = run_demo(seed=args.seed, n_words=args.words)
+    report = run_demo(seed=values["seed"], n_words=values["words"])
     print("normtest demonstration: synthetic models built to satisfy or violate each claim\n")
     print(verdict_table(report.results))
     print("\nsummary: " + ", ".join(f"{k} {v}" for k, v in report.summary.items() if v))

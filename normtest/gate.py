@@ -24,29 +24,21 @@ approximation uses each interval's width. docs/ci.md explains both.
 from __future__ import annotations
 
 import math
-import tomllib
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from normtest.check import (
-    SAMPLE_OF_SUITE,
-    Selector,
-    apply_thresholds,
-    load_model,
-    record_samples,
-    sample_fingerprints,
-)
+from normtest.checking.samples import record_samples, sample_fingerprints, sample_of
+from normtest.checking.selection import Selector, apply_thresholds
+from normtest.checking.session import load_model
+from normtest.config import GateConfig, find_config, load_config
 from normtest.errors import NormtestError
-from normtest.render import _format as fmt
 from normtest.settings import (
-    BY_NAME,
     RENAMED,
     AuditSettings,
-    from_config,
     given,
     load_checks_of,
     load_options,
@@ -55,6 +47,7 @@ from normtest.settings import (
 from normtest.stats.multiplicity import holm
 
 if TYPE_CHECKING:
+    from normtest.adapters.protocol import ModelAdapter
     from normtest.report import Report
     from normtest.result import Criterion, Result
 
@@ -63,192 +56,6 @@ __all__ = ["Comparison", "GateConfig", "GateOutcome", "Requirement", "compare", 
 
 #: Two-sided confidence of the intervals the summary shows (their ends: one-sided 95% bounds).
 Z_95 = 1.6448536269514722
-
-
-# -- configuration --------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class GateConfig:
-    """What a gate demands of a model (see the module doc for the file format)."""
-
-    model: str | None = None
-    claims: tuple[str, ...] = ()
-    require: tuple[str, ...] = ()
-    thresholds: Mapping[str, Any] = field(default_factory=dict)
-    baseline: Path | None = None
-    report: Path | None = None
-    margin: float = 0.05
-    margins: Mapping[str, float] = field(default_factory=dict)
-    alpha: float = 0.05
-    expected_failures: Mapping[str, str] = field(default_factory=dict)
-    strict: bool = False
-    inconclusive: str = "fail"
-    #: the audit and loading settings of the file (normtest.settings), validated, by name
-    settings: Mapping[str, Any] = field(default_factory=dict)
-    #: the file it was read from (None: built in code or from defaults)
-    path: Path | None = None
-
-    def __post_init__(self) -> None:
-        if not 0 < self.alpha < 0.5:
-            raise NormtestError(f"gate alpha must lie in (0, 0.5), got {self.alpha}")
-        for name, value in (("margin", self.margin), *self.margins.items()):
-            if not (math.isfinite(value) and value >= 0):
-                raise NormtestError(f"a regression margin must be ≥ 0, got {name} = {value}")
-        if self.inconclusive not in ("fail", "skip", "pass"):
-            raise NormtestError(
-                f"inconclusive must be 'fail', 'skip' or 'pass', got {self.inconclusive!r}")
-        unknown = sorted(set(self.settings) - set(BY_NAME))
-        if unknown:
-            raise NormtestError(f"unknown setting(s) {unknown}; known: {sorted(BY_NAME)}")
-
-    @classmethod
-    def from_mapping(cls, data: Mapping[str, Any], base: Path | None = None,
-                     origin: str = "the configuration") -> GateConfig:
-        """Validate a ``[tool.normtest]`` table; relative paths are relative to ``base``."""
-        known = ({f.name for f in fields(cls)} - {"path", "settings"}) | set(BY_NAME)
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise NormtestError(f"{origin}: unknown key(s) {unknown}; known: {sorted(known)}")
-        values: dict[str, Any] = {}
-        for key, value in data.items():
-            if key in BY_NAME:
-                continue
-            try:
-                values[key] = _coerce(key, value, base)
-            except (TypeError, ValueError, OverflowError, RuntimeError) as exc:
-                # OverflowError: an integer too large for a float; RuntimeError: "~user" paths
-                raise NormtestError(f"{origin}: {key} = {value!r}: {exc}") from exc
-        _check_thresholds(values.get("thresholds") or {}, origin)
-        chosen = from_config(data, origin)
-        for key in ("corpus", "checks", "vocabulary"):  # file paths: relative to the file
-            if chosen.get(key) is not None:
-                chosen[key] = _relative_paths(chosen[key], base, origin, key)
-        return cls(**values, settings=chosen)
-
-    def with_settings(self, given: Mapping[str, Any]) -> GateConfig:
-        """The configuration with these settings (the command line's, say) taking precedence."""
-        return replace(self, settings={**self.settings, **given})
-
-    def with_overrides(self, **overrides: Any) -> GateConfig:
-        """The configuration with every override that is not None applied."""
-        return replace(self, **{k: v for k, v in overrides.items() if v is not None})
-
-
-def _check_thresholds(thresholds: Mapping[str, Any], origin: str) -> None:
-    """Refuse a threshold its claim cannot take, in the file's own syntax."""
-    from normtest.catalogue import get
-
-    for claim, value in thresholds.items():
-        try:
-            get(claim).criterion.with_threshold(value, claim)
-        except NormtestError as exc:
-            raise NormtestError(
-                f"{origin}: in the thresholds table, \"{claim}\" = {value!r}: {exc} (write "
-                f"\"{claim}\" = 0.5 for one threshold, or \"{claim}\" = [0.8, 1.25] for a margin)"
-            ) from exc
-
-
-def _relative_paths(value: Any, base: Path | None, origin: str, key: str) -> Any:
-    """Paths of a configuration file taken relative to its folder (module names stay)."""
-    def one(text: str) -> str:
-        try:
-            path = Path(text).expanduser()
-        except RuntimeError as exc:  # "~user" whose home is unknown
-            raise NormtestError(f"{origin}: {key} = {text!r}: {exc}") from exc
-        if base is None or path.is_absolute():
-            return str(path)
-        candidate = base / path
-        # a module name (checks = ["my_package.claims"]) is not a path: keep it as written
-        if key == "checks" and not candidate.exists() and path.suffix != ".py" \
-                and "/" not in text:
-            return text
-        return str(candidate)
-
-    return tuple(one(v) for v in value) if isinstance(value, tuple) else one(value)
-
-
-def _coerce(key: str, value: Any, base: Path | None) -> Any:
-    if key in ("claims", "require"):
-        if isinstance(value, str):
-            value = [value]
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise TypeError("give a list of claim ids")
-        return tuple(value)
-    if key in ("thresholds", "margins", "expected_failures"):
-        if not isinstance(value, Mapping):
-            raise TypeError("give a table")
-        if key == "margins":
-            return {str(k): float(v) for k, v in value.items()}
-        if key == "expected_failures":
-            return {str(k): str(v) for k, v in value.items()}
-        return dict(value)
-    if key in ("baseline", "report"):
-        if not isinstance(value, str):
-            raise TypeError("give a path")
-        path = Path(value).expanduser()
-        return path if path.is_absolute() or base is None else base / path
-    if key in ("margin", "alpha"):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise TypeError("give a number")
-        return float(value)
-    if key == "strict":
-        if not isinstance(value, bool):
-            raise TypeError("give true or false")
-        return value
-    if not isinstance(value, str):
-        raise TypeError("give a string")
-    return value
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except OSError as exc:
-        raise NormtestError(f"cannot read {path}: {exc.strerror}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise NormtestError(f"{path} is not valid TOML: {exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise NormtestError(
-            f"{path} is not UTF-8 text (byte {exc.start}); TOML files must be UTF-8"
-        ) from exc
-
-
-def find_config(start: Path | None = None) -> Path | None:
-    """``normtest.toml``, else a ``pyproject.toml`` with ``[tool.normtest]``, in ``start`` or
-    its parents (the search stops at the first ``pyproject.toml``)."""
-    here = (start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        if (folder / "normtest.toml").is_file():
-            return folder / "normtest.toml"
-        pyproject = folder / "pyproject.toml"
-        if pyproject.is_file():
-            tool = _read_toml(pyproject).get("tool", {})
-            return pyproject if isinstance(tool, dict) and "normtest" in tool else None
-    return None
-
-
-def load_config(path: str | Path | None = None, start: Path | None = None,
-                required: bool = False) -> GateConfig:
-    """Read the gate configuration from ``path`` (a ``normtest.toml`` or a ``pyproject.toml``),
-    or find one (:func:`find_config`); defaults when there is none and it is not ``required``."""
-    target = Path(path) if path is not None else find_config(start)
-    if target is None:
-        if required:
-            raise NormtestError(
-                "no gate configuration: add [tool.normtest] to pyproject.toml or write a "
-                "normtest.toml (docs/ci.md), or pass --config PATH"
-            )
-        return GateConfig()
-    data = _read_toml(target)
-    if target.name == "pyproject.toml" or "tool" in data:
-        tool = data.get("tool", {})
-        if not isinstance(tool, dict) or "normtest" not in tool:
-            raise NormtestError(f"{target} has no [tool.normtest] table")
-        data = tool["normtest"]
-    if not isinstance(data, dict):
-        raise NormtestError(f"{target}: the normtest configuration must be a table")
-    return replace(GateConfig.from_mapping(data, target.parent.resolve(), str(target)),
-                   path=target)
 
 
 def audit_settings(config: GateConfig, baseline: Report | None = None) -> AuditSettings:
@@ -306,11 +113,11 @@ class Comparison:
         return "paired bootstrap" if self.paired else "unpaired normal"
 
 
-def _pairing(base: Result, cand: Result, suite: str | None, base_samples: Mapping[str, str],
+def _pairing(base: Result, cand: Result, key: str | None, base_samples: Mapping[str, str],
              cand_samples: Mapping[str, str], same_version: bool) -> bool:
+    """Whether two measurements resampled the same units (sample ``key``) draw for draw."""
     bm, cm = base.measurement, cand.measurement
     assert bm is not None and cm is not None and bm.sampling and cm.sampling
-    key = SAMPLE_OF_SUITE.get(suite or "")
     return bool(
         same_version and key is not None
         and base_samples.get(key) is not None and base_samples.get(key) == cand_samples.get(key)
@@ -363,7 +170,6 @@ def compare(baseline: Report, candidate: Report, *, margin: float = 0.05,
 
     Returns the comparisons and the ids that could not be compared, with the reason.
     """
-    from normtest.catalogue import get
 
     base_samples, cand_samples = sample_fingerprints(baseline), sample_fingerprints(candidate)
     same_version = baseline.provenance.get("normtest") == candidate.provenance.get("normtest")
@@ -387,12 +193,9 @@ def compare(baseline: Report, candidate: Report, *, margin: float = 0.05,
         if why is not None or cand is None:
             skipped.append((base.id, why or ""))
             continue
-        try:
-            suite: str | None = get(base.claim).suite if base.claim else None
-        except NormtestError:
-            suite = None
         claim_margin = (margins or {}).get(base.claim or "", margin)
-        paired = _pairing(base, cand, suite, base_samples, cand_samples, same_version)
+        paired = _pairing(base, cand, sample_of(base.claim), base_samples, cand_samples,
+                          same_version)
         found.append(compare_results(base, cand, margin=claim_margin, alpha=alpha,
                                      paired=paired))
     if found:
@@ -448,7 +251,9 @@ class GateOutcome:
 
     def markdown(self) -> str:
         """A Markdown summary fit for a pull-request comment."""
-        return _markdown(self)
+        from normtest.render.gate import gate_markdown
+
+        return gate_markdown(self)
 
 
 def evaluate(candidate: Report, config: GateConfig, baseline: Report | None = None,
@@ -518,84 +323,6 @@ def run_gate(config: GateConfig, *, save_report: str | Path | None = None) -> Ga
                     None if config.baseline is None else str(config.baseline))
 
 
-# -- the Markdown summary -------------------------------------------------------------------------
-def _markdown(outcome: GateOutcome) -> str:
-    model = outcome.candidate.model
-    name = model.get("name", "the model")
-    family = f" ({model['family']})" if model.get("family") else ""
-    verdict = "✅ passed" if outcome.passed else "❌ FAILED"
-    lines = [f"## normtest gate {verdict}: `{name}`{family}", ""]
-    failed, regressions = outcome.failed_requirements, outcome.regressions
-    facts = []
-    if outcome.requirements:
-        facts.append(f"{len(outcome.requirements) - len(failed)} of {len(outcome.requirements)} "
-                     "required claims PASS")
-    if outcome.baseline is not None:
-        base = outcome.baseline.model.get("name", "the baseline")
-        where = f" `{outcome.baseline_path}`" if outcome.baseline_path else ""
-        facts.append(f"{len(regressions)} regression{'s' * (len(regressions) != 1)} against "
-                     f"the baseline{where} ({base})")
-    lines += ["; ".join(facts) + ".", ""]
-    if outcome.requirements:
-        lines += ["### Required claims", "",
-                  "| | claim | verdict | estimate | 90% interval | threshold |",
-                  "|---|---|---|---|---|---|"]
-        for req in outcome.requirements:
-            if not req.results:
-                lines.append(f"| ❌ | `{req.selector}` | not measured | — | — | — |")
-            for r in req.results:
-                mark = "✅" if r.verdict.value == "PASS" else "❌"
-                lines.append(f"| {mark} | `{r.id}` | {r.verdict.value} | "
-                             f"{fmt.number(r.estimate)} | {fmt.bounds(r.ci)} | "
-                             f"{fmt.threshold(r)} |")
-        lines.append("")
-        for req in failed:
-            for r in req.results:
-                if r.verdict.value != "PASS":
-                    lines.append(f"- `{r.id}`: {r.reason}")
-            if not req.results:
-                lines.append(f"- `{req.selector}`: no result; is it a claim this model can run?")
-        if failed:
-            lines.append("")
-    if outcome.baseline is not None:
-        n, paired = len(outcome.comparisons), sum(c.paired for c in outcome.comparisons)
-        lines += ["### Regressions against the baseline", "",
-                  f"A regression is a drop of a claim's effect by more than the margin "
-                  f"({outcome.margin:g}), supported at α = {outcome.alpha:g} after Holm over the "
-                  f"{n} compared results ({paired} paired); a smaller or unsupported decrease "
-                  "is not one.", ""]
-        if regressions:
-            lines += _comparison_table(regressions)
-        elif outcome.comparisons:
-            lines.append("No regression.")
-        else:
-            lines.append("Nothing could be compared with the baseline, so the gate cannot pass "
-                         "on it: audit the candidate on the baseline's claims.")
-        lines.append("")
-        if outcome.comparisons:
-            lines += ["<details><summary>Every compared result</summary>", ""]
-            lines += _comparison_table(list(outcome.comparisons))
-            lines += ["", "</details>", ""]
-        if outcome.uncompared:
-            lines.append("Not compared: " + "; ".join(f"`{i}` ({why})"
-                                                       for i, why in outcome.uncompared) + ".")
-            lines.append("")
-    return "\n".join(lines).rstrip() + "\n"
-
-
-def _comparison_table(rows: Sequence[Comparison]) -> list[str]:
-    out = ["| claim | baseline | candidate | change in effect | 90% interval | p (Holm) | test |",
-           "|---|---|---|---|---|---|---|"]
-    for c in rows:
-        mark = "❌ " if c.regressed else ""
-        out.append(
-            f"| {mark}`{c.id}` | {fmt.number(c.baseline.estimate)} {fmt.bounds(c.baseline.ci)} | "
-            f"{fmt.number(c.candidate.estimate)} {fmt.bounds(c.candidate.ci)} | "
-            f"{fmt.number(c.difference)} | {fmt.bounds(c.interval)} | "
-            f"{fmt.p_value(c.p_adjusted)} | {c.method} |")
-    return out
-
-
 # -- the command -----------------------------------------------------------------------------------
 def command(args: Any) -> int:
     """``normtest gate``: 0 the gate passed, 1 it failed (2 and 3 come from the CLI)."""
@@ -621,7 +348,7 @@ def emit(outcome: GateOutcome, summary: str | Path | None = None) -> int:
     return 0 if outcome.passed else 1
 
 
-def gate_audit(report: Report, adapter: Any, settings: AuditSettings,
+def gate_audit(report: Report, adapter: ModelAdapter, settings: AuditSettings,
                config_path: str | Path | None = None, baseline_path: str | Path | None = None,
                summary: str | Path | None = None) -> int:
     """``normtest audit --gate``: gate the report just audited; the gate's exit code."""

@@ -30,13 +30,12 @@ from normtest.settings import add_cli_options
 
 if TYPE_CHECKING:
     from normtest.audit import AuditSettings
-    from normtest.check import AuditSession, ClaimOutcome, PlannedCheck, Selector
+    from normtest.checking import AuditSession, ClaimOutcome, PlannedCheck, Selector
     from normtest.gate import GateConfig
     from normtest.report import Report
     from normtest.result import Result
 
 MARKER = "normtest_claim"
-MEASURED = ("PASS", "FAIL", "INCONCLUSIVE")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -97,7 +96,7 @@ class NormtestState:
         self.refused = False
         self.written: list[Path] = []
         if self.active:
-            from normtest.check import unique_labels
+            from normtest.checking.session import unique_labels
 
             self.labels = unique_labels(self.models)
 
@@ -150,7 +149,7 @@ class NormtestState:
     def selectors(self) -> list[Selector]:
         """The ``--normtest-claims`` selection (empty: every claim)."""
         if self._selectors is None:
-            from normtest.check import parse_selectors
+            from normtest.checking.selection import parse_selectors
 
             self._selectors = parse_selectors(self.option("normtest_claims"))
         return self._selectors
@@ -158,7 +157,7 @@ class NormtestState:
     def session(self, label: str) -> AuditSession:
         """The audit session of one model (loaded and shared on first use)."""
         if label not in self._sessions:
-            from normtest.check import AuditSession, load_model
+            from normtest.checking import AuditSession, load_model
             from normtest.settings import load_options
 
             spec = self.models[self.labels.index(label)]
@@ -170,21 +169,45 @@ class NormtestState:
 
     def expected(self, label: str, planned: PlannedCheck) -> str | None:
         """The reason this check is expected to fail, if it is."""
-        from normtest.check import expected_failure, model_expected_failures
+        from normtest.checking.selection import expected_failure, model_expected_failures
 
         mapping = {**model_expected_failures(self.session(label).adapter),
                    **dict(self.gate.expected_failures)}
         return expected_failure(mapping, planned.claim, planned.variant)
 
-    def is_catalogue(self, path: Path) -> bool:
-        """Whether ``path`` is a claim module of ``normtest.checks`` (checks/<suite>.py)."""
+    @property
+    def catalogue(self) -> Path:
+        """The folder of the built-in claim modules (``normtest.checks``: ``checks/``)."""
         if self._catalogue is None:
             spec = importlib.util.find_spec("normtest.checks")
             locations = list(spec.submodule_search_locations or []) if spec else []
             self._catalogue = Path(locations[0]).resolve() if locations else Path("/nonexistent")
+        return self._catalogue
+
+    def is_catalogue(self, path: Path) -> bool:
+        """Whether ``path`` is a claim module of ``normtest.checks`` (checks/<suite>.py)."""
         from normtest.catalogue import SUITES
 
-        return path.stem in SUITES and path.parent.resolve() == self._catalogue
+        return path.stem in SUITES and path.parent.resolve() == self.catalogue
+
+    def is_claim_file(self, path: Path) -> bool:
+        """Whether ``path`` declares claims: a catalogue module, or a file of the user's claims
+        (``--normtest-checks``, ``checks = [...]``) that pytest was asked to collect."""
+        if self.is_catalogue(path):
+            return True
+        from normtest.catalogue import claims
+
+        resolved = str(path.resolve())
+        return any(c.origin == resolved for c in claims())
+
+    def home(self, session: pytest.Session, planned: PlannedCheck) -> Path:
+        """The file a check is collected under: the file that declared its claim when pytest
+        collects that file (or a folder above it), else the catalogue module of its suite."""
+        if planned.origin:
+            origin = Path(planned.origin)
+            if any(session.isinitpath(p) for p in (origin, *origin.parents)):
+                return origin
+        return self.catalogue / f"{planned.suite}.py"
 
     # -- bookkeeping -------------------------------------------------------------------------------
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -203,6 +226,8 @@ class NormtestState:
     @property
     def ran(self) -> int:
         """How many claim checks were measured (PASS, FAIL or INCONCLUSIVE)."""
+        from normtest.checking.outcomes import MEASURED
+
         return sum(n for (_, verdict), n in self.counts.items() if verdict in MEASURED)
 
     def write_reports(self) -> None:
@@ -239,7 +264,7 @@ def pytest_collection(session: pytest.Session) -> None:
     if state is None or not state.active or session.config.pluginmanager.has_plugin("dsession"):
         return  # inactive, or the pytest-xdist controller (its workers collect)
     from normtest.catalogue import get
-    from normtest.check import Selector
+    from normtest.checking import Selector
     from normtest.errors import NormtestError
 
     try:
@@ -262,17 +287,18 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     state = _state(parent.config)
     if state is None or not state.active or file_path.suffix != ".py":
         return None
-    if not state.is_catalogue(file_path):
+    if not state.is_claim_file(file_path):
         return None
     return ClaimFile.from_parent(parent, path=file_path)
 
 
 class ClaimFile(pytest.File):
-    """One suite of the catalogue (``checks/word.py``): an item per model and claim variant."""
+    """A file of claims (``checks/word.py``, or a user's claim file): an item per model and
+    claim variant declared there."""
 
     def collect(self) -> Any:
-        """Plan the suite's checks for every model, in catalogue order."""
-        from normtest.check import ClaimFailure
+        """Plan the file's checks for every model, in catalogue order."""
+        from normtest.checking import ClaimFailure
         from normtest.errors import NormtestError
 
         state = _state(self.config)
@@ -280,7 +306,9 @@ class ClaimFile(pytest.File):
         for label in state.labels:
             try:
                 session = state.session(label)
-                planned = [p for p in session.plan(state.selectors) if p.suite == self.path.stem]
+                here = self.path.resolve()
+                planned = [p for p in session.plan(state.selectors)
+                           if state.home(self.session, p) == here]
             except NormtestError as exc:
                 raise self.CollectError(f"normtest: {exc}") from None
             for check in planned:
@@ -304,7 +332,7 @@ class ClaimItem(pytest.Item):
 
     def runtest(self) -> None:
         """Measure the claim's family (once per session), then pass, fail or skip."""
-        from normtest.check import act, decide
+        from normtest.checking.outcomes import act, decide
 
         state = _state(self.config)
         assert state is not None
@@ -323,7 +351,7 @@ class ClaimItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
                      style: Any = None) -> Any:
         """The claim's estimate, interval, threshold and criterion, without a traceback."""
-        from normtest.check import ClaimError, ClaimFailure, UnexpectedPass
+        from normtest.checking import ClaimError, ClaimFailure, UnexpectedPass
 
         if isinstance(excinfo.value, (ClaimFailure, ClaimError, UnexpectedPass)):
             return str(excinfo.value)
@@ -380,7 +408,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = yield
     if call.when == "call":
         records = item.stash.get(RECORDS, None)
-        if records is None and "normtest.check" in sys.modules:
+        if records is None and "normtest.checking.api" in sys.modules:
             records = _parametrized_records(item)
         if records:
             report.normtest = records
@@ -388,7 +416,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 def _parametrized_records(item: pytest.Item) -> list[dict[str, str]] | None:
-    from normtest.check import ClaimCheck, decide
+    from normtest.checking import ClaimCheck, decide
 
     found = []
     for value in getattr(item, "funcargs", {}).values():
@@ -488,7 +516,7 @@ class BoundSession:
 
     def result(self, selector: str) -> Result:
         """The one result an id or selector names (measured once per session)."""
-        from normtest.check import decide
+        from normtest.checking import decide
 
         result = self.session.result(selector)
         _record(self._node, decide(result, model=self.label,
@@ -497,13 +525,9 @@ class BoundSession:
 
     def check(self, selector: str) -> Result:
         """Assert a claim variant under the session's policy and expected failures."""
-        from normtest.check import (
-            PlannedCheck,
-            act,
-            decide,
-            expected_failure,
-            model_expected_failures,
-        )
+        from normtest.checking.outcomes import act, decide
+        from normtest.checking.selection import expected_failure, model_expected_failures
+        from normtest.checking.session import PlannedCheck
 
         result = self.session.result(selector)
         mapping = {**model_expected_failures(self.adapter),

@@ -23,8 +23,6 @@ from typing import Any, Literal
 from normtest.errors import NormtestError
 
 Kind = Literal["int", "str", "bool", "path", "paths", "names"]
-#: Where a setting is offered on the command line.
-Command = Literal["audit", "gate"]
 
 
 @dataclass(frozen=True)
@@ -142,14 +140,16 @@ SETTINGS: tuple[Setting, ...] = (
 BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
 
 
-def add_cli_options(parser: Any, *, pytest: bool = False) -> None:
-    """Add every setting to an argparse parser (or a pytest option group with ``pytest``).
+def add_cli_options(parser: Any, *, pytest: bool = False,
+                    names: tuple[str, ...] | None = None) -> None:
+    """Add every setting (or the ``names`` given) to an argparse parser, or to a pytest option
+    group with ``pytest``.
 
     Defaults are None, so that what was given can be told from what was not (see
     :func:`given`); the defaults apply in :func:`resolve`.
     """
     add = parser.addoption if pytest else parser.add_argument
-    for s in SETTINGS:
+    for s in SETTINGS if names is None else [BY_NAME[n] for n in names]:
         flag = s.pytest_option if pytest else s.option
         dest = f"normtest_{s.name}" if pytest else s.name
         if s.kind == "bool":
@@ -199,29 +199,29 @@ def audit_settings(values: Mapping[str, Any], **extra: Any) -> AuditSettings:
 @dataclass(frozen=True)
 class AuditSettings:
     """What an audit samples and how it resamples (the ``audit`` settings of :data:`SETTINGS`,
-    plus tuning knobs only Python sets)."""
+    their defaults taken from there, plus tuning knobs only Python sets)."""
 
-    seed: int = 0
-    words: int = 2000
-    resamples: int = 1000
+    seed: int = BY_NAME["seed"].default
+    words: int = BY_NAME["words"].default
+    resamples: int = BY_NAME["resamples"].default
     alpha: float = 0.05
     #: fewest co-occurrences of a pair (PMI) and occurrences of a word (KL) in the corpus
     min_pair_count: int = 10
     min_word_count: int = 20
     max_pairs: int = 5_000
     #: CER: documents, and prefix lengths step, 2·step, … up to max_prefix model tokens
-    documents: int = 12
+    documents: int = BY_NAME["documents"].default
     prefix_step: int = 16
     max_prefix: int = 128
     #: text claim: sentences, taken in turn from this many documents (the bootstrap clusters)
-    sentences: int = 240
+    sentences: int = BY_NAME["sentences"].default
     sentence_documents: int = 24
     #: text files or folders replacing the bundled corpora (documents, sentences, PMI and KL)
-    corpus: tuple[str, ...] = ()
+    corpus: tuple[str, ...] = BY_NAME["corpus"].default
     #: the causal LM whose surprisal is the text IC when the audited model is not one
     surprisal_model: str = "smollm2-135m"
     #: which variants run: ``standard`` or ``full`` (see normtest.audit.SCOPES)
-    scope: str = "standard"
+    scope: str = BY_NAME["scope"].default
 
     def __post_init__(self) -> None:
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:

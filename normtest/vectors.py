@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -28,14 +28,37 @@ from normtest.errors import NormtestError
 from normtest.result import Measurement
 from normtest.settings import AuditSettings
 
+if TYPE_CHECKING:
+    from normtest.adapters.protocol import (
+        Layer,
+        LogProbModel,
+        ModelAdapter,
+        SpecialStateModel,
+        TokenVectorModel,
+        WordVectorModel,
+    )
+
 __all__ = ["AuditData", "PrefixData", "TextData", "WordData", "surprisal_model"]
+
+
+def as_layer(representation: str) -> Layer:
+    """A variant's representation as an adapter's ``layer`` argument: ``"input"``, ``"last"``
+    or a layer index."""
+    if representation in ("input", "last"):
+        return cast("Layer", representation)
+    try:
+        return int(representation)
+    except ValueError:
+        raise NormtestError(
+            f"representation must be 'input', 'last' or a layer number, got {representation!r}"
+        ) from None
 
 
 @dataclass
 class WordData:
     """The word sample, its information content, and vectors per variant, computed once."""
 
-    adapter: Any
+    adapter: ModelAdapter
     settings: AuditSettings
     family: str
     words: list[str] = field(default_factory=list)
@@ -50,7 +73,7 @@ class WordData:
     _fits: dict[tuple[str, str, str], list[Any]] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, adapter: Any, settings: AuditSettings, family: str,
+    def build(cls, adapter: ModelAdapter, settings: AuditSettings, family: str,
               words: Sequence[str] | None = None, source: Any | None = None) -> WordData:
         """Draw (or take) the sample, keep words with an IC the model can represent.
 
@@ -65,7 +88,7 @@ class WordData:
         kept, values = list(ic.words), np.asarray(ic.values, dtype=np.float64)
         dropped = {"no frequency": len(ic.missing)}
         if family == "static":
-            known = np.asarray(adapter.represents(kept), dtype=bool)
+            known = np.asarray(cast("WordVectorModel", adapter).represents(kept), dtype=np.bool_)
             dropped["no vector"] = int((~known).sum())
             kept = [w for w, k in zip(kept, known, strict=True) if k]
             values = values[known]
@@ -85,12 +108,12 @@ class WordData:
         if self._token_counts is None:
             if self.family == "static":
                 self._token_counts = np.ones(len(self.words), dtype=np.intp)
-            elif callable(getattr(self.adapter, "word_token_counts", None)):  # one batch call
-                self._token_counts = np.asarray(self.adapter.word_token_counts(self.words),
-                                                dtype=np.intp)
+            elif callable(batched := getattr(self.adapter, "word_token_counts", None)):
+                self._token_counts = np.asarray(batched(self.words), dtype=np.intp)  # one call
             else:
-                self._token_counts = np.array(
-                    [len(self.adapter.word_tokens(w)) for w in self.words], dtype=np.intp)
+                tokens = cast("TokenVectorModel", self.adapter)
+                self._token_counts = np.array([len(tokens.word_tokens(w)) for w in self.words],
+                                              dtype=np.intp)
         return self._token_counts
 
     def vectors(self, composition: str, representation: str) -> np.ndarray:
@@ -98,11 +121,13 @@ class WordData:
         key = (composition, representation)
         if key not in self._vectors:
             if self.family == "static":
-                raw = np.asarray(self.adapter.word_vectors(self.words), dtype=np.float64)
+                raw = np.asarray(cast("WordVectorModel", self.adapter).word_vectors(self.words),
+                                 dtype=np.float64)
             else:
-                from normtest.compose import compose_batch
+                from normtest.geometry.compose import compose_batch
 
-                batch = self.adapter.token_vectors(self.words, layer=representation, words=True)
+                batch = cast("TokenVectorModel", self.adapter).token_vectors(
+                    self.words, layer=as_layer(representation), words=True)
                 raw = compose_batch(np.asarray(batch.vectors, dtype=np.float64), batch.offsets,
                                     composition)
             self._vectors[key] = raw
@@ -125,7 +150,7 @@ class WordData:
         whitening bounds p(w)·‖e(w)‖² ≤ 1 (a weighted leverage), which alone makes ‖e‖² grow
         with IC = −log p even for random vectors; out-of-sample fitting removes that artefact.
         """
-        from normtest.transforms import make_transform
+        from normtest.geometry.transforms import make_transform
 
         vectors = self.vectors(variant.get("composition", "whole"),
                                variant.get("representation", "last"))
@@ -214,13 +239,13 @@ class WordData:
 class PrefixData:
     """CER documents, their prefix grids in model tokens, and prefix vectors per variant."""
 
-    adapter: Any
+    adapter: ModelAdapter
     plans: list[Any]
     _curves: dict[tuple[str, str], tuple[np.ndarray, ...]] = field(default_factory=dict)
     _growth: dict[tuple[str, str], Measurement] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, adapter: Any, settings: AuditSettings) -> PrefixData:
+    def build(cls, adapter: ModelAdapter, settings: AuditSettings) -> PrefixData:
         """The default documents with a non-empty prefix grid for this model."""
         from normtest.information import plan_prefixes
 
@@ -272,7 +297,7 @@ def _loaded_surprisal_model(name: str, cache_dir: str) -> Any:
     return load(name, cache=False, cache_dir=cache_dir)
 
 
-def surprisal_model(name: str, audited: Any) -> Any:
+def surprisal_model(name: str, audited: ModelAdapter) -> LogProbModel:
     """The causal LM that gives sentences their IC, read through the audited model's cache.
 
     The audited adapter's :class:`~normtest.cache.EmbeddingCache` is shared (so a run with the
@@ -288,7 +313,7 @@ def surprisal_model(name: str, audited: Any) -> Any:
 class TextData:
     """Sentences of real documents, their LM surprisal, and text vectors per variant."""
 
-    adapter: Any
+    adapter: ModelAdapter
     sentences: list[str]
     documents: np.ndarray
     information: np.ndarray
@@ -297,7 +322,7 @@ class TextData:
     _tokens: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, adapter: Any, settings: AuditSettings) -> TextData:
+    def build(cls, adapter: ModelAdapter, settings: AuditSettings) -> TextData:
         """Sample sentences; their IC from the model itself if it is a causal LM, else from
         ``settings.surprisal_model``."""
         from normtest.information import document_sentences, text_information
@@ -306,7 +331,7 @@ class TextData:
         pairs = document_sentences(documents, settings.sentences)
         if not pairs:
             raise NormtestError("the documents hold no sentence of 5 to 40 words")
-        lm = adapter if supports(adapter, Capability.TOKEN_LOGPROBS) \
+        lm = cast("LogProbModel", adapter) if supports(adapter, Capability.TOKEN_LOGPROBS) \
             else surprisal_model(settings.surprisal_model, adapter)
         texts = [t for _, t in pairs]
         return cls(adapter, texts, np.array([d for d, _ in pairs], dtype=np.intp),
@@ -314,16 +339,17 @@ class TextData:
 
     def squared_norms(self, variant: Mapping[str, str]) -> np.ndarray:
         """‖e(t)‖² of each sentence under the variant's pooling and representation."""
-        from normtest.compose import MODEL_STATES, compose_batch
+        from normtest.geometry.compose import MODEL_STATES, compose_batch
 
         key = (variant["composition"], variant.get("representation", "last"))
         if key not in self._vectors:
             if key[0] in MODEL_STATES:
-                v = self.adapter.special_states(self.sentences, key[0], layer=key[1])
+                v = cast("SpecialStateModel", self.adapter).special_states(
+                    self.sentences, key[0], layer=as_layer(key[1]))
             else:
                 if key[1] not in self._tokens:  # one forward pass per representation
-                    self._tokens[key[1]] = self.adapter.token_vectors(self.sentences,
-                                                                      layer=key[1])
+                    self._tokens[key[1]] = cast("TokenVectorModel", self.adapter).token_vectors(
+                        self.sentences, layer=as_layer(key[1]))
                 batch = self._tokens[key[1]]
                 v = compose_batch(np.asarray(batch.vectors, dtype=np.float64), batch.offsets,
                                   key[0])
@@ -336,7 +362,7 @@ class TextData:
 class AuditData:
     """Everything measurements share: the word data and the prefix data, each built on demand."""
 
-    adapter: Any
+    adapter: ModelAdapter
     settings: AuditSettings
     family: str
     words: Sequence[str] | None = None

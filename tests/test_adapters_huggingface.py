@@ -44,16 +44,6 @@ ENCODER_CAPS = {Capability.WORD_TOKENS, Capability.TOKEN_VECTORS, Capability.SPE
 # --------------------------------------------------------------------------- fixtures
 
 
-@pytest.fixture(scope="module")
-def minilm() -> EncoderAdapter:
-    return EncoderAdapter.minilm_l6(progress=False)
-
-
-@pytest.fixture(scope="module")
-def smollm2() -> DecoderAdapter:
-    return DecoderAdapter.smollm2_135m(progress=False)
-
-
 def _save_tiny_modernbert(folder: Path, seed: int) -> Path:
     """A randomly initialised 2-layer ModernBERT with MiniLM's tokenizer, saved to ``folder``."""
     tok = transformers.AutoTokenizer.from_pretrained(minilm_folder())

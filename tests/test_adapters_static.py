@@ -15,17 +15,11 @@ from normtest.adapters.precomputed import load_precomputed
 from normtest.adapters.static import (
     StaticVectors,
     detect_format,
-    glove_6b_50d,
     load_keyed_vectors,
     load_npy,
 )
 from normtest.errors import NormtestError
 from normtest.testing import check_adapter
-
-
-@pytest.fixture(scope="module")
-def glove() -> StaticVectors:
-    return glove_6b_50d()
 
 
 def test_glove_maps_words_to_the_right_rows(glove: StaticVectors) -> None:

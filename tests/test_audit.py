@@ -155,7 +155,7 @@ def test_cross_fitted_whitening_removes_the_leverage_artefact(oracle: OracleMode
     """Random vectors carry no information, yet in-sample Zipfian whitening bounds
     p(w)·‖e(w)‖² ≤ 1, so their whitened norms rise with IC. The audit fits each transform on the
     other half of the sample, and the random model then fails as it should."""
-    from normtest.transforms import make_transform
+    from normtest.geometry.transforms import make_transform
 
     isotropic = IsotropicModel(oracle.distribution, dim=16)
     words, source = list(oracle.words), OracleFrequencies(oracle)

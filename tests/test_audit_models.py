@@ -21,19 +21,19 @@ SMALL = {"resamples": 300, "documents": 10, "max_prefix": 64, "sentences": 120,
 
 
 @pytest.fixture(scope="module")
-def glove() -> Report:
+def glove_audit() -> Report:
     return run_audit(normtest.load("glove-6b-50d", cache=False),
                      settings=AuditSettings(words=1000, resamples=300))
 
 
 @pytest.fixture(scope="module")
-def minilm() -> Report:
+def minilm_audit() -> Report:
     return run_audit(normtest.load("minilm-l6", cache=False, progress=False),
                      settings=AuditSettings(words=600, **SMALL))
 
 
 @pytest.fixture(scope="module")
-def smollm2() -> Report:
+def smollm2_audit() -> Report:
     return run_audit(normtest.load("smollm2-135m", progress=False),
                      settings=AuditSettings(words=300, **SMALL))
 
@@ -58,13 +58,13 @@ def _complete(report: Report) -> None:
     assert ran, "no claim ran"
 
 
-def test_glove_audit(glove: Report) -> None:
-    _complete(glove)
-    skipped = {r.claim for r in glove.results if r.verdict is Verdict.SKIPPED}
+def test_glove_audit(glove_audit: Report) -> None:
+    _complete(glove_audit)
+    skipped = {r.claim for r in glove_audit.results if r.verdict is Verdict.SKIPPED}
     # whole-word vectors have no subword tokens, no sentences and no prefixes
     assert skipped == {"word.norm_ic.multitoken", "word.norm_ic.partial", "text.norm_surprisal",
                        "cer.monotone", "cer.linear", "cer.fixed_point"}
-    rows = _by_id(glove)
+    rows = _by_id(glove_audit)
     raw = rows["word.norm_ic[transform=raw]"]
     assert raw.verdict is Verdict.FAIL and raw.estimate < 0  # raw norms *fall* with IC (−0.35)
     whitened = rows["word.norm_ic[transform=whiten_zipf]"]  # ρ = 0.77, as Yokoi et al. report
@@ -75,59 +75,61 @@ def test_glove_audit(glove: Report) -> None:
     assert self_pmi.verdict is Verdict.FAIL and self_pmi.expected is Verdict.PASS
 
 
-def test_minilm_audit(minilm: Report) -> None:
-    _complete(minilm)
-    assert not [r for r in minilm.results if r.verdict is Verdict.SKIPPED]
-    compositions = {r.variant.get("composition") for r in minilm.results}
+def test_minilm_audit(minilm_audit: Report) -> None:
+    _complete(minilm_audit)
+    assert not [r for r in minilm_audit.results if r.verdict is Verdict.SKIPPED]
+    compositions = {r.variant.get("composition") for r in minilm_audit.results}
     assert "cls" in compositions and "eos" not in compositions  # BERT: a CLS state, no end state
     word = {"claim": "word.norm_ic", "representation": "last", "transform": "raw"}
     # the paper's suitable compositions carry IC; averaging destroys it (ρ: f_ind 0.67,
     # sqrt_n 0.47, mean −0.40 at 2,000 words)
     for c in ("f_ind", "sqrt_n", "sum"):
-        assert _verdict(minilm, **word, composition=c) is Verdict.PASS, c
+        assert _verdict(minilm_audit, **word, composition=c) is Verdict.PASS, c
     for c in ("mean", "f_avg"):
-        assert _verdict(minilm, **word, composition=c) is Verdict.FAIL, c
+        assert _verdict(minilm_audit, **word, composition=c) is Verdict.FAIL, c
     text = {"claim": "text.norm_surprisal", "representation": "last"}
-    assert _verdict(minilm, **text, composition="f_ind") is Verdict.PASS  # ρ = 0.73
-    assert _verdict(minilm, **text, composition="mean") is Verdict.FAIL  # ρ = −0.76
+    assert _verdict(minilm_audit, **text, composition="f_ind") is Verdict.PASS  # ρ = 0.73
+    assert _verdict(minilm_audit, **text, composition="mean") is Verdict.FAIL  # ρ = −0.76
     cer = {"representation": "last"}
-    assert _verdict(minilm, "cer.monotone", **cer, composition="f_ind") is Verdict.PASS
-    assert _verdict(minilm, "cer.monotone", **cer, composition="sum") is Verdict.PASS
-    assert _verdict(minilm, "cer.monotone", **cer, composition="mean") is Verdict.FAIL
-    mean = next(r for r in minilm.results if r.claim == "cer.linear"
+    assert _verdict(minilm_audit, "cer.monotone", **cer, composition="f_ind") is Verdict.PASS
+    assert _verdict(minilm_audit, "cer.monotone", **cer, composition="sum") is Verdict.PASS
+    assert _verdict(minilm_audit, "cer.monotone", **cer, composition="mean") is Verdict.FAIL
+    mean = next(r for r in minilm_audit.results if r.claim == "cer.linear"
             and r.variant["composition"] == "mean")
     assert mean.verdict is Verdict.FAIL and mean.expected is Verdict.FAIL  # ratio 0.09
     # C1 with raw vectors: ρ ≈ 0.08, far below 0.3 — a disagreement the report shows
-    inner = next(r for r in minilm.results if r.claim == "cond.inner_pmi"
+    inner = next(r for r in minilm_audit.results if r.claim == "cond.inner_pmi"
              and r.variant["transform"] == "raw" and r.variant["composition"] == "f_ind")
     assert inner.verdict is Verdict.FAIL and inner.expected is Verdict.PASS
-    cls = next(r for r in minilm.results if r.claim == "cer.linear"
+    cls = next(r for r in minilm_audit.results if r.claim == "cer.linear"
                and r.variant["composition"] == "cls")
     assert cls.expected is Verdict.FAIL  # BERT's CLS per the paper; the verdict is measured
-    assert minilm.provenance["surprisal_model"] == "smollm2-135m"
-    assert minilm.provenance["documents"] == 10 and minilm.provenance["sentences"] == 120
-    texts = minilm.data["texts"]
+    assert minilm_audit.provenance["surprisal_model"] == "smollm2-135m"
+    assert minilm_audit.provenance["documents"] == 10
+    assert minilm_audit.provenance["sentences"] == 120
+    texts = minilm_audit.data["texts"]
     assert len(texts["information"]) == 120 and min(texts["information"]) > 0
 
 
-def test_smollm2_audit(smollm2: Report) -> None:
-    _complete(smollm2)
-    compositions = {r.variant.get("composition") for r in smollm2.results}
+def test_smollm2_audit(smollm2_audit: Report) -> None:
+    _complete(smollm2_audit)
+    compositions = {r.variant.get("composition") for r in smollm2_audit.results}
     assert "eos" in compositions and "cls" not in compositions
     # a causal LM is its own surprisal model
-    assert smollm2.provenance["surprisal_model"] == smollm2.model["name"] == "smollm2-135m"
+    assert smollm2_audit.provenance["surprisal_model"] == "smollm2-135m"
+    assert smollm2_audit.model["name"] == "smollm2-135m"
     cer = {"representation": "last"}
     # the decoder's scaled sums grow linearly (late/early ratio: f_ind 0.999, sqrt_n 0.994),
     # the plain sum superlinearly (2.29), as the paper says
-    assert _verdict(smollm2, "cer.monotone", **cer, composition="sum") is Verdict.PASS
-    assert _verdict(smollm2, "cer.linear", **cer, composition="f_ind") is Verdict.PASS
-    assert _verdict(smollm2, "cer.linear", **cer, composition="sum") is Verdict.FAIL
+    assert _verdict(smollm2_audit, "cer.monotone", **cer, composition="sum") is Verdict.PASS
+    assert _verdict(smollm2_audit, "cer.linear", **cer, composition="f_ind") is Verdict.PASS
+    assert _verdict(smollm2_audit, "cer.linear", **cer, composition="sum") is Verdict.FAIL
     text = {"claim": "text.norm_surprisal", "representation": "last"}
-    assert _verdict(smollm2, **text, composition="f_ind") is Verdict.PASS  # ρ = 0.85
-    assert _verdict(smollm2, **text, composition="mean") is Verdict.FAIL  # ρ = −0.36
+    assert _verdict(smollm2_audit, **text, composition="f_ind") is Verdict.PASS  # ρ = 0.85
+    assert _verdict(smollm2_audit, **text, composition="mean") is Verdict.FAIL  # ρ = −0.36
     whitened = {"claim": "word.norm_ic", "representation": "last", "transform": "whiten_zipf"}
-    assert _verdict(smollm2, **whitened, composition="f_ind") is Verdict.PASS  # ρ = 0.63
-    inner = next(r for r in smollm2.results if r.claim == "cond.inner_pmi"
+    assert _verdict(smollm2_audit, **whitened, composition="f_ind") is Verdict.PASS  # ρ = 0.63
+    inner = next(r for r in smollm2_audit.results if r.claim == "cond.inner_pmi"
                  and r.variant["transform"] == "raw" and r.variant["composition"] == "f_ind")
     assert inner.verdict is Verdict.FAIL and inner.expected is Verdict.PASS  # ρ = 0.12
-    assert {"words", "prefixes", "texts"} <= set(smollm2.data)
+    assert {"words", "prefixes", "texts"} <= set(smollm2_audit.data)

@@ -8,7 +8,7 @@ import pytest
 
 from normtest.audit import AuditSettings, variants
 from normtest.catalogue import get
-from normtest.check import (
+from normtest.checking import (
     ClaimCheck,
     ClaimFailure,
     ModelSpec,
@@ -16,8 +16,8 @@ from normtest.check import (
     check_model,
     load_model,
     parametrize_with_claims,
-    split_ids,
 )
+from normtest.checking.selection import split_ids
 from normtest.errors import NormtestError
 from normtest.report import Report
 
@@ -30,11 +30,6 @@ WHITENED = "word.norm_ic[transform=whiten_zipf]"
 TRANSFORMS = [v["transform"] for v in variants(get("word.norm_ic"), "static", (),
                                                scope=AuditSettings().scope)]
 N = len(TRANSFORMS)
-
-
-@pytest.fixture(scope="module")
-def glove() -> Any:
-    return load_model("glove-6b-50d", cache=False)
 
 
 class Annotated:
@@ -117,7 +112,7 @@ def test_parametrize_ids_are_stable_and_loading_is_lazy() -> None:
 
 USER_TESTS = """
 from normtest.audit import AuditSettings
-from normtest.check import ModelSpec, load_model, parametrize_with_claims
+from normtest.checking import ModelSpec, load_model, parametrize_with_claims
 
 S = AuditSettings(words=300, resamples=200)
 GLOVE = ModelSpec("glove", lambda: load_model("glove-6b-50d", cache=False), "static", ())

@@ -30,7 +30,7 @@ def test_demo_prints_verdicts_and_writes_report(
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["nonsense"]) == EXIT_USAGE
     assert main(["demo", "--words", "0"]) == EXIT_USAGE
-    assert "--words must be positive" in capsys.readouterr().err
+    assert "--words: must be at least 10" in capsys.readouterr().err
 
 
 def test_module_entry_point_runs() -> None:

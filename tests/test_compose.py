@@ -1,12 +1,13 @@
-"""Unit tests for normtest.compose: registry, conventions, errors, batching."""
+"""Unit tests for normtest.geometry.compose: registry, conventions, errors, batching."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-import normtest.compose as compose_module
-from normtest.compose import (
+import normtest.geometry.compose as compose_module
+from normtest.errors import NormtestError
+from normtest.geometry.compose import (
     COMPOSITIONS,
     MODEL_STATES,
     compose,
@@ -20,7 +21,6 @@ from normtest.compose import (
     offsets_from_lengths,
     pack_token_vectors,
 )
-from normtest.errors import NormtestError
 
 NAMES = composition_names()
 RNG_LENGTHS = (1, 3, 2, 7, 1, 5, 4)

@@ -36,16 +36,6 @@ WORDS = ["the", "information", "cat", "unbelievably", "of", "language", "antidis
 POOLINGS = ("eos", "last", "mean", "sqrt_n", "sum", "first", "f_ind")
 
 
-@pytest.fixture(scope="module")
-def minilm() -> EncoderAdapter:
-    return EncoderAdapter.minilm_l6(progress=False)
-
-
-@pytest.fixture(scope="module")
-def smollm2() -> DecoderAdapter:
-    return DecoderAdapter.smollm2_135m(progress=False)
-
-
 def _close(fast: np.ndarray, simple: np.ndarray, rtol: float = 1e-5, atol: float = 1e-4) -> None:
     """Equal up to float32 rounding: |Δ| ≤ atol + rtol·(largest |value| of the row)."""
     assert fast.shape == simple.shape and fast.dtype == np.float32
@@ -60,7 +50,7 @@ def _close(fast: np.ndarray, simple: np.ndarray, rtol: float = 1e-5, atol: float
 def _separate_passes(adapter: DecoderAdapter, ids: list[int], lengths: list[int],
                      layer: Any) -> dict[str, np.ndarray]:
     """The simple path, spelled out: one forward pass per prefix (and per eos sequence)."""
-    from normtest.compose import compose
+    from normtest.geometry.compose import compose
 
     def states(seq: list[int]) -> np.ndarray:
         with torch.inference_mode():

@@ -13,7 +13,6 @@ from scipy import stats as sps
 
 from normtest.audit import AuditSettings, variants
 from normtest.catalogue import get
-from normtest.check import load_model
 from normtest.cli import EXIT_GATE_FAILED, EXIT_OK, EXIT_USAGE, main
 from normtest.errors import NormtestError
 from normtest.gate import GateConfig, compare, effect, evaluate, load_config
@@ -31,11 +30,6 @@ require = ["{WHITENED}"]
 words = 300
 resamples = 200
 """
-
-
-@pytest.fixture(scope="module")
-def glove() -> Any:
-    return load_model("glove-6b-50d", cache=False)
 
 
 @pytest.fixture(scope="module")

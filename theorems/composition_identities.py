@@ -17,7 +17,7 @@ F_{α,β}(u, v) = (u + v)/‖u + v‖ · √(α(‖u‖² + ‖v‖²) − β⟨
    n ≤ 2. ``sum``, ``mean`` and ``sqrt_n`` do not depend on the fold direction.
 
 Where u + v = 0 and the squared norm is positive, F has no direction and raises NormtestError
-(the documented convention in :mod:`normtest.compose`); the properties check that too.
+(the documented convention in :mod:`normtest.geometry.compose`); the properties check that too.
 
 Source: docs/theory.md §4; Amigó et al., "Information Theory-based Compositional Distributional
 Semantics", Computational Linguistics 48(4), 2022 (F_{α,β}, f_ind, f_joint, f_inf, f_avg);
@@ -31,14 +31,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from normtest.compose import (
+from normtest.errors import NormtestError
+from normtest.geometry.compose import (
     ZERO_SUM_RTOL,
     compose,
     composition_names,
     f_alpha_beta,
     f_composition,
 )
-from normtest.errors import NormtestError
 from normtest.strategies import finite_floats, token_matrices, vector_pairs
 
 FloatPair = tuple[np.ndarray, np.ndarray]

@@ -30,8 +30,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from normtest.compose import compose, compose_batch
 from normtest.errors import NormtestError
+from normtest.geometry.compose import compose, compose_batch
 from normtest.strategies import (
     SharedComponentSequence,
     finite_floats,

@@ -24,8 +24,8 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-from normtest.compose import ZERO_SUM_RTOL, compose, compose_batch
 from normtest.errors import NormtestError
+from normtest.geometry.compose import ZERO_SUM_RTOL, compose, compose_batch
 from normtest.strategies import exact_oracles, joint_distributions
 from normtest.synthetic import JointDistribution, OracleModel
 

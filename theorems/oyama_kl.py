@@ -11,8 +11,8 @@ covariance of the context vectors and W = max_c⟨û, v_c⟩ − min_c⟨û, v_c
 Proof sketch: with A(t) = log Σ_c p(c) e^{t⟨û, v_c⟩}, KL = t A′(t) − A(t) = ∫_0^t s A″(s) ds at
 t = ‖u‖; A″(s) is the variance of ⟨û, v⟩ under the tilted distribution and |A‴(s)| (its third
 central moment) ≤ W · W²/4, so |A″(s) − A″(0)| ≤ s W³/4 and A″(0) = ûᵀ Σ_p û. After Zipfian
-whitening (centre with the p-weighted mean, make Σ_p the identity; :mod:`normtest.transforms`)
-the relation becomes Oyama's
+whitening (centre with the p-weighted mean, make Σ_p the identity;
+:mod:`normtest.geometry.transforms`) the relation becomes Oyama's
 
     ‖u‖² = 2·KL(w) + r,   |r| ≤ ‖u‖³ W³ / 6,  i.e. relative error ≤ ‖u‖ W³ / 6,
 
@@ -31,8 +31,8 @@ import numpy as np
 from hypothesis import assume, given
 
 from normtest.errors import NormtestError
+from normtest.geometry.transforms import make_transform
 from normtest.strategies import ContextModel, context_models
-from normtest.transforms import make_transform
 
 
 def _kl_and_pmi(contexts: np.ndarray, probs: np.ndarray, u: np.ndarray) -> tuple[float, float]:

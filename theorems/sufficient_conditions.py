@@ -30,7 +30,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from normtest.compose import ZERO_SUM_RTOL, compose_batch
+from normtest.geometry.compose import ZERO_SUM_RTOL, compose_batch
 from normtest.strategies import exact_oracles, finite_floats
 from normtest.synthetic import OracleModel
 

@@ -97,7 +97,7 @@ class Tokenization:
 class TokenBatch:
     """Token vectors of many texts, flat: rows ``offsets[i]:offsets[i+1]`` belong to text i.
 
-    The layout is the one :func:`normtest.compose.compose_batch` takes.
+    The layout is the one :func:`normtest.geometry.compose.compose_batch` takes.
     """
 
     vectors: NDArray[np.floating]
@@ -206,8 +206,8 @@ class PrefixVectorModel(ModelAdapter, Protocol):
     ) -> NDArray[np.floating]:
         """One vector per prefix of ``text`` (lengths in model tokens): (len(lengths), dim).
 
-        ``pooling`` is a composition name of :mod:`normtest.compose` (applied to the prefix's
-        own token states) or a special state name the model produces.
+        ``pooling`` is a composition name of :mod:`normtest.geometry.compose` (applied to the
+        prefix's own token states) or a special state name the model produces.
         """
         ...
 

@@ -24,8 +24,8 @@ from numpy.typing import NDArray
 
 from normtest.adapters.protocol import SPECIAL_STATE_NAMES, Layer, TokenBatch, check_layer
 from normtest.adapters.transformers_base import FloatRows, _TransformersAdapter
-from normtest.compose import MODEL_STATES, compose_batch, get_composition
 from normtest.errors import NormtestError
+from normtest.geometry.compose import MODEL_STATES, compose_batch, get_composition
 
 # isort: split
 # torch after transformers_base, whose import turns its absence into the install hint

@@ -2,7 +2,8 @@
 
 - :mod:`~normtest.information.frequency`: IC(w) = −log P(w) from wordfreq or a counts file;
 - :mod:`~normtest.information.samples`: the stratified default word sample or a user's list;
-- :mod:`~normtest.information.corpus`: unigram and ±h window counts, PMI, KL(w), shuffled baseline;
+- :mod:`~normtest.information.counting`: tokens, unigram and ±h window pair counts, in chunks;
+- :mod:`~normtest.information.corpus`: corpus statistics: PMI, KL(w), the shuffled baseline;
 - :mod:`~normtest.information.surprisal`: IC_LM(t) = −Σ log P(t_i | t_<i) from a model adapter;
 - :mod:`~normtest.information.documents`: CER documents and prefix-length grids;
 - :mod:`~normtest.information.texts`: reading files (non-UTF-8 bytes replaced and counted) and the

@@ -1,10 +1,6 @@
 """Corpus statistics: unigram counts, windowed co-occurrence, PMI, information gain KL(w).
 
-**Tokens.** Every text is tokenised with ``wordfreq.tokenize(text, lang)``: the normalisation of
-the frequency source (:mod:`normtest.information.frequency`): Unicode NFC, case folding, words
-split by the Unicode word-break rules, punctuation dropped, apostrophes inside words kept
-(``don't``); tokens made only of U+FFFD (undecodable bytes, counted when read) are dropped. Token
-strings are mapped to integer ids as they stream in.
+**Tokens** and **counting**: :mod:`normtest.information.counting`.
 
 **Co-occurrence.** Within one document (windows never cross a document boundary), the tokens at
 positions i and j co-occur when 1 ≤ |i − j| ≤ h (the window, default ±5). The count n(x, y) is
@@ -27,11 +23,6 @@ except within h tokens of a document's ends):
 A pair never seen together (or seen fewer than ``min_count`` times) and a word absent from the
 corpus have no PMI: they are reported as missing with a count, never given −∞ or 0.
 
-**Counting** is vectorised: per chunk of documents, for each offset k in 1..h the aligned id
-arrays ``(ids[:-k], ids[k:])`` (masked where they straddle a document boundary) are summed into a
-``scipy.sparse`` matrix; chunks are merged as sparse triplets. ``benchmarks/bench_cooccurrence.py``
-compares it with a plain ``collections.Counter``.
-
 **Shuffled baseline** (:meth:`CorpusStatistics.shuffled`): the same tokens in a random order
 (over the whole corpus, or within each document), document lengths kept. Unigram counts are
 unchanged and every association beyond frequency is destroyed, so the PMI of frequent pairs falls
@@ -52,9 +43,14 @@ from numpy.typing import NDArray
 from scipy import sparse
 
 from normtest.errors import NormtestError
+from normtest.information import counting
+from normtest.information.counting import _StreamCounter, tokenize
 from normtest.information.frequency import InformationContent, check_words, information_content
 from normtest.information.texts import (
+    MAX_REPLACED_SHARE,
+    CorpusEncoding,
     DocumentSplit,
+    corpus_encoding,
     lee_texts,
     package_version,
     read_text_file,
@@ -81,23 +77,7 @@ __all__ = [
 DEFAULT_WINDOW = 5
 #: The usual context-distribution smoothing exponent (Levy, Goldberg & Dagan 2015).
 CDS_ALPHA = 0.75
-_CHUNK_TOKENS = 1 << 20  # tokens per counting chunk
 ShuffleScope = Literal["corpus", "document"]
-_REPLACEMENT = "\ufffd"
-
-
-def tokenize(text: str, lang: str = "en") -> list[str]:
-    """The corpus tokens of a text: ``wordfreq.tokenize`` (NFC, case-folded, no punctuation).
-
-    Tokens made only of U+FFFD (bytes that were not UTF-8, replaced when the file was read) are
-    dropped: they are counted as replaced bytes, not as words.
-    """
-    from wordfreq import tokenize as wf_tokenize
-
-    tokens = wf_tokenize(text, lang)
-    if _REPLACEMENT in text:
-        tokens = [t for t in tokens if t.strip(_REPLACEMENT)]
-    return tokens
 
 
 @dataclass(frozen=True, eq=False)
@@ -147,143 +127,6 @@ def _check_min_count(min_count: int) -> int:
     if isinstance(min_count, bool) or not isinstance(min_count, int | np.integer) or min_count < 1:
         raise NormtestError(f"min_count must be a positive integer, got {min_count!r}")
     return int(min_count)
-
-
-def _window_pair_counts(
-    ids: NDArray[np.int64], lengths: NDArray[np.int64], window: int, size: int
-) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-    """Unordered counts u(x, y), x ≤ y, of position pairs i < j ≤ i + window within documents.
-
-    ``ids`` holds whole documents of the given ``lengths`` back to back. Each is followed by
-    ``window`` sentinel ids (``size``) so that no pair crosses a document; for each offset k the
-    pair (t_i, t_{i+k}) is encoded as min·(size+1) + max, the codes are sorted and run-length
-    counted, and pairs that touch a sentinel are dropped. Returns
-    (x, y, count) sorted by (x, y); the symmetric counts are n = U + Uᵀ (the diagonal doubles).
-    """
-    base = size + 1
-    dtype = np.uint32 if base * base <= 2**32 else np.int64  # narrow codes sort faster
-    n, n_docs = ids.size, lengths.size
-    pad = np.full(n + window * n_docs, size, dtype=dtype)
-    pad[np.arange(n) + np.repeat(np.arange(n_docs) * window, lengths)] = ids
-    m = pad.size - window
-    codes = np.empty((window, max(m, 0)), dtype=dtype)
-    left = pad[:m]
-    for k in range(1, window + 1):
-        right = pad[k : k + m]
-        np.add(np.minimum(left, right) * dtype(base), np.maximum(left, right), out=codes[k - 1])
-    keys = codes.ravel()
-    keys.sort()
-    if keys.size == 0:
-        empty = np.empty(0, np.int64)
-        return empty, empty, empty
-    first = np.empty(keys.size, dtype=bool)
-    first[0] = True
-    np.not_equal(keys[1:], keys[:-1], out=first[1:])
-    starts = np.flatnonzero(first)
-    counts = np.diff(np.append(starts, keys.size))
-    unique = keys[starts]
-    rows = unique // dtype(base)
-    cols = unique - rows * dtype(base)
-    real = cols < size  # the larger id is a sentinel exactly when the pair touches one
-    return rows[real].astype(np.int64), cols[real].astype(np.int64), counts[real].astype(np.int64)
-
-
-class _PairAccumulator:
-    """Sums unordered pair counts chunk by chunk as sparse (row ≤ col, count) triplets."""
-
-    def __init__(self) -> None:
-        self._parts: list[tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]] = []
-        self._merged_nnz = 0
-        self._pending_nnz = 0
-
-    def add(
-        self, rows: NDArray[np.int64], cols: NDArray[np.int64], counts: NDArray[np.int64], size: int
-    ) -> None:
-        """Add one chunk's deduplicated triplets (sorted by row, col)."""
-        if rows.size == 0:
-            return
-        self._parts.append((rows, cols, counts))
-        self._pending_nnz += rows.size
-        if len(self._parts) > 1 and self._pending_nnz > max(self._merged_nnz, _CHUNK_TOKENS):
-            self._merge(size)
-
-    def _merge(self, size: int) -> None:
-        if len(self._parts) < 2:
-            return
-        row = np.concatenate([p[0] for p in self._parts])
-        col = np.concatenate([p[1] for p in self._parts])
-        data = np.concatenate([p[2] for p in self._parts])
-        merged = sparse.coo_array((data, (row, col)), shape=(size, size)).tocsr()
-        merged.sum_duplicates()
-        merged.sort_indices()
-        rows = np.repeat(np.arange(size, dtype=np.int64), np.diff(merged.indptr))
-        self._parts = [(rows, merged.indices.astype(np.int64), merged.data.astype(np.int64))]
-        self._merged_nnz, self._pending_nnz = merged.nnz, 0
-
-    def symmetric(self, size: int) -> sparse.csr_array:
-        """n = U + Uᵀ from the upper-triangular counts U (the diagonal doubles), canonical CSR."""
-        self._merge(size)
-        if not self._parts:
-            return sparse.csr_array((size, size), dtype=np.int64)
-        rows, cols, counts = self._parts[0]
-        indptr = np.searchsorted(rows, np.arange(size + 1))
-        upper = sparse.csr_array((counts, cols, indptr), shape=(size, size))
-        out = (upper + upper.T).tocsr()
-        out.sum_duplicates()
-        out.sort_indices()
-        return out
-
-
-class _StreamCounter:
-    """Streams tokenised documents into ids, unigram counts and window pair counts."""
-
-    def __init__(self, window: int, keep_tokens: bool) -> None:
-        self.window = window
-        self.keep_tokens = keep_tokens
-        self.vocab: dict[str, int] = {}
-        self.unigram = np.zeros(0, dtype=np.int64)
-        self.pairs = _PairAccumulator()
-        self.kept: list[NDArray[np.int32]] = []
-        self.lengths: list[int] = []
-        self.n_documents = 0
-        self.n_empty = 0
-        self._buffer: list[str] = []
-        self._buffer_lengths: list[int] = []
-
-    def add(self, tokens: Sequence[str]) -> None:
-        """Queue one document's tokens; count when a chunk is full."""
-        self.n_documents += 1
-        if not tokens:
-            self.n_empty += 1
-            return
-        self._buffer.extend(tokens)
-        self._buffer_lengths.append(len(tokens))
-        if len(self._buffer) >= _CHUNK_TOKENS:
-            self.flush()
-
-    def flush(self) -> None:
-        """Map the queued tokens to ids (new words get the next ids) and count them."""
-        if not self._buffer:
-            return
-        vocab, tokens = self.vocab, self._buffer
-        # one hash lookup per token (never per pair), in C: new words in order of appearance,
-        # then every token's id
-        new = [w for w in dict.fromkeys(tokens) if w not in vocab]
-        vocab.update(zip(new, range(len(vocab), len(vocab) + len(new)), strict=True))
-        ids = np.fromiter(map(vocab.__getitem__, tokens), dtype=np.int64, count=len(tokens))
-        lengths = np.array(self._buffer_lengths, dtype=np.int64)
-        self._buffer, self._buffer_lengths = [], []
-        self.count_ids(ids, lengths, len(vocab))
-
-    def count_ids(self, ids: NDArray[np.int64], lengths: NDArray[np.int64], size: int) -> None:
-        """Count one chunk of ids (whole documents of the given lengths)."""
-        counts = np.bincount(ids, minlength=size)
-        counts[: self.unigram.size] += self.unigram
-        self.unigram = counts
-        self.pairs.add(*_window_pair_counts(ids, lengths, self.window, size), size)
-        if self.keep_tokens:
-            self.kept.append(ids.astype(np.int32))
-        self.lengths.extend(lengths.tolist())
 
 
 def _readonly(a: NDArray[Any]) -> NDArray[Any]:
@@ -629,7 +472,8 @@ class CorpusStatistics:
         bounds = np.concatenate([[0], np.cumsum(self._lengths)])
         start = 0  # count in chunks of whole documents
         while start < len(self._lengths):
-            stop = int(np.searchsorted(bounds, bounds[start] + _CHUNK_TOKENS, side="right"))
+            end = bounds[start] + counting._CHUNK_TOKENS
+            stop = int(np.searchsorted(bounds, end, side="right"))
             stop = max(stop - 1, start + 1)
             counter.count_ids(ids[bounds[start] : bounds[stop]], self._lengths[start:stop], size)
             start = stop
@@ -657,48 +501,6 @@ def _check_pairs(pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
         if not (isinstance(p, tuple | list) and len(p) == 2 and all(isinstance(w, str) for w in p)):
             raise NormtestError(f"pair {i} ({p!r}) is not a (word, word) tuple of two strings")
     return [(str(a), str(b)) for a, b in out]
-
-
-#: Largest share of a user corpus's bytes that may be replaced (not UTF-8) before it is refused:
-#: one byte in a thousand is a stray character; more means the files are in another encoding.
-MAX_REPLACED_SHARE = 0.001
-
-
-@dataclass(frozen=True)
-class CorpusEncoding:
-    """How much of a corpus was not UTF-8: bytes replaced by U+FFFD out of all bytes read."""
-
-    n_replaced_bytes: int
-    n_bytes: int
-    worst_file: str | None
-
-    @property
-    def share(self) -> float:
-        """Replaced bytes as a share of all bytes (0 for an empty corpus)."""
-        return self.n_replaced_bytes / self.n_bytes if self.n_bytes else 0.0
-
-
-def corpus_encoding(paths: str | PathLike[str] | Iterable[str | PathLike[str]],
-                    pattern: str = "*.txt") -> CorpusEncoding:
-    """Count the bytes of a corpus that are not UTF-8; refuse one that is mostly in another
-    encoding (more than :data:`MAX_REPLACED_SHARE` of its bytes), saying how to convert it."""
-    replaced = total = 0
-    worst: tuple[int, str] | None = None
-    for f in text_files(paths, pattern):
-        tf = read_text_file(f)
-        replaced += tf.n_replaced_bytes
-        total += f.stat().st_size
-        if tf.n_replaced_bytes and (worst is None or tf.n_replaced_bytes > worst[0]):
-            worst = (tf.n_replaced_bytes, str(f))
-    found = CorpusEncoding(replaced, total, None if worst is None else worst[1])
-    if found.share > MAX_REPLACED_SHARE:
-        raise NormtestError(
-            f"the corpus is not UTF-8 text: {replaced:,} of its {total:,} bytes "
-            f"({found.share:.2%}, most in {found.worst_file}) are not valid UTF-8. Convert the "
-            "files first, e.g. iconv -f latin1 -t utf-8 FILE > FILE.utf8.txt (use the "
-            "encoding they were written in)"
-        )
-    return found
 
 
 @functools.lru_cache(maxsize=4)

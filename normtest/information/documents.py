@@ -15,13 +15,16 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from os import PathLike
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
 from normtest.errors import NormtestError
 from normtest.information.texts import DocumentSplit
+
+if TYPE_CHECKING:
+    from normtest.adapters.protocol import ModelAdapter
 
 __all__ = [
     "Document",
@@ -118,7 +121,7 @@ def prefix_grid(n_tokens: int, step: int = 16, max_length: int = 512) -> NDArray
 _CHARS_PER_TOKEN = 16
 
 
-def model_token_count(adapter: Any, text: str, at_most: int | None = None) -> int:
+def model_token_count(adapter: ModelAdapter, text: str, at_most: int | None = None) -> int:
     """The number of model tokens of ``text``: ``len(adapter.tokenize(text).ids)``.
 
     With ``at_most``, ``min(that, at_most)``, tokenising only as much of a long text as that
@@ -148,7 +151,7 @@ def model_token_count(adapter: Any, text: str, at_most: int | None = None) -> in
 
 
 def plan_prefixes(
-    adapter: Any, documents: Sequence[Document], step: int = 16, max_length: int = 512
+    adapter: ModelAdapter, documents: Sequence[Document], step: int = 16, max_length: int = 512
 ) -> list[PrefixPlan]:
     """Each document's prefix grid (:func:`prefix_grid`), and its length in model tokens counted
     up to ``max_length`` (a longer document is tokenised only as far as the grid needs)."""

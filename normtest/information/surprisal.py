@@ -14,12 +14,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from normtest.adapters import Capability, require
+from normtest.adapters.protocol import LogProbModel
 from normtest.errors import NormtestError
 
 __all__ = ["TextSurprisal", "surprisal", "text_information", "token_surprisal"]
@@ -65,12 +65,12 @@ def _check_texts(texts: Sequence[str]) -> list[str]:
     return out
 
 
-def _model_name(adapter: Any) -> str:
+def _model_name(adapter: object) -> str:
     return str(getattr(adapter, "name", type(adapter).__name__))
 
 
 def token_surprisal(
-    adapter: Any, texts: Sequence[str], batch_size: int = 16
+    adapter: LogProbModel, texts: Sequence[str], batch_size: int = 16
 ) -> list[NDArray[np.float64]]:
     """−log P(t_i | t_<i) of every model token of each text (nats), checked for sanity.
 
@@ -115,7 +115,7 @@ def token_surprisal(
     return out
 
 
-def surprisal(adapter: Any, texts: Sequence[str], batch_size: int = 16) -> TextSurprisal:
+def surprisal(adapter: LogProbModel, texts: Sequence[str], batch_size: int = 16) -> TextSurprisal:
     """Per-token surprisal and text IC of each text under a causal LM adapter."""
     items = _check_texts(texts)
     values = token_surprisal(adapter, items, batch_size)
@@ -128,7 +128,7 @@ def surprisal(adapter: Any, texts: Sequence[str], batch_size: int = 16) -> TextS
 
 
 def text_information(
-    adapter: Any, texts: Sequence[str], batch_size: int = 16
+    adapter: LogProbModel, texts: Sequence[str], batch_size: int = 16
 ) -> NDArray[np.float64]:
     """IC_LM(t) = −Σ_i log P(t_i | t_<i) of each text, in nats."""
     return surprisal(adapter, texts, batch_size).information

@@ -25,11 +25,14 @@ from normtest.errors import NormtestError
 
 __all__ = [
     "LEE_FILE",
+    "MAX_REPLACED_SHARE",
     "WIKI_FILE",
+    "CorpusEncoding",
     "DocumentSplit",
     "SourceText",
     "TextFile",
     "bundled_corpus_path",
+    "corpus_encoding",
     "lee_texts",
     "package_version",
     "read_text_file",
@@ -211,3 +214,45 @@ def wiki_articles() -> tuple[SourceText, ...]:
         if len(text.split()) >= _WIKI_MIN_WORDS:
             out.append(SourceText(f"wiki:{pageid}", str(title), text))
     return tuple(out)
+
+
+#: Largest share of a user corpus's bytes that may be replaced (not UTF-8) before it is refused:
+#: one byte in a thousand is a stray character; more means the files are in another encoding.
+MAX_REPLACED_SHARE = 0.001
+
+
+@dataclass(frozen=True)
+class CorpusEncoding:
+    """How much of a corpus was not UTF-8: bytes replaced by U+FFFD out of all bytes read."""
+
+    n_replaced_bytes: int
+    n_bytes: int
+    worst_file: str | None
+
+    @property
+    def share(self) -> float:
+        """Replaced bytes as a share of all bytes (0 for an empty corpus)."""
+        return self.n_replaced_bytes / self.n_bytes if self.n_bytes else 0.0
+
+
+def corpus_encoding(paths: str | PathLike[str] | Iterable[str | PathLike[str]],
+                    pattern: str = "*.txt") -> CorpusEncoding:
+    """Count the bytes of a corpus that are not UTF-8; refuse one that is mostly in another
+    encoding (more than :data:`MAX_REPLACED_SHARE` of its bytes), saying how to convert it."""
+    replaced = total = 0
+    worst: tuple[int, str] | None = None
+    for f in text_files(paths, pattern):
+        tf = read_text_file(f)
+        replaced += tf.n_replaced_bytes
+        total += f.stat().st_size
+        if tf.n_replaced_bytes and (worst is None or tf.n_replaced_bytes > worst[0]):
+            worst = (tf.n_replaced_bytes, str(f))
+    found = CorpusEncoding(replaced, total, None if worst is None else worst[1])
+    if found.share > MAX_REPLACED_SHARE:
+        raise NormtestError(
+            f"the corpus is not UTF-8 text: {replaced:,} of its {total:,} bytes "
+            f"({found.share:.2%}, most in {found.worst_file}) are not valid UTF-8. Convert the "
+            "files first, e.g. iconv -f latin1 -t utf-8 FILE > FILE.utf8.txt (use the "
+            "encoding they were written in)"
+        )
+    return found

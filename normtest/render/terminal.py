@@ -1,4 +1,4 @@
-"""Plain-text verdict table for the terminal."""
+"""The terminal rendering: a plain-text verdict table (what `normtest audit` prints)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,89 @@
+"""The gate's Markdown summary (what ``normtest gate`` prints and writes with ``--summary``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from normtest.render import _format as fmt
+
+if TYPE_CHECKING:
+    from normtest.gate import Comparison, GateOutcome
+
+
+def gate_markdown(outcome: GateOutcome) -> str:
+    """The gate's summary for a pull request: the verdict, the required claims, the regressions."""
+    model = outcome.candidate.model
+    name = model.get("name", "the model")
+    family = f" ({model['family']})" if model.get("family") else ""
+    verdict = "✅ passed" if outcome.passed else "❌ FAILED"
+    lines = [f"## normtest gate {verdict}: `{name}`{family}", ""]
+    failed, regressions = outcome.failed_requirements, outcome.regressions
+    facts = []
+    if outcome.requirements:
+        facts.append(f"{len(outcome.requirements) - len(failed)} of {len(outcome.requirements)} "
+                     "required claims PASS")
+    if outcome.baseline is not None:
+        base = outcome.baseline.model.get("name", "the baseline")
+        where = f" `{outcome.baseline_path}`" if outcome.baseline_path else ""
+        facts.append(f"{len(regressions)} regression{'s' * (len(regressions) != 1)} against "
+                     f"the baseline{where} ({base})")
+    lines += ["; ".join(facts) + ".", ""]
+    if outcome.requirements:
+        lines += ["### Required claims", "",
+                  "| | claim | verdict | estimate | 90% interval | threshold |",
+                  "|---|---|---|---|---|---|"]
+        for req in outcome.requirements:
+            if not req.results:
+                lines.append(f"| ❌ | `{req.selector}` | not measured | — | — | — |")
+            for r in req.results:
+                mark = "✅" if r.verdict.value == "PASS" else "❌"
+                lines.append(f"| {mark} | `{r.id}` | {r.verdict.value} | "
+                             f"{fmt.number(r.estimate)} | {fmt.bounds(r.ci)} | "
+                             f"{fmt.threshold(r)} |")
+        lines.append("")
+        for req in failed:
+            for r in req.results:
+                if r.verdict.value != "PASS":
+                    lines.append(f"- `{r.id}`: {r.reason}")
+            if not req.results:
+                lines.append(f"- `{req.selector}`: no result; is it a claim this model can run?")
+        if failed:
+            lines.append("")
+    if outcome.baseline is not None:
+        n, paired = len(outcome.comparisons), sum(c.paired for c in outcome.comparisons)
+        lines += ["### Regressions against the baseline", "",
+                  f"A regression is a drop of a claim's effect by more than the margin "
+                  f"({outcome.margin:g}), supported at α = {outcome.alpha:g} after Holm over the "
+                  f"{n} compared results ({paired} paired); a smaller or unsupported decrease "
+                  "is not one.", ""]
+        if regressions:
+            lines += _comparison_table(regressions)
+        elif outcome.comparisons:
+            lines.append("No regression.")
+        else:
+            lines.append("Nothing could be compared with the baseline, so the gate cannot pass "
+                         "on it: audit the candidate on the baseline's claims.")
+        lines.append("")
+        if outcome.comparisons:
+            lines += ["<details><summary>Every compared result</summary>", ""]
+            lines += _comparison_table(list(outcome.comparisons))
+            lines += ["", "</details>", ""]
+        if outcome.uncompared:
+            lines.append("Not compared: " + "; ".join(f"`{i}` ({why})"
+                                                       for i, why in outcome.uncompared) + ".")
+            lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _comparison_table(rows: Sequence[Comparison]) -> list[str]:
+    out = ["| claim | baseline | candidate | change in effect | 90% interval | p (Holm) | test |",
+           "|---|---|---|---|---|---|---|"]
+    for c in rows:
+        mark = "❌ " if c.regressed else ""
+        out.append(
+            f"| {mark}`{c.id}` | {fmt.number(c.baseline.estimate)} {fmt.bounds(c.baseline.ci)} | "
+            f"{fmt.number(c.candidate.estimate)} {fmt.bounds(c.candidate.ci)} | "
+            f"{fmt.number(c.difference)} | {fmt.bounds(c.interval)} | "
+            f"{fmt.p_value(c.p_adjusted)} | {c.method} |")
+    return out

@@ -1,0 +1,41 @@
+"""Fixtures shared by the test modules: the embedded models, each loaded once per session.
+
+The adapters are read-only, so one instance serves every test; they are the uncached adapters
+(a test that exercises the embedding cache builds its own, in a temporary folder). Loading them
+here, before any ``pytester`` run, also keeps their modules out of pytester's import snapshots.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from normtest.adapters.decoder import DecoderAdapter
+    from normtest.adapters.encoder import EncoderAdapter
+    from normtest.adapters.static import StaticVectors
+
+
+@pytest.fixture(scope="session")
+def glove() -> StaticVectors:
+    """GloVe-6B-50d (static vectors, 400,000 words × 50)."""
+    from normtest.checking import load_model
+
+    return load_model("glove-6b-50d", cache=False)
+
+
+@pytest.fixture(scope="session")
+def minilm() -> EncoderAdapter:
+    """all-MiniLM-L6-v2 (a BERT encoder, 6 layers × 384)."""
+    from normtest.adapters.encoder import EncoderAdapter
+
+    return EncoderAdapter.minilm_l6(progress=False)
+
+
+@pytest.fixture(scope="session")
+def smollm2() -> DecoderAdapter:
+    """SmolLM2-135M-Instruct (a LLaMA decoder, 30 layers × 576)."""
+    from normtest.adapters.decoder import DecoderAdapter
+
+    return DecoderAdapter.smollm2_135m(progress=False)
