@@ -25,6 +25,7 @@ $(STAMP): pyproject.toml
 lint: $(STAMP)
 	$(BIN)/ruff check normtest theorems checks tests scripts benchmarks conftest.py
 	$(BIN)/mypy normtest
+	$(BIN)/python scripts/check_structure.py
 
 test: lint
 	$(BIN)/python -m pytest
