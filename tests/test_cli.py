@@ -37,3 +37,81 @@ def test_module_entry_point_runs() -> None:
     done = subprocess.run([sys.executable, "-m", "normtest", "--help"], capture_output=True,
                           text=True, check=False)
     assert done.returncode == 0 and "demo" in done.stdout
+
+
+MODEL_MODULE = '''
+import numpy as np
+from wordfreq import top_n_list
+
+from normtest.adapters.static import StaticVectors
+from normtest.checking import load_model
+
+
+class FirstWords(StaticVectors):
+    """GloVe's vectors of the 50,000 most frequent English words, as a user's own class."""
+
+    def __init__(self):
+        glove = load_model("glove-6b-50d", cache=False)
+        words = top_n_list("en", 50000)
+        words = [w for w, known in zip(words, glove.represents(words)) if known]
+        super().__init__("first-words", words, np.asarray(glove.word_vectors(words)), "test")
+
+
+def factory():
+    return FirstWords()
+
+
+instance = FirstWords()
+'''
+
+
+@pytest.mark.parametrize("attribute", ["FirstWords", "factory", "instance"])
+def test_a_model_given_as_module_attribute_is_audited(
+    attribute: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    (tmp_path / "my_models.py").write_text(MODEL_MODULE, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out = tmp_path / f"report-{attribute}"
+    code = main(["audit", "--model", f"my_models:{attribute}", "--claims", "word.norm_ic",
+                 "--words", "300", "--resamples", "200", "--out", str(out), "--format", "json"])
+    assert code == EXIT_OK, capsys.readouterr().err
+    report = Report.read(out / "report.json")
+    assert report.model["name"] == "first-words"
+    assert {r.verdict.value for r in report.results} <= {"PASS", "FAIL", "INCONCLUSIVE"}
+
+
+def test_the_gate_takes_a_module_attribute_model_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    (tmp_path / "my_models.py").write_text(MODEL_MODULE, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code = main(["gate", "--model", "my_models:FirstWords", "--require",
+                 "word.norm_ic[transform=whiten_zipf]", "--words", "300", "--resamples", "200"])
+    out = capsys.readouterr().out
+    assert code == EXIT_OK, out
+    assert "first-words" in out
+
+
+@pytest.mark.parametrize(("spec", "needle"), [
+    ("no_such_module_q:thing", "cannot import 'no_such_module_q'"),
+    ("my_models:missing", "has no attribute 'missing'"),
+    ("my_models:np", "gave a module, not a model adapter"),
+])
+def test_a_module_attribute_that_is_not_an_adapter_is_a_clear_error(
+    spec: str, needle: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    (tmp_path / "my_models.py").write_text(MODEL_MODULE.replace("instance = FirstWords()", ""),
+                                           encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["audit", "--model", spec, "--claims", "word.norm_ic"]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert needle in err and "Traceback" not in err
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from normtest import __version__
+
+    assert main(["--version"]) == EXIT_OK
+    assert capsys.readouterr().out.strip() == f"normtest {__version__}"
