@@ -32,6 +32,13 @@ def _env(cache: Path) -> dict[str, str]:
             "NORMTEST_CACHE_DIR": str(cache)}
 
 
+def _default_sigint() -> None:
+    """In the child: Ctrl-C's default action. A shell without job control starts background
+    jobs with SIGINT ignored, the child inherits that, and Python then never raises
+    KeyboardInterrupt (so the audit would run to its end whatever the test sends)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _entries(cache: Path) -> int:
     """How many vectors the cache holds now (0 while it does not exist or is busy)."""
     path = cache / "embeddings.sqlite"
@@ -68,7 +75,7 @@ def test_a_stopped_audit_resumes_to_the_same_report(
 ) -> None:
     cache, out = tmp_path / "cache", tmp_path / "out"
     process = subprocess.Popen(_command(out), env=_env(cache), stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+                               stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
     deadline = time.monotonic() + 300
     while _entries(cache) == 0 and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
