@@ -11,8 +11,10 @@ import argparse
 import os
 import sys
 import traceback
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from normtest.errors import NormtestError
 from normtest.settings import (
@@ -244,6 +246,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
+    previous = warnings.showwarning
+    warnings.showwarning = _one_line_warning
     try:
         commands = {"demo": _demo, "list": _list, "show": _show, "audit": _audit,
                     "gate": _gate, "report": _report}
@@ -265,6 +269,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         traceback.print_exc()
         print("normtest: internal error; please report it with the trace above", file=sys.stderr)
         return EXIT_INTERNAL
+    finally:
+        warnings.showwarning = previous
+
+
+def _one_line_warning(message: Warning | str, category: type[Warning], filename: str,
+                      lineno: int, file: Any = None, line: str | None = None) -> None:
+    """normtest's own warnings as one line on the terminal (no file name, no source line)."""
+    print(f"normtest: warning: {message}", file=file or sys.stderr)
 
 
 if __name__ == "__main__":

@@ -248,6 +248,28 @@ def test_an_unwritable_out_is_refused_before_any_work(
     assert_clear_error(code, err, "is a folder")
 
 
+def test_an_out_under_a_folder_that_cannot_be_searched_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # as a user other than root, stat() of a path under a chmod-500 folder of another owner
+    # raises PermissionError (root never sees it, so the refusal is simulated here)
+    blocked = tmp_path / "blocked"
+    real_stat = Path.stat
+
+    def stat(self: Path, *args: object, **kwargs: object) -> os.stat_result:
+        if self == blocked or blocked in self.parents:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_stat(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "stat", stat)
+    report = tmp_path / "missing.json"
+    for args in (["audit", "--model", "glove-6b-50d", "--out", str(blocked / "sub")],
+                 ["report", str(report), "--out", str(blocked / "sub" / "r.md")],
+                 ["gate", "--report", str(report), "--summary", str(blocked / "sub" / "s.md")]):
+        code, _, err = run_cli(args, capsys)
+        assert_clear_error(code, err, "Permission denied", "writable folder")
+
+
 def test_a_newer_report_says_upgrade(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     newer = tmp_path / "report.json"
     major = int(SCHEMA.rsplit("/", 1)[1]) + 1

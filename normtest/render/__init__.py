@@ -55,9 +55,9 @@ def render(report: Report, fmt: str) -> str:
 def check_writable_folder(folder: str | Path, option: str = "--out") -> Path:
     """Refuse, before any work, a report folder that cannot be created or written."""
     target = Path(folder)
-    if target.exists() and not target.is_dir():
-        raise NormtestError(f"{option} {target} is a file; give a folder for the reports")
     try:
+        if target.exists() and not target.is_dir():
+            raise NormtestError(f"{option} {target} is a file; give a folder for the reports")
         target.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=target, prefix=".normtest-write-check-"):
             pass
@@ -71,7 +71,13 @@ def check_writable_folder(folder: str | Path, option: str = "--out") -> Path:
 def check_writable_file(path: str | Path, option: str) -> Path:
     """Refuse, before any work, an output file whose folder cannot be created or written."""
     target = Path(path)
-    if target.is_dir():
+    try:
+        is_dir = target.is_dir()
+    except OSError as exc:  # a folder on the way that cannot be searched
+        raise NormtestError(
+            f"{option} {target}: cannot write there ({exc.strerror}); give a writable folder"
+        ) from exc
+    if is_dir:
         raise NormtestError(f"{option} {target} is a folder; give a file name")
     check_writable_folder(target.parent, option)
     return target
