@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 from normtest.adapters.protocol import Capability
 from normtest.catalogue import Claim, Expectation, measures
-from normtest.checks.axes import PAPER, POOLINGS, REPRESENTATIONS
+from normtest.checks.axes import CER_GROWTH, FIXED_POINTS, PAPER, POOLINGS, REPRESENTATIONS
 from normtest.result import Criterion, Measurement, Verdict
 from normtest.settings import AuditSettings
 from normtest.stats import measure_fixed_point
@@ -45,6 +45,7 @@ MIN_MONOTONICITY = 0.5
     needs=PREFIX_NEEDS,
     expected=tuple(Expectation(Verdict.PASS, None, {"composition": c})
                    for c in ("sqrt_n", "f_ind", "f_inf")),
+    hypothesis=CER_GROWTH,
 ), data="prefixes")
 def monotone(prefixes: PrefixData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
     """The median per-document ρ(L, s) of the growth analysis this variant shares with
@@ -74,9 +75,12 @@ def monotone(prefixes: PrefixData, variant: Mapping[str, str], s: AuditSettings)
         Expectation(Verdict.FAIL, None, {"composition": "mean"}),
         Expectation(Verdict.FAIL, None, {"composition": "sum"}, note="quadratic"),
         Expectation(Verdict.FAIL, "encoder", {"composition": "cls"},
-                    note="BERT's CLS; the paper finds ModernBERT's CLS closer to CER"),
-        Expectation(Verdict.FAIL, "decoder", {"composition": "eos"}, note="LLaMA's EOS"),
+                    note="BERT's CLS; the paper finds ModernBERT's CLS closer to CER",
+                    hypothesis=FIXED_POINTS),
+        Expectation(Verdict.FAIL, "decoder", {"composition": "eos"}, note="LLaMA's EOS",
+                    hypothesis=FIXED_POINTS),
     ),
+    hypothesis=CER_GROWTH,
 ), data="prefixes")
 def linear(prefixes: PrefixData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
     """The late/early slope ratio with the slope and curvature as components."""
@@ -100,8 +104,10 @@ def linear(prefixes: PrefixData, variant: Mapping[str, str], s: AuditSettings) -
     expected=(
         Expectation(Verdict.PASS, "encoder", {"composition": "cls"}),
         Expectation(Verdict.PASS, "decoder", {"composition": "eos"}),
-        Expectation(Verdict.PASS, None, {"composition": "mean"}),
+        Expectation(Verdict.PASS, None, {"composition": "mean"}, hypothesis=CER_GROWTH,
+                    note="the mean of tokens sharing a component settles"),
     ),
+    hypothesis=FIXED_POINTS,
 ), data="prefixes")
 def fixed_point(prefixes: PrefixData, variant: Mapping[str, str],
                 s: AuditSettings) -> Measurement:

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 from normtest.adapters.protocol import Capability
 from normtest.catalogue import Claim, Expectation, measures
-from normtest.checks.axes import PAPER, POOLINGS, REPRESENTATIONS
+from normtest.checks.axes import PAPER, POOLINGS, REPRESENTATIONS, TEXT_LEVEL
 from normtest.checks.word import MIN_RHO
 from normtest.result import Criterion, Measurement, Verdict
 from normtest.settings import AuditSettings
@@ -30,6 +30,7 @@ from normtest.vectors import TextData
     needs=((Capability.TOKEN_VECTORS, Capability.WORD_TOKENS),),
     expected=tuple(Expectation(Verdict.PASS, None, {"composition": c})
                    for c in ("sqrt_n", "f_ind")),
+    hypothesis=TEXT_LEVEL,
     reconstructed=True,
     notes="surprisal comes from the audited model when it is a causal LM, else from smollm2-135m",
 ), data="texts")

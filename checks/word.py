@@ -10,7 +10,14 @@ import numpy as np
 
 from normtest.adapters.protocol import Capability
 from normtest.catalogue import Claim, Expectation, measures
-from normtest.checks.axes import COMPOSITIONS, PAPER, REPRESENTATIONS, TRANSFORMS
+from normtest.checks.axes import (
+    COMPOSITION,
+    COMPOSITIONS,
+    PAPER,
+    REPRESENTATIONS,
+    TRANSFORMS,
+    WORD_LEVEL,
+)
 from normtest.result import Criterion, Measurement, Verdict
 from normtest.settings import AuditSettings
 from normtest.stats import measure_correlation, measure_partial_correlation
@@ -24,6 +31,14 @@ WORD_AXES = {"composition": COMPOSITIONS, "representation": REPRESENTATIONS,
 #: The paper: the correspondence holds "when suitable subword composition functions are used";
 #: scaled averages and the additive information-theoretic composition are its examples.
 SUITABLE = ("sqrt_n", "f_ind")
+SUBWORD_FAMILIES = ("encoder", "decoder")
+
+
+def suitable(verdict: Verdict = Verdict.PASS) -> tuple[Expectation, ...]:
+    """The paper's expectation for subword models with a suitable composition (on their raw
+    last layer, the reference of every expectation)."""
+    return tuple(Expectation(verdict, family, {"composition": c})
+                 for family in SUBWORD_FAMILIES for c in SUITABLE)
 #: The smallest rank correlation worth calling a correspondence (docs/theory.md §8).
 MIN_RHO = 0.3
 
@@ -48,9 +63,9 @@ def spearman(x: np.ndarray, y: np.ndarray, s: AuditSettings) -> Measurement:
     expected=(
         Expectation(Verdict.PASS, "static", {"transform": "whiten_zipf"},
                     note="Zipfian whitening is the published positive control (Yokoi et al.)"),
-        *(Expectation(Verdict.PASS, family, {"composition": c})
-          for family in ("encoder", "decoder") for c in SUITABLE),
+        *suitable(),
     ),
+    hypothesis=WORD_LEVEL,
     notes="Static models look whole words up; composition applies to subword models only.",
     plotted=True,
 ), data="words")
@@ -71,8 +86,8 @@ def norm_ic(words: WordData, variant: Mapping[str, str], s: AuditSettings) -> Me
     criterion=Criterion.minimum_effect(MIN_RHO),
     axes=WORD_AXES,
     needs=SUBWORD_NEEDS,
-    expected=tuple(Expectation(Verdict.PASS, family, {"composition": c})
-                   for family in ("encoder", "decoder") for c in SUITABLE),
+    expected=suitable(),
+    hypothesis=COMPOSITION,
     reconstructed=True,
 ), data="words")
 def norm_ic_multitoken(words: WordData, variant: Mapping[str, str],
@@ -116,8 +131,9 @@ def norm_ic_partial(words: WordData, variant: Mapping[str, str],
     criterion=Criterion.minimum_effect(MIN_RHO),
     axes=WORD_AXES,
     needs=WORD_NEEDS,
-    expected=(Expectation(Verdict.PASS, None, {"transform": "whiten_zipf"},
-                          note="holds after Zipfian whitening"),),
+    expected=(Expectation(Verdict.PASS, "static", {"transform": "whiten_zipf"},
+                          note="shown for static vectors after Zipfian whitening"),),
+    hypothesis=WORD_LEVEL,
 ), data="words")
 def norm_kl(words: WordData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
     """Spearman ρ of ‖e(w)‖² with 2·KL(w) over the words frequent in the corpus."""

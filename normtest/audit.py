@@ -3,8 +3,10 @@
 One audit is one pass through the stages (docs/architecture.md): the adapter gives vectors; the
 vectors stage (:mod:`normtest.vectors`) builds the data each claim's measurement asks for, once,
 and shares it; each registered claim's measurement returns a
-:class:`~normtest.result.Measurement`; its criterion judges it, once; Holm adjusts within each
-claim's family of variants. The outcome is one :class:`~normtest.report.Report`.
+:class:`~normtest.result.Measurement`; its criterion judges it, once. Each row is confirmatory
+(the paper states an expectation for it) or exploratory; Holm adjusts over the audit's
+confirmatory rows and Benjamini–Hochberg over its exploratory rows. The outcome is one
+:class:`~normtest.report.Report`, headed by its scorecard (:mod:`normtest.scorecard`).
 
 The runner knows no claim by id: it runs whatever the catalogue holds (the built-in claims of
 ``checks/`` and any loaded with ``--checks``). A claim the model cannot be checked on (no subword
@@ -26,7 +28,8 @@ from normtest.errors import NormtestError, nothing_ran
 from normtest.report import Report, provenance
 from normtest.result import Measurement, Result, Verdict
 from normtest.settings import AuditSettings
-from normtest.stats import adjust
+from normtest.stats import adjust_audit
+from normtest.stats.multiplicity import METHOD_OF_ROLE, tested
 from normtest.vectors import AuditData
 
 __all__ = ["SCOPES", "AuditSettings", "applicable_axes", "model_family", "plot_data",
@@ -108,7 +111,8 @@ def run_audit(
     words: Sequence[str] | None = None,
     source: Any | None = None,
 ) -> Report:
-    """Audit ``adapter`` on the chosen claims and return one report (Holm within each claim).
+    """Audit ``adapter`` on the chosen claims and return one report (Holm over the confirmatory
+    rows, Benjamini–Hochberg over the exploratory rows).
 
     ``words`` replaces the default word sample; ``source`` the default frequency source.
     A run in which no claim could run raises NormtestError (never an empty green report).
@@ -138,9 +142,10 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
         reason = skip_reason(claim, adapter)
         if reason is not None:
             results.append(Result(Verdict.SKIPPED, reason, claim=claim.id,
-                                  criterion=claim.criterion))
+                                  criterion=claim.criterion, hypothesis=claim.hypothesis))
             continue
-        results.extend(adjust(measure_claim(claim, data, family, states), "holm"))
+        results.extend(measure_claim(claim, data, family, states))
+    results = adjust_audit(results)
     ran = [r for r in results if r.verdict not in (Verdict.SKIPPED, Verdict.ERROR)]
     if not ran:
         raise nothing_ran("this model", [(str(r.claim), r.reason) for r in results])
@@ -161,7 +166,9 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
     if encoding is not None:
         extra.update(corpus_bytes=encoding.n_bytes,
                      corpus_replaced_bytes=encoding.n_replaced_bytes)
-    extra.update(scope=settings.scope)
+    extra.update(scope=settings.scope, multiplicity={
+        role: {"method": method, "rows": tested(results, role)}
+        for role, method in METHOD_OF_ROLE.items()})
     return Report(results=results, model=model,
                   provenance=provenance(seed=settings.seed, resamples=settings.resamples,
                                         alpha=settings.alpha, **extra),
@@ -177,29 +184,28 @@ def measure_claim(claim: Claim, data: AuditData, family: str,
     assert claim.measure is not None and claim.data is not None
     out = []
     for variant in variants(claim, family, states, settings.scope):
-        expected = claim.expectation(family, variant)
+        row: dict[str, Any] = dict(claim=claim.id, variant=variant,
+                                   expected=claim.expectation(family, variant),
+                                   role=claim.role(family, variant),
+                                   hypothesis=claim.hypothesis_of(family, variant))
         try:
             measurement = claim.measure(data.get(claim.data), variant, settings)
         except NormtestError as exc:
-            out.append(Result(Verdict.ERROR, str(exc), claim=claim.id, variant=variant,
-                              expected=expected))
+            out.append(Result(Verdict.ERROR, str(exc), **row))
             continue
         except Exception as exc:
             if is_builtin(claim):
                 raise  # a defect of normtest itself: let it surface
             out.append(Result(Verdict.ERROR, f"the measurement of {claim.id} ({claim.origin}) "
-                              f"raised {type(exc).__name__}: {exc}", claim=claim.id,
-                              variant=variant, expected=expected))
+                              f"raised {type(exc).__name__}: {exc}", **row))
             continue
         if not isinstance(measurement, Measurement):
             out.append(Result(Verdict.ERROR, f"the measurement of {claim.id} ({claim.origin}) "
                               f"returned {type(measurement).__name__}, not a "
-                              "normtest.result.Measurement", claim=claim.id, variant=variant,
-                              expected=expected))
+                              "normtest.result.Measurement", **row))
             continue
         judged = Result.judged(measurement, criterion)
-        out.append(replace(judged, claim=claim.id, variant=variant, expected=expected,
-                           details={"reconstructed": claim.reconstructed}))
+        out.append(replace(judged, details={"reconstructed": claim.reconstructed}, **row))
     return out
 
 

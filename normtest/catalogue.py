@@ -27,9 +27,12 @@ group of an installed package)::
 ``"prefixes"`` (documents' prefix curves) or ``"texts"`` (sentences and their surprisal), built
 once per audit by :mod:`normtest.vectors` and shared by every claim that asks for it. The
 measurement returns a :class:`~normtest.result.Measurement`; the audit judges it once against
-``criterion`` and adjusts within the claim's family. Which variants run for a model follows from
-its capabilities (a claim whose ``needs`` a model cannot meet is SKIPPED with the reason), and the
-paper's expectation is looked up per model family and variant (docs/claims.md).
+``criterion``. Which variants run for a model follows from its capabilities (a claim whose
+``needs`` a model cannot meet is SKIPPED with the reason). ``expected`` holds the paper's
+hypotheses: the variants, per model family, where the paper or a source it builds on states a
+verdict. Those rows are *confirmatory* (Holm over all of them in one audit) and count towards the
+claim's ``hypothesis``, a line of the scorecard; every other row is *exploratory*
+(Benjamini–Hochberg) (docs/claims.md, docs/statistics.md).
 """
 
 from __future__ import annotations
@@ -61,6 +64,13 @@ AXES: tuple[str, ...] = ("composition", "representation", "layer", "transform")
 #: What a measurement can read (built by normtest.vectors): the word sample and its vectors,
 #: documents' prefix curves, sentences and their surprisal.
 DATA: tuple[str, ...] = ("words", "prefixes", "texts")
+#: The reference value of an axis an expectation does not name: the paper's hypotheses are
+#: about the model's output (its last layer) in its own geometry (no transform). An expectation
+#: that names no representation or transform speaks only about those rows; every other row of
+#: the claim is exploratory (docs/statistics.md, "Confirmatory and exploratory rows").
+REFERENCE: dict[str, str] = {"representation": "last", "transform": "raw"}
+#: The two roles a result can have in an audit.
+ROLES: tuple[str, ...] = ("confirmatory", "exploratory")
 #: The entry-point group through which an installed package adds claims.
 ENTRY_POINT_GROUP = "normtest.checks"
 
@@ -76,12 +86,29 @@ class Expectation:
     family: str | None = None
     variant: Mapping[str, str] = field(default_factory=dict)
     note: str = ""
+    #: the scorecard line this row counts towards, when not the claim's own ``hypothesis``
+    hypothesis: str | None = None
 
     def matches(self, family: str, variant: Mapping[str, str]) -> bool:
-        """Whether this expectation speaks about ``family`` and ``variant``."""
+        """Whether this expectation speaks about ``family`` and ``variant``: the axes it names
+        take its values, and every axis of :data:`REFERENCE` it does not name takes the
+        reference value (the raw last layer)."""
         if self.family is not None and self.family != family:
             return False
-        return all(variant.get(k) == v for k, v in self.variant.items())
+        if not all(variant.get(k) == v for k, v in self.variant.items()):
+            return False
+        return all(variant.get(axis, value) == value for axis, value in REFERENCE.items()
+                   if axis not in self.variant)
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """One line of the scorecard: a hypothesis of the paper that claims' confirmatory rows
+    decide together (see :mod:`normtest.scorecard`)."""
+
+    key: str
+    title: str
+    source: str = ""
 
 
 @dataclass(frozen=True)
@@ -109,6 +136,8 @@ class Claim:
     measure: Measure | None = field(default=None, compare=False, repr=False)
     #: the file that declared the claim (pytest collects its items there)
     origin: str | None = field(default=None, compare=False)
+    #: the scorecard line (a :func:`hypothesis` key) its confirmatory rows count towards
+    hypothesis: str | None = None
 
     def __post_init__(self) -> None:
         if not self.id or self.id != self.id.strip() or " " in self.id:
@@ -132,13 +161,29 @@ class Claim:
                     f"{self.id}: expectation names variant {bad} outside the claim's axes"
                 )
 
-    def expectation(self, family: str, variant: Mapping[str, str]) -> Verdict | None:
-        """The paper's expected verdict for this model family and variant (most specific wins)."""
+    def stated(self, family: str, variant: Mapping[str, str]) -> Expectation | None:
+        """The expectation that speaks about this model family and variant (most specific
+        wins), or None."""
         matching = [e for e in self.expected if e.matches(family, variant)]
         if not matching:
             return None
-        best = max(matching, key=lambda e: (e.family is not None, len(e.variant)))
-        return best.verdict
+        return max(matching, key=lambda e: (e.family is not None, len(e.variant)))
+
+    def expectation(self, family: str, variant: Mapping[str, str]) -> Verdict | None:
+        """The paper's expected verdict for this model family and variant, or None."""
+        stated = self.stated(family, variant)
+        return None if stated is None else stated.verdict
+
+    def hypothesis_of(self, family: str, variant: Mapping[str, str]) -> str | None:
+        """The scorecard line a row belongs to: its expectation's, else the claim's (only a
+        confirmatory row decides it)."""
+        stated = self.stated(family, variant)
+        return (stated.hypothesis if stated is not None else None) or self.hypothesis
+
+    def role(self, family: str, variant: Mapping[str, str]) -> str:
+        """``confirmatory`` where the paper (or a source it builds on) states an expectation
+        for this model family and variant, else ``exploratory``."""
+        return "exploratory" if self.expectation(family, variant) is None else "confirmatory"
 
     def needs_text(self) -> str:
         """The capabilities needed, in words ("a or (b and c)")."""
@@ -148,6 +193,25 @@ class Claim:
 
 
 _REGISTRY: dict[str, Claim] = {}
+_HYPOTHESES: dict[str, Hypothesis] = {}
+
+
+def hypothesis(key: str, title: str, source: str = "") -> str:
+    """Declare a scorecard line (in the order the scorecard lists them) and return its key, to
+    name in ``Claim(hypothesis=...)``. Declaring the same line again is free."""
+    if not key or key != key.strip() or " " in key:
+        raise NormtestError(f"hypothesis key must be a non-empty token, got {key!r}")
+    known = _HYPOTHESES.get(key)
+    if known is not None and known != Hypothesis(key, title, source):
+        raise NormtestError(f"hypothesis {key!r} is declared twice with different titles")
+    _HYPOTHESES[key] = Hypothesis(key, title, source)
+    return key
+
+
+def hypotheses() -> list[Hypothesis]:
+    """Every scorecard line, in the order declared (the built-in ones first, in paper order)."""
+    _load_builtin()
+    return list(_HYPOTHESES.values())
 _LOADED = False
 _LOADED_CHECKS: dict[str, list[str]] = {}
 
@@ -160,6 +224,12 @@ def register(claim: Claim, measure: Measure | None = None, data: str | None = No
         claim = replace(claim, measure=measure or claim.measure, data=data or claim.data)
     if claim.origin is None and claim.measure is not None:
         claim = replace(claim, origin=_source_file(claim.measure))
+    for key in {claim.hypothesis, *(e.hypothesis for e in claim.expected)} - {None}:
+        if key not in _HYPOTHESES:
+            raise NormtestError(
+                f"{claim.id}: hypothesis {key!r} is not declared; declare it first with "
+                f"normtest.catalogue.hypothesis(key, title) (known: {', '.join(_HYPOTHESES)})"
+            )
     known = _REGISTRY.get(claim.id)
     if known is not None and known != claim:
         where = f" (first in {known.origin})" if known.origin else ""
@@ -300,11 +370,14 @@ def describe(claim: Claim) -> str:
     ]
     for axis, values in claim.axes.items():
         lines.append(f"  {axis + ':':<11} {', '.join(values)}")
+    if claim.hypothesis is not None:
+        lines.append(f"  scorecard:  {_HYPOTHESES[claim.hypothesis].title}")
     for e in claim.expected:
         who = e.family or "any model"
-        which = ", ".join(f"{k}={v}" for k, v in e.variant.items()) or "every variant"
+        named = {**{k: v for k, v in REFERENCE.items() if k in claim.axes}, **e.variant}
+        which = ", ".join(f"{k}={v}" for k, v in named.items()) or "every variant"
         note = f" ({e.note})" if e.note else ""
-        lines.append(f"  expected:   {e.verdict.value} for {who}, {which}{note}")
+        lines.append(f"  expected:   {e.verdict.value} for {who}, {which}{note} (confirmatory)")
     if claim.notes:
         lines.append(f"  notes:      {claim.notes}")
     return "\n".join(lines)

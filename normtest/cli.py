@@ -85,6 +85,12 @@ def _parser() -> argparse.ArgumentParser:
     gate.add_argument("--baseline", type=Path, default=None, help="baseline report.json")
     gate.add_argument("--require", nargs="+", default=None, metavar="ID",
                       help="claims, variants or suites that must PASS")
+    gate.add_argument("--replicated", nargs="+", default=None, metavar="LINE",
+                      help="scorecard lines that must be replicated (keys such as word_level, "
+                           "or all)")
+    gate.add_argument("--exploratory", action="store_true",
+                      help="requirements and regressions judge exploratory rows too (default: "
+                           "confirmatory rows, and any row a requirement names by variant)")
     gate.add_argument("--claims", nargs="+", default=None, metavar="ID",
                       help="further claims to audit (and compare with the baseline)")
     gate.add_argument("--margin", type=float, default=None,
@@ -128,7 +134,7 @@ def _audit(args: argparse.Namespace) -> int:
     from normtest.audit import run_audit
     from normtest.gate import load_config
     from normtest.models import load
-    from normtest.render.terminal import verdict_table
+    from normtest.render.terminal import scorecard_text, verdict_table
 
     config = load_config(args.config)
     values = resolve(config.settings, given(args))
@@ -142,6 +148,7 @@ def _audit(args: argparse.Namespace) -> int:
     settings = audit_settings(values)
     report = run_audit(adapter, claim_ids=args.claims, suite=args.suite, settings=settings)
     print(f"normtest audit of {report.model['name']} ({report.model['family']})\n")
+    print(scorecard_text(report.scorecard) + "\n")
     print(verdict_table(report.results))
     for r in report.results:
         if r.verdict.value in ("SKIPPED", "ERROR"):

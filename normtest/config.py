@@ -4,7 +4,9 @@ One table serves ``normtest audit``, ``normtest gate`` and the pytest plugin::
 
     model = "glove-6b-50d"
     require = ["word.norm_ic[transform=whiten_zipf]"]   # claims, variants or suites that must PASS
+    replicated = ["word_level"]                         # scorecard lines that must be replicated
     baseline = "baseline/report.json"                   # optional: an earlier audit to compare with
+    exploratory = false                                 # judge exploratory rows too
     words = 2000                                        # any setting of normtest.settings
     checks = ["lab_claims.py"]                          # the user's claims (paths: from this file)
     margin = 0.05                                       # a drop smaller than this is no regression
@@ -38,6 +40,11 @@ class GateConfig:
     model: str | None = None
     claims: tuple[str, ...] = ()
     require: tuple[str, ...] = ()
+    #: scorecard lines (hypothesis keys, or "all": every line tested) that must be replicated
+    replicated: tuple[str, ...] = ()
+    #: whether requirements and regressions judge exploratory rows too (default: confirmatory
+    #: rows, and any row a requirement names by its variant)
+    exploratory: bool = False
     thresholds: Mapping[str, Any] = field(default_factory=dict)
     baseline: Path | None = None
     report: Path | None = None
@@ -132,11 +139,12 @@ def _relative_paths(value: Any, base: Path | None, origin: str, key: str) -> Any
 
 
 def _coerce(key: str, value: Any, base: Path | None) -> Any:
-    if key in ("claims", "require"):
+    if key in ("claims", "require", "replicated"):
         if isinstance(value, str):
             value = [value]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise TypeError("give a list of claim ids")
+            raise TypeError("give a list of scorecard keys" if key == "replicated"
+                            else "give a list of claim ids")
         return tuple(value)
     if key in ("thresholds", "margins", "expected_failures"):
         if not isinstance(value, Mapping):
@@ -155,7 +163,7 @@ def _coerce(key: str, value: Any, base: Path | None) -> Any:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise TypeError("give a number")
         return float(value)
-    if key == "strict":
+    if key in ("strict", "exploratory"):
         if not isinstance(value, bool):
             raise TypeError("give true or false")
         return value

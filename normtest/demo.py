@@ -43,7 +43,8 @@ def _curves(kind: str, rng: np.random.Generator, n_docs: int = 30) -> Curves:
 
 
 def run_demo(seed: int = 0, n_words: int = 2000) -> Report:
-    """Judge four synthetic claims whose truth is known; Holm within each claim's family."""
+    """Judge four synthetic claims whose truth is known; Holm within each claim's family (the
+    demo's rows are not the paper's hypotheses, so the audit's roles do not apply)."""
     rng = np.random.default_rng(seed)
     information = _zipf_information(n_words, rng)
     faithful = 0.8 * information + 2.0 + rng.normal(0, 1.5, information.size)

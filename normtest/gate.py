@@ -5,11 +5,18 @@ or a ``normtest.toml``::
 
     model = "glove-6b-50d"
     require = ["word.norm_ic[transform=whiten_zipf]"]   # claims, variants or suites that must PASS
+    replicated = ["word_level"]                         # scorecard lines that must be replicated
     baseline = "baseline/report.json"                   # optional: an earlier audit to compare with
     words = 2000                                        # audit settings (default: the baseline's)
     margin = 0.05                                       # a drop smaller than this is no regression
     [tool.normtest.thresholds]
     "word.norm_ic" = 0.25                               # re-judge a claim at another threshold
+
+A requirement judges the *confirmatory* rows it names (the paper's hypotheses; see
+:mod:`normtest.scorecard`), and every row it names by its variant; ``exploratory = true``
+(``--exploratory``) makes requirements and regressions judge the exploratory rows too. A
+``replicated`` line of the scorecard must come out *replicated* (``"all"``: every line the audit
+tested).
 
 A *regression* is a statistically supported drop of an effect, not any decrease: for each result
 id in both reports, H1: effect(candidate) < effect(baseline) − margin, tested at α with Holm over
@@ -24,7 +31,7 @@ approximation uses each interval's width. docs/ci.md explains both.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -50,9 +57,10 @@ if TYPE_CHECKING:
     from normtest.adapters.protocol import ModelAdapter
     from normtest.report import Report
     from normtest.result import Criterion, Result
+    from normtest.scorecard import Line
 
-__all__ = ["Comparison", "GateConfig", "GateOutcome", "Requirement", "compare", "evaluate",
-           "find_config", "load_config", "run_gate"]
+__all__ = ["Comparison", "GateConfig", "GateOutcome", "LineRequirement", "Requirement", "compare",
+           "evaluate", "find_config", "load_config", "run_gate"]
 
 #: Two-sided confidence of the intervals the summary shows (their ends: one-sided 95% bounds).
 Z_95 = 1.6448536269514722
@@ -165,8 +173,10 @@ def compare_results(base: Result, cand: Result, *, margin: float, alpha: float,
 
 def compare(baseline: Report, candidate: Report, *, margin: float = 0.05,
             margins: Mapping[str, float] | None = None, alpha: float = 0.05,
+            exploratory: bool = True,
             ) -> tuple[list[Comparison], list[tuple[str, str]]]:
-    """Every result id measured in both reports, tested for a regression (Holm over all).
+    """Every result id measured in both reports (only the baseline's confirmatory rows unless
+    ``exploratory``), tested for a regression (Holm over all compared).
 
     Returns the comparisons and the ids that could not be compared, with the reason.
     """
@@ -179,6 +189,8 @@ def compare(baseline: Report, candidate: Report, *, margin: float = 0.05,
     for base in baseline.results:
         if base.measurement is None or base.measurement.sampling is None \
                 or not math.isfinite(base.estimate):
+            continue
+        if not exploratory and base.role == "exploratory":
             continue
         cand = by_id.get(base.id)
         why = None
@@ -220,6 +232,36 @@ class Requirement:
 
 
 @dataclass(frozen=True)
+class LineRequirement:
+    """A scorecard line that must be replicated, and the line the audit gave."""
+
+    key: str
+    line: Line | None
+
+    @property
+    def ok(self) -> bool:
+        """True when the line exists and was replicated."""
+        return self.line is not None and self.line.status == "replicated"
+
+
+def line_requirements(keys: Sequence[str], lines: Sequence[Line]) -> list[LineRequirement]:
+    """The scorecard lines named by ``keys`` (``"all"``: every line the audit tested); an
+    unknown key is an error naming the known ones."""
+    by_key = {line.key: line for line in lines}
+    out: list[LineRequirement] = []
+    for key in keys:
+        if key == "all":
+            out += [LineRequirement(line.key, line) for line in lines
+                    if line.status != "not tested"]
+        elif key in by_key:
+            out.append(LineRequirement(key, by_key[key]))
+        else:
+            raise NormtestError(f"replicated: no scorecard line {key!r}; the lines are "
+                                f"{', '.join(by_key)} (or 'all')")
+    return out
+
+
+@dataclass(frozen=True)
 class GateOutcome:
     """The gate's decision and everything behind it."""
 
@@ -231,6 +273,7 @@ class GateOutcome:
     baseline_path: str | None = None
     margin: float = 0.05
     alpha: float = 0.05
+    lines: tuple[LineRequirement, ...] = ()
 
     @property
     def regressions(self) -> list[Comparison]:
@@ -243,11 +286,17 @@ class GateOutcome:
         return [r for r in self.requirements if not r.ok]
 
     @property
+    def failed_lines(self) -> list[LineRequirement]:
+        """Scorecard lines required to be replicated that were not."""
+        return [r for r in self.lines if not r.ok]
+
+    @property
     def passed(self) -> bool:
         """True when every requirement holds and nothing regressed (and something was
         checked: a gate with no requirement and nothing compared fails)."""
-        checked = bool(self.requirements) or bool(self.comparisons)
-        return checked and not self.failed_requirements and not self.regressions
+        checked = bool(self.requirements) or bool(self.comparisons) or bool(self.lines)
+        return (checked and not self.failed_requirements and not self.regressions
+                and not self.failed_lines)
 
     def markdown(self) -> str:
         """A Markdown summary fit for a pull-request comment."""
@@ -259,9 +308,10 @@ class GateOutcome:
 def evaluate(candidate: Report, config: GateConfig, baseline: Report | None = None,
              baseline_path: str | None = None) -> GateOutcome:
     """Judge a candidate report against the configuration (no model needed)."""
-    if not config.require and baseline is None:
+    if not config.require and not config.replicated and baseline is None:
         raise NormtestError(
-            "nothing to gate: give require = [claim ids] and/or baseline = report.json"
+            "nothing to gate: give require = [claim ids], replicated = [scorecard lines] "
+            "and/or baseline = report.json"
         )
     results = apply_thresholds(candidate.results, config.thresholds)
     candidate = replace(candidate, results=results)
@@ -269,25 +319,35 @@ def evaluate(candidate: Report, config: GateConfig, baseline: Report | None = No
     for text in config.require:
         selector = Selector.parse(text)
         requirements.append(Requirement(text, tuple(
-            r for r in results if selector.matches(r.claim, r.variant))))
+            r for r in results if selector.judges(r, config.exploratory))))
+    lines = line_requirements(config.replicated, candidate.scorecard)
     comparisons: list[Comparison] = []
     uncompared: list[tuple[str, str]] = []
     if baseline is not None:
         baseline = replace(baseline, results=apply_thresholds(baseline.results,
                                                               config.thresholds))
         comparisons, uncompared = compare(baseline, candidate, margin=config.margin,
-                                          margins=config.margins, alpha=config.alpha)
+                                          margins=config.margins, alpha=config.alpha,
+                                          exploratory=config.exploratory)
     return GateOutcome(candidate, tuple(requirements), tuple(comparisons), tuple(uncompared),
-                       baseline, baseline_path, config.margin, config.alpha)
+                       baseline, baseline_path, config.margin, config.alpha, tuple(lines))
 
 
 def claims_to_audit(config: GateConfig, baseline: Report | None) -> list[str]:
-    """Claim ids the candidate must be audited on: the configured and required ones and every
-    claim the baseline measured."""
+    """Claim ids the candidate must be audited on: the configured and required ones, the claims
+    of the required scorecard lines, and every claim the baseline measured."""
+    from normtest.catalogue import claims
+
     ids: dict[str, None] = {}
+    if config.replicated:
+        wanted = set(config.replicated)
+        for declared in claims():
+            lines = {declared.hypothesis, *(e.hypothesis for e in declared.expected)}
+            if "all" in wanted or wanted & lines:
+                ids[declared.id] = None
     for text in (*config.claims, *config.require):
-        for claim in Selector.parse(text).claim_ids():
-            ids[claim] = None
+        for claim_id in Selector.parse(text).claim_ids():
+            ids[claim_id] = None
     if baseline is not None:
         for r in baseline.results:
             if r.claim is not None and r.measurement is not None:
@@ -308,7 +368,8 @@ def run_gate(config: GateConfig, *, save_report: str | Path | None = None) -> Ga
 
         ids = claims_to_audit(config, baseline)
         if not ids:
-            raise NormtestError("nothing to gate: give require = [claim ids] and/or a baseline")
+            raise NormtestError("nothing to gate: give require = [claim ids], replicated = "
+                                "[scorecard lines] and/or a baseline")
         settings = audit_settings(config, baseline)
         load_checks_of(config.settings)
         values = resolve(config.settings)
@@ -327,10 +388,12 @@ def run_gate(config: GateConfig, *, save_report: str | Path | None = None) -> Ga
 def command(args: Any) -> int:
     """``normtest gate``: 0 the gate passed, 1 it failed (2 and 3 come from the CLI)."""
     config = load_config(args.config, required=args.model is None and args.report is None
-                         and not args.require)
+                         and not args.require and not args.replicated)
     config = config.with_overrides(
         model=args.model, report=args.report, baseline=args.baseline,
         require=tuple(args.require) if args.require else None,
+        replicated=tuple(args.replicated) if args.replicated else None,
+        exploratory=True if args.exploratory else None,
         claims=tuple(args.claims) if args.claims else None, margin=args.margin,
         alpha=args.alpha).with_settings(given(args))
     outcome = run_gate(config, save_report=args.save_report)

@@ -57,6 +57,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "failures, thresholds, settings; default: found from the rootdir)")
     group.addoption("--normtest-strict", action="store_true", default=None,
                     help="a claim expected to fail that passes fails its test")
+    group.addoption("--normtest-exploratory", action="store_true", default=None,
+                    help="collect the exploratory rows too (default: the confirmatory rows — "
+                         "the paper's hypotheses — and any variant --normtest-claims names)")
     group.addoption("--normtest-junit-properties", action="store_true", default=None,
                     help="add each claim's estimate, interval, threshold and verdict to the "
                          "JUnit XML (--junitxml) as properties")
@@ -132,6 +135,12 @@ class NormtestState:
         """Whether an unexpected pass fails."""
         given = self.option("normtest_strict")
         return bool(given) if given is not None else self.gate.strict
+
+    @property
+    def exploratory(self) -> bool:
+        """Whether exploratory rows are collected (the option, else the configuration's)."""
+        given = self.option("normtest_exploratory")
+        return bool(given) if given is not None else self.gate.exploratory
 
     @property
     def junit_properties(self) -> bool:
@@ -307,7 +316,7 @@ class ClaimFile(pytest.File):
             try:
                 session = state.session(label)
                 here = self.path.resolve()
-                planned = [p for p in session.plan(state.selectors)
+                planned = [p for p in session.plan(state.selectors, state.exploratory)
                            if state.home(self.session, p) == here]
             except NormtestError as exc:
                 raise self.CollectError(f"normtest: {exc}") from None

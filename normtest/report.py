@@ -3,7 +3,14 @@
 Shape::
 
     {"schema": "normtest.report/1", "model": {...}, "provenance": {...},
-     "results": [...], "summary": {"PASS": n, "FAIL": n, ...}, "data": {...}}
+     "scorecard": [...], "results": [...], "summary": {"PASS": n, "FAIL": n, ...},
+     "data": {...}}
+
+``scorecard`` (see :mod:`normtest.scorecard`) lists the paper's hypotheses in order, each with its
+``status`` (``replicated``, ``contradicted``, ``undecided``, ``not tested``), a one-sentence
+``reason`` and the confirmatory ``rows`` behind it (id, verdict, expected, estimate, interval,
+threshold). It is derived from the results (each carries its ``role`` and ``hypothesis``), so a
+reader that ignores it loses nothing.
 
 ``data`` (optional) holds what the plots need, so that a stored report can be re-rendered
 without the model: ``words`` (the sample, its IC, token counts and ‖e(w)‖² per variant of
@@ -23,10 +30,13 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from normtest.errors import NormtestError
 from normtest.result import Criterion, Result, Verdict
+
+if TYPE_CHECKING:
+    from normtest.scorecard import Line
 
 SCHEMA = "normtest.report/1"
 
@@ -58,6 +68,15 @@ class Report:
     model: Mapping[str, Any] = field(default_factory=dict)
     provenance: Mapping[str, Any] = field(default_factory=dict)
     data: Mapping[str, Any] = field(default_factory=dict)
+    #: the scorecard's lines as ``(key, title, source)``; None: every declared hypothesis
+    hypotheses: Sequence[tuple[str, str, str]] | None = None
+
+    @property
+    def scorecard(self) -> list[Line]:
+        """The paper's hypotheses, each replicated, contradicted, undecided or not tested."""
+        from normtest.scorecard import build
+
+        return build(self.results, self.hypotheses)
 
     @property
     def summary(self) -> dict[str, int]:
@@ -66,21 +85,20 @@ class Report:
         return {v.value: counts.get(v, 0) for v in Verdict}
 
     def rejudge(self, criteria: Mapping[str, Criterion]) -> Report:
-        """Re-judge the named claims under new criteria, Holm again within each claim's family.
+        """Re-judge the named claims under new criteria, then adjust the whole report again
+        (Holm over its confirmatory rows, Benjamini–Hochberg over its exploratory rows).
 
-        Results of other claims stay as they are; a result without a measurement (SKIPPED,
-        ERROR) only takes the new criterion.
+        A result without a measurement (SKIPPED, ERROR) only takes the new criterion.
         """
-        from normtest.stats.multiplicity import adjust
+        from normtest.stats.multiplicity import adjust_audit
 
-        results = list(self.results)
-        for claim, criterion in criteria.items():
-            index = [i for i, r in enumerate(results) if r.claim == claim]
-            family = [results[i].rejudge(criterion) if results[i].measurement is not None
-                      else replace(results[i], criterion=criterion) for i in index]
-            for i, r in zip(index, adjust(family, "holm"), strict=True):
-                results[i] = r
-        return replace(self, results=results)
+        def rejudged(r: Result) -> Result:
+            new = criteria.get(r.claim or "")
+            if new is None:
+                return r
+            return r.rejudge(new) if r.measurement is not None else replace(r, criterion=new)
+
+        return replace(self, results=adjust_audit([rejudged(r) for r in self.results]))
 
     def with_thresholds(self, thresholds: Mapping[str, float | Sequence[float]]) -> Report:
         """Re-judged under new thresholds (``CLAIM: value`` or ``CLAIM: (low, high)``).
@@ -116,6 +134,7 @@ class Report:
             "schema": SCHEMA,
             "model": dict(self.model),
             "provenance": dict(self.provenance),
+            "scorecard": [line.to_dict() for line in self.scorecard],
             "results": [r.to_dict() for r in self.results],
             "summary": self.summary,
         }
@@ -154,8 +173,11 @@ class Report:
             for key, value in parts.items():
                 if not isinstance(value, Mapping):
                     raise TypeError(f"'{key}' is not an object")
+            from normtest.scorecard import titles_of
+
             return cls(results=parsed, model=dict(parts["model"]),
-                       provenance=dict(parts["provenance"]), data=dict(parts["data"]))
+                       provenance=dict(parts["provenance"]), data=dict(parts["data"]),
+                       hypotheses=titles_of(data.get("scorecard")))
         except _DAMAGE as exc:
             raise NormtestError(
                 f"the report is damaged ({type(exc).__name__}: {exc}); write it again with "

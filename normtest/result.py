@@ -48,6 +48,12 @@ def _float_or_none(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
+def _role(value: Any) -> str | None:
+    if value is not None and value not in ("confirmatory", "exploratory"):
+        raise ValueError(f"role must be 'confirmatory' or 'exploratory', got {value!r}")
+    return None if value is None else str(value)
+
+
 def _float_or_nan(value: Any) -> float:
     return math.nan if value is None else float(value)
 
@@ -398,6 +404,16 @@ class Result:
     p_fail_adjusted: float | None = None
     expected: Verdict | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
+    #: ``confirmatory`` (a hypothesis the paper states: Holm over all of them in one audit),
+    #: ``exploratory`` (every other variant: Benjamini–Hochberg), or None outside an audit
+    role: str | None = None
+    #: the scorecard line a confirmatory row counts towards (normtest.scorecard)
+    hypothesis: str | None = None
+
+    @property
+    def confirmatory(self) -> bool:
+        """Whether this row tests a hypothesis the paper states in advance."""
+        return self.role == "confirmatory"
 
     @classmethod
     def judged(
@@ -485,6 +501,8 @@ class Result:
             "p_fail_adjusted": _finite_or_none(self.p_fail_adjusted),
             "n": self.n,
             "expected": None if self.expected is None else self.expected.value,
+            "role": self.role,
+            "hypothesis": self.hypothesis,
             "reason": self.reason,
             "details": dict(self.details),
             "measurement": None if self.measurement is None else self.measurement.to_dict(),
@@ -511,6 +529,8 @@ class Result:
                 p_fail_adjusted=_float_or_none(data.get("p_fail_adjusted")),
                 expected=None if expected is None else Verdict(expected),
                 details=dict(data.get("details", {})),
+                role=_role(data.get("role")),
+                hypothesis=data.get("hypothesis"),
             )
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, NormtestError):

@@ -44,7 +44,8 @@ class Annotated:
 
 
 def test_structured_results(glove: Any) -> None:
-    checked = check_model(glove, ["word.norm_ic", "word.norm_ic.multitoken"], settings=FAST)
+    checked = check_model(glove, ["word.norm_ic", "word.norm_ic.multitoken"], settings=FAST,
+                          exploratory=True)
     assert isinstance(checked.report, Report)
     assert checked.counts == {"PASS": N - 1, "FAIL": 1, "INCONCLUSIVE": 0, "ERROR": 0,
                               "SKIPPED": 1}
@@ -53,9 +54,26 @@ def test_structured_results(glove: Any) -> None:
     with pytest.raises(ClaimFailure, match=rf"(?s)1 of {N + 1} checks failed.*estimate:  -0\.4"):
         checked.raise_for_failures()
     # expected failures from the adapter itself, or passed in
-    annotated = check_model(Annotated(glove), ["word.norm_ic"], settings=FAST)
+    annotated = check_model(Annotated(glove), ["word.norm_ic"], settings=FAST, exploratory=True)
     assert annotated.ok and annotated.statuses["xfailed"] == 1
     annotated.raise_for_failures()
+
+
+def test_by_default_only_the_confirmatory_rows_are_checked(glove: Any) -> None:
+    # the paper's hypothesis for static vectors is the whitened row; raw and centred explore
+    checked = check_model(glove, ["word.norm_ic"], settings=FAST)
+    assert [o.id for o in checked.outcomes] == [WHITENED]
+    assert checked.outcomes[0].result.role == "confirmatory" and checked.ok
+    # a variant named in the selection is checked whatever its role
+    named = check_model(glove, [RAW], settings=FAST)
+    assert [o.id for o in named.outcomes] == [RAW]
+    assert named.outcomes[0].result.role == "exploratory" and not named.ok
+    # the adjustment is the audit's: Holm over the confirmatory rows, whatever is checked
+    everything = check_model(glove, ["word.norm_ic"], settings=FAST, exploratory=True)
+    by_id = {o.id: o.result for o in everything.outcomes}
+    assert by_id[WHITENED].p_adjusted == checked.outcomes[0].result.p_adjusted
+    with pytest.raises(NormtestError, match="exploratory"):
+        check_model(glove, ["cond.centered"], settings=FAST)
 
 
 def test_strict_expected_failures(glove: Any) -> None:
@@ -98,12 +116,13 @@ def test_parametrize_ids_are_stable_and_loading_is_lazy() -> None:
 
     spec = ModelSpec("glove", factory, family="static", states=())
     mark = parametrize_with_claims([spec], claims=["word.norm_ic"], settings=FAST,
-                                   expected_failures={RAW: "falls"})
+                                   expected_failures={RAW: "falls"}, exploratory=True)
     assert not calls  # nothing loaded to build the ids
     params = mark.args[1]
     assert [p.id for p in params] == [f"word.norm_ic[transform={t}]" for t in TRANSFORMS]
     assert [m.name for m in params[0].marks] == ["normtest_claim", "xfail"]
-    again = parametrize_with_claims([spec, ("copy", factory)], claims=["word.norm_ic"])
+    again = parametrize_with_claims([spec, ("copy", factory)], claims=["word.norm_ic"],
+                                    exploratory=True)
     assert [p.id for p in again.args[1]][:2] == [f"glove/{RAW}",
                                                 f"glove/word.norm_ic[transform={TRANSFORMS[1]}]"]
     assert isinstance(params[-1].values[0], ClaimCheck) and params[-1].id == WHITENED
@@ -117,12 +136,12 @@ from normtest.checking import ModelSpec, load_model, parametrize_with_claims
 S = AuditSettings(words=300, resamples=200)
 GLOVE = ModelSpec("glove", lambda: load_model("glove-6b-50d", cache=False), "static", ())
 
-@parametrize_with_claims(GLOVE, claims=["word.norm_ic"], settings=S,
+@parametrize_with_claims(GLOVE, claims=["word.norm_ic"], settings=S, exploratory=True,
                          expected_failures={"word.norm_ic[transform=raw]": "falls with IC"})
 def test_claims(check):
     check()
 
-@parametrize_with_claims(GLOVE, claims=["cer.linear"], settings=S)
+@parametrize_with_claims(GLOVE, claims=["cer.linear"], settings=S, exploratory=True)
 def test_nothing_runs(check):
     check()
 """

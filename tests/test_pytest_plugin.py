@@ -21,8 +21,10 @@ pytest_plugins = ["pytester"]
 
 CHECKS = Path(normtest.checks.__file__).parent
 #: small settings: GloVe is loaded once per process, the word sample is 300 words
-FAST = ["-p", "no:cacheprovider", "--normtest-words", "300", "--normtest-resamples", "200",
-        "--normtest-no-cache"]
+SMALL = ["-p", "no:cacheprovider", "--normtest-words", "300", "--normtest-resamples", "200",
+         "--normtest-no-cache"]
+#: most tests here exercise the plugin on every row, exploratory ones included
+FAST = [*SMALL, "--normtest-exploratory"]
 GLOVE = ["--normtest-model", "glove-6b-50d"]
 NORM_IC = ["--normtest-claims", "word.norm_ic"]
 RAW = "word.norm_ic[transform=raw]"
@@ -65,7 +67,8 @@ def test_help_lists_the_options(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--help")
     for option in ("--normtest-model", "--normtest-claims", "--normtest-seed",
                    "--normtest-inconclusive", "--normtest-report", "--normtest-words",
-                   "--normtest-resamples", "--normtest-junit-properties", "--normtest-strict"):
+                   "--normtest-resamples", "--normtest-junit-properties", "--normtest-strict",
+                   "--normtest-exploratory"):
         assert option in result.stdout.str()
 
 
@@ -93,6 +96,23 @@ def test_pass_and_fail_with_the_numbers(pytester: pytest.Pytester, glove: Any) -
     assert "Traceback" not in out
     result.stdout.fnmatch_lines([f"*glove-6b-50d: {N} claim checks ran: PASS {N - 1}, FAIL 1, "
                                  "INCONCLUSIVE 0; SKIPPED 0*"])
+
+
+def test_by_default_the_confirmatory_rows_are_collected(pytester: pytest.Pytester,
+                                                        glove: Any) -> None:
+    result = pytester.runpytest(str(CHECKS), *SMALL, *GLOVE, *NORM_IC, "--collect-only", "-q")
+    assert [line for line in result.stdout.lines if "word.norm_ic[" in line] == \
+        [f"checks/word.py::{WHITENED}"]
+    # a variant named on the command line is collected whatever its role, and says its role
+    named = pytester.runpytest(str(CHECKS), *SMALL, *GLOVE, "--normtest-claims", RAW)
+    named.assert_outcomes(failed=1)
+    assert "role:      exploratory" in named.stdout.str()
+    assert "Benjamini–Hochberg over the audit's exploratory rows" in named.stdout.str()
+    # the option, or exploratory = true in the configuration, collects every row
+    config = _config(pytester, "exploratory = true\n")
+    for extra in (["--normtest-exploratory"], [config]):
+        every = pytester.runpytest(str(CHECKS), *SMALL, *GLOVE, *NORM_IC, *extra)
+        every.assert_outcomes(passed=N - 1, failed=1)
 
 
 def test_inconclusive_policies(pytester: pytest.Pytester, glove: Any) -> None:

@@ -269,7 +269,8 @@ def test_the_report_of_a_real_audit_renders_cleanly_in_chromium(
     assert visit.errors == [], visit.errors
     state = visit.state
     assert state["scripts"] == 0 and state["text"] > 2000
-    assert state["sections"] == ["summary", "claims", "effects", "words", "cer", "provenance"]
+    assert state["sections"] == ["scorecard", "summary", "claims", "effects", "words", "cer",
+                                 "provenance"]
     n_words = len(real_report.data["words"]["squared_norms"])
     n_curves = len(real_report.data["prefixes"]["curves"])
     assert len(state["images"]) == 2 + n_words + n_curves  # two forest plots

@@ -78,6 +78,13 @@ def test_the_documented_claim_is_measured_from_pytest(claim_file: Path, tmp_path
     done = _run(["-m", "pytest", "--pyargs", "normtest.checks", *common], cwd=tmp_path)
     assert done.returncode in (0, 1), done.stdout + done.stderr
     items = re.findall(r"^(PASSED|FAILED) (\S+)", done.stdout, flags=re.M)
+    # by default the claim's confirmatory row (its expectation: static, whitened) …
+    assert [node.split("::")[-1] for _, node in items] == \
+        [f"{DOCUMENTED_ID}[transform=whiten_zipf]"], done.stdout
+    # … and with --normtest-exploratory both rows
+    done = _run(["-m", "pytest", "--pyargs", "normtest.checks", *common,
+                 "--normtest-exploratory"], cwd=tmp_path)
+    items = re.findall(r"^(PASSED|FAILED) (\S+)", done.stdout, flags=re.M)
     assert len(items) == 2 and all(DOCUMENTED_ID in node for _, node in items), done.stdout
     assert "2 claim checks ran" in done.stdout
     # collected under the file that declares the claim when pytest is pointed at it

@@ -103,20 +103,25 @@ def check_model(
     thresholds: Mapping[str, Any] | None = None,
     words: Sequence[str] | None = None,
     source: Any | None = None,
+    exploratory: bool = False,
 ) -> CheckReport:
     """Check a model against the catalogue (or the selected claims, suites or variants).
 
-    One audit measures every selected claim (data shared, Holm within each claim). Expected
+    One audit measures every selected claim (data shared; Holm over the confirmatory rows,
+    Benjamini–Hochberg over the exploratory rows). Expected
     failures come from ``expected_failures`` and the adapter's own ``expected_failures``
-    attribute. A run in which no claim could be measured raises NormtestError.
+    attribute. Only confirmatory rows (the paper's hypotheses) and the variants ``claims``
+    names are checked unless ``exploratory``. A run in which no claim could be measured raises
+    NormtestError.
     """
     if inconclusive not in POLICIES:
         raise NormtestError(f"inconclusive must be one of {POLICIES}, got {inconclusive!r}")
     selectors = parse_selectors(claims)
     session = AuditSession(adapter, settings, words=words, source=source, thresholds=thresholds)
-    planned = session.plan(selectors)
+    planned = session.plan(selectors, exploratory)
     if not planned:
-        raise NormtestError("no claim matches the selection; `normtest list` shows the claims")
+        raise NormtestError("no claim matches the selection; `normtest list` shows the claims "
+                            "(exploratory rows need exploratory=True or a variant named)")
     session.measure(p.claim for p in planned)
     mapping = {**model_expected_failures(adapter), **dict(expected_failures or {})}
     outcomes = []
@@ -195,6 +200,8 @@ class ClaimCheck:
     settings: AuditSettings | None = None
     thresholds: Mapping[str, Any] | None = None
     result: Result | None = None
+    #: the claims planned for this model with it (measured, and adjusted, together)
+    together: tuple[str, ...] = ()
 
     @property
     def id(self) -> str:
@@ -207,6 +214,7 @@ class ClaimCheck:
         if self.model.family not in (None, session.family):
             raise ClaimError(f"{self.model.label} is a {session.family} model, not the "
                              f"{self.model.family} its ModelSpec declares; fix the spec")
+        session.expect(self.together)
         self.result = session.result_for(self.planned)
         act(decide(self.result, model=self.model.label, inconclusive=self.inconclusive,
                    expected=self.expected_failure, strict=self.strict))
@@ -226,6 +234,7 @@ def parametrize_with_claims(
     settings: AuditSettings | None = None,
     thresholds: Mapping[str, Any] | None = None,
     argname: str = "check",
+    exploratory: bool = False,
 ) -> pytest.MarkDecorator:
     """A ``pytest.mark.parametrize`` over every (model, claim variant) check, with stable ids.
 
@@ -257,15 +266,19 @@ def parametrize_with_claims(
         assert spec.family is not None and spec.states is not None
         mapping = {**(model_expected_failures(adapter) if adapter is not None else {}),
                    **dict(expected_failures or {})}
-        for planned in plan(spec.family, spec.states, selectors, adapter=adapter,
-                            scope=scope_of(settings)):
+        planned_checks = plan(spec.family, spec.states, selectors, adapter=adapter,
+                              scope=scope_of(settings), exploratory=exploratory)
+        together = tuple(dict.fromkeys(p.claim for p in planned_checks))
+        for planned in planned_checks:
             reason = expected_failure(mapping, planned.claim, planned.variant)
-            check = ClaimCheck(spec, planned, inconclusive, reason, strict, settings, thresholds)
+            check = ClaimCheck(spec, planned, inconclusive, reason, strict, settings, thresholds,
+                               together=together)
             marks = [pytest.mark.normtest_claim(planned.claim)]
             if reason is not None:
                 marks.append(pytest.mark.xfail(reason=reason, strict=False, raises=ClaimFailure))
             check_id = planned.id if len(specs) == 1 else f"{spec.label}/{planned.id}"
             params.append(pytest.param(check, id=check_id, marks=marks))
     if not params:
-        raise NormtestError("no claim matches the selection; `normtest list` shows the claims")
+        raise NormtestError("no claim matches the selection; `normtest list` shows the claims "
+                            "(exploratory rows need exploratory=True or a variant named)")
     return pytest.mark.parametrize(argname, params)

@@ -54,10 +54,14 @@ def failure_message(result: Result, model: str = "", note: str = "") -> str:
             f"two-sided; its ends are the one-sided {100 * (1 - alpha):g}% bounds)",
         ]
     if result.criterion is not None:
-        adjusted = "" if result.p_adjusted is None else ", Holm within the claim's variants"
+        adjusted = "" if result.p_adjusted is None else (
+            ", Holm over the audit's confirmatory rows" if result.confirmatory
+            else ", Benjamini–Hochberg over the audit's exploratory rows")
         lines += [f"  threshold: {threshold(result, lambda v: f'{v:g}')}",
                   f"  criterion: {result.criterion.describe()}{adjusted}"]
     lines.append(f"  reason:    {result.reason}")
+    if result.role is not None:
+        lines.append(f"  role:      {result.role}")
     if result.expected is not None:
         lines.append(f"  the paper expects {result.expected.value} here")
     return "\n".join(lines)

@@ -73,6 +73,14 @@ class Selector:
             variant[axis] = value
         return cls(text, claim=claim.id, variant=variant)
 
+    def judges(self, result: Result, exploratory: bool = False) -> bool:
+        """Whether a requirement of this selector judges ``result``: a row it matches that is
+        confirmatory, or any row it matches when ``exploratory`` is asked for or the selector
+        names a variant (a row of a report without roles counts as confirmatory)."""
+        if not self.matches(result.claim, result.variant):
+            return False
+        return exploratory or bool(self.variant) or result.role != "exploratory"
+
     def claim_ids(self) -> list[str]:
         """The ids of the claims this selector may match."""
         from normtest.catalogue import claims
@@ -144,7 +152,8 @@ def model_expected_failures(adapter: ModelAdapter) -> dict[str, str]:
 # -- thresholds --------------------------------------------------------------------------------
 def apply_thresholds(results: Sequence[Result], thresholds: Mapping[str, Any] | None,
                      ) -> list[Result]:
-    """Re-judge the named claims under their new thresholds, Holm again within each family."""
+    """Re-judge the named claims under their new thresholds, then adjust the rows again (Holm
+    over the confirmatory ones, Benjamini–Hochberg over the exploratory ones)."""
     if not thresholds:
         return list(results)
     from normtest.catalogue import get

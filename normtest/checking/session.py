@@ -64,6 +64,8 @@ class PlannedCheck:
     skip_reason: str | None = None
     #: the file that declared the claim (pytest collects the check there)
     origin: str | None = None
+    #: ``confirmatory`` or ``exploratory`` (None for a claim skipped whole)
+    role: str | None = None
 
     @property
     def id(self) -> str:
@@ -72,12 +74,15 @@ class PlannedCheck:
 
 
 def plan(family: str, states: Sequence[str], selectors: Sequence[Selector] = (),
-         adapter: ModelAdapter | None = None, scope: str = "full") -> list[PlannedCheck]:
+         adapter: ModelAdapter | None = None, scope: str = "full",
+         exploratory: bool = True) -> list[PlannedCheck]:
     """The checks of the selected claims for a model family and variant scope, in catalogue
     order.
 
     With ``adapter``, a claim the model cannot run becomes one skipped check (as the audit
-    reports it); without, its variants are planned and skip when measured.
+    reports it); without, its variants are planned and skip when measured. Without
+    ``exploratory``, only confirmatory variants are planned, and those a selector names by
+    their variant.
     """
     from normtest.audit import skip_reason, variants
     from normtest.catalogue import get
@@ -92,16 +97,21 @@ def plan(family: str, states: Sequence[str], selectors: Sequence[Selector] = (),
                 out.append(PlannedCheck(claim.id, claim.suite, {}, reason, claim.origin))
             continue
         for variant in variants(claim, family, tuple(states), scope=scope):
-            if any(s.matches(claim.id, variant) for s in wanted):
-                out.append(PlannedCheck(claim.id, claim.suite, variant, origin=claim.origin))
+            chosen = [s for s in wanted if s.matches(claim.id, variant)]
+            role = claim.role(family, variant)
+            if chosen and (exploratory or role == "confirmatory"
+                           or any(s.variant for s in chosen)):
+                out.append(PlannedCheck(claim.id, claim.suite, variant, origin=claim.origin,
+                                        role=role))
     return out
 
 
 class AuditSession:
     """One model's measurements, shared by every check of a test session.
 
-    Each claim's family of variants is audited once, when a check first asks for it (Holm is
-    applied within that family, as in ``normtest audit``), and kept.
+    The claims it planned are audited together, once, when a check first asks for one of them
+    — so Holm over the confirmatory rows and Benjamini–Hochberg over the exploratory rows run
+    over the same rows as ``normtest audit`` of that selection — and kept.
     """
 
     def __init__(self, adapter: ModelAdapter, settings: AuditSettings | None = None, *,
@@ -118,14 +128,22 @@ class AuditSession:
         self.family = model_family(adapter)
         self.states = tuple(getattr(adapter, "states", ()))
         self._families: dict[str, list[Result]] = {}
+        self._planned: list[str] = []
         self._provenance: dict[str, Any] = {}
         self._data: dict[str, Any] = {}
         self._model: dict[str, Any] = {}
 
-    def plan(self, selectors: Sequence[Selector] = ()) -> list[PlannedCheck]:
-        """The checks of the selected claims for this model."""
-        return plan(self.family, self.states, selectors, adapter=self.adapter,
-                    scope=scope_of(self.settings))
+    def plan(self, selectors: Sequence[Selector] = (),
+             exploratory: bool = True) -> list[PlannedCheck]:
+        """The checks of the selected claims for this model (measured together later)."""
+        planned = plan(self.family, self.states, selectors, adapter=self.adapter,
+                       scope=scope_of(self.settings), exploratory=exploratory)
+        self.expect(p.claim for p in planned)
+        return planned
+
+    def expect(self, claim_ids: Iterable[str]) -> None:
+        """Claims to measure together with the first one a check asks for."""
+        self._planned.extend(i for i in claim_ids if i not in self._planned)
 
     def measure(self, claim_ids: Iterable[str]) -> None:
         """Audit the claims not measured yet, in one pass (their data are shared)."""
@@ -141,7 +159,8 @@ class AuditSession:
                 runnable.append(claim.id)
             else:
                 self._families[claim.id] = [Result(Verdict.SKIPPED, reason, claim=claim.id,
-                                                   criterion=claim.criterion)]
+                                                   criterion=claim.criterion,
+                                                   hypothesis=claim.hypothesis)]
         if not runnable:
             return
         try:
@@ -172,8 +191,9 @@ class AuditSession:
                 self._data[key] = value
 
     def family_results(self, claim_id: str) -> list[Result]:
-        """Every result of one claim (measured on first use)."""
-        self.measure([claim_id])
+        """Every result of one claim (measured on first use, with every planned claim)."""
+        if claim_id not in self._families:
+            self.measure([claim_id, *self._planned])
         return self._families[claim_id]
 
     def result_for(self, check: PlannedCheck) -> Result:

@@ -65,9 +65,12 @@ def p_value(value: float | None) -> str:
 
 
 def agreement(result: Result) -> str | None:
-    """``yes``/``NO`` when the paper states an expectation for this result, else None."""
+    """``yes``/``NO`` when the paper states an expectation for this result and the audit decided
+    it, ``undecided`` when the audit did not (never a disagreement), else None."""
     if result.expected is None:
         return None
+    if result.verdict not in (Verdict.PASS, Verdict.FAIL):
+        return "undecided"
     return "yes" if result.expected is result.verdict else "NO"
 
 
@@ -144,14 +147,17 @@ def agreement_text(results: Sequence[Result]) -> str:
     stated = [r for r in results if r.expected is not None]
     if not stated:
         return "the paper states no expectation for these results"
-    agree = sum(r.expected is r.verdict for r in stated)
-    return (f"the paper states an expectation for {len(stated)} result"
-            f"{'s' * (len(stated) != 1)}; the audit agrees on {agree}")
+    agree = sum(agreement(r) == "yes" for r in stated)
+    differ = sum(agreement(r) == "NO" for r in stated)
+    return (f"the paper states an expectation for {len(stated)} confirmatory row"
+            f"{'s' * (len(stated) != 1)}; the audit agrees on {agree}, disagrees on {differ} and "
+            f"leaves {len(stated) - agree - differ} undecided")
 
 
 def disagreements(results: Sequence[Result]) -> list[Result]:
-    """Results whose verdict differs from the paper's expectation."""
-    return [r for r in results if r.expected is not None and r.expected is not r.verdict]
+    """Results decided (PASS or FAIL) against the paper's expectation; an undecided row is
+    never a disagreement."""
+    return [r for r in results if agreement(r) == "NO"]
 
 
 def model_line(model: Mapping[str, Any]) -> tuple[str, str]:

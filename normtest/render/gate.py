@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from normtest.render import _format as fmt
+from normtest.render.markdown import md_text
 
 if TYPE_CHECKING:
     from normtest.gate import Comparison, GateOutcome
@@ -20,6 +21,9 @@ def gate_markdown(outcome: GateOutcome) -> str:
     lines = [f"## normtest gate {verdict}: `{name}`{family}", ""]
     failed, regressions = outcome.failed_requirements, outcome.regressions
     facts = []
+    if outcome.lines:
+        ok = len(outcome.lines) - len(outcome.failed_lines)
+        facts.append(f"{ok} of {len(outcome.lines)} required scorecard lines replicated")
     if outcome.requirements:
         facts.append(f"{len(outcome.requirements) - len(failed)} of {len(outcome.requirements)} "
                      "required claims PASS")
@@ -29,6 +33,7 @@ def gate_markdown(outcome: GateOutcome) -> str:
         facts.append(f"{len(regressions)} regression{'s' * (len(regressions) != 1)} against "
                      f"the baseline{where} ({base})")
     lines += ["; ".join(facts) + ".", ""]
+    lines += _scorecard(outcome)
     if outcome.requirements:
         lines += ["### Required claims", "",
                   "| | claim | verdict | estimate | 90% interval | threshold |",
@@ -87,3 +92,15 @@ def _comparison_table(rows: Sequence[Comparison]) -> list[str]:
             f"{fmt.number(c.difference)} | {fmt.bounds(c.interval)} | "
             f"{fmt.p_value(c.p_adjusted)} | {c.method} |")
     return out
+
+
+def _scorecard(outcome: GateOutcome) -> list[str]:
+    """The candidate's scorecard, the lines the gate requires marked (✅ replicated, ❌ not)."""
+    required = {r.key for r in outcome.lines}
+    out = ["### Scorecard: does the model behave as the paper says?", "",
+           "| | status | hypothesis | why |", "|---|---|---|---|"]
+    for line in outcome.candidate.scorecard:
+        mark = ("✅" if line.status == "replicated" else "❌") if line.key in required else ""
+        out.append(f"| {mark} | **{line.status}** | {md_text(line.title)} | "
+                   f"{md_text(line.reason)} |")
+    return [*out, ""]

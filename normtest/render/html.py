@@ -30,6 +30,7 @@ from normtest.render import _format as fmt
 from normtest.render import fits, plots
 from normtest.report import SCHEMA, Report
 from normtest.result import Result, Verdict
+from normtest.scorecard import counts
 
 __all__ = ["CSP", "esc", "render_html"]
 
@@ -84,6 +85,11 @@ dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; font-
 dt { color: var(--muted); }
 dd { margin: 0; overflow-wrap: anywhere; }
 footer { margin-top: 40px; font-size: 12px; color: var(--muted); }
+.status { display: inline-block; border-radius: 10px; padding: 1px 10px; color: #fff;
+          font-size: 12px; font-weight: 600; white-space: nowrap; }
+.status.replicated { background: #1a7f37; } .status.contradicted { background: #cf222e; }
+.status.undecided { background: #9a6700; } .status.not-tested { background: #8c959f; }
+.role { font-size: 11px; color: var(--muted); }
 """
 
 
@@ -131,6 +137,23 @@ class _Page:
         self.parts.append(f'<header><h1>normtest audit of <span class="id">{esc(name)}</span>'
                           f'</h1><p class="muted">{sub}</p></header>')
 
+    def scorecard(self) -> None:
+        lines = self.report.scorecard
+        tally = ", ".join(f"{n} {status}" for status, n in counts(lines).items() if n)
+        out = ['<section id="scorecard"><h2>Does the model behave as the paper says?</h2>',
+               f"<p>{esc(tally)}. Each line is a hypothesis of the paper, decided by its "
+               "confirmatory rows (the variants where the paper states a verdict; Holm over all "
+               "of them): <b>replicated</b> when every one agrees, <b>contradicted</b> when one "
+               "is decided against the paper, <b>undecided</b> when one is INCONCLUSIVE.</p>",
+               '<table class="scorecard"><tbody>']
+        for line in lines:
+            status = esc(line.status)
+            out.append(f'<tr><td><span class="status {status.replace(" ", "-")}">{status}'
+                       f"</span></td><td><b>{esc(line.title)}</b><br>"
+                       f'<span class="muted">{esc(line.reason)}</span></td></tr>')
+        out.append("</tbody></table></section>")
+        self.parts.append("".join(out))
+
     def summary(self) -> None:
         summary = self.report.summary
         boxes = "".join(
@@ -140,8 +163,9 @@ class _Page:
         out = ['<section id="summary"><h2>Verdicts</h2>', f'<div class="counts">{boxes}</div>',
                f"<p>Of {len(self.results)} results, {esc(fmt.agreement_text(self.results))}. "
                "PASS means the whole interval clears the claim's threshold, FAIL that it falls "
-               "short, INCONCLUSIVE that the data cannot decide; verdicts are Holm-adjusted "
-               "within each claim's variants.</p>"]
+               "short, INCONCLUSIVE that the data cannot decide; verdicts are adjusted by Holm "
+               "over the confirmatory rows and by Benjamini–Hochberg over the exploratory "
+               "rows.</p>"]
         rejudged = self.report.provenance.get("rejudged")
         if isinstance(rejudged, Mapping) and rejudged:
             changed = ", ".join(f"<code>{esc(c)}</code> at {esc(fmt.flatten(v))}"
@@ -192,11 +216,13 @@ class _Page:
                '<p class="note">One row per claim and variant, grouped by claim. The interval is '
                "two-sided; its ends are the one-sided bounds the verdict used. <i>paper</i> is "
                "the paper's expectation for this model family and variant where it states one, "
-               "with whether the audit agrees (✓) or not (<span class=\"no\">NO</span>). † marks "
+               "with whether the audit agrees (✓), disagrees (<span class=\"no\">NO</span>) or "
+               "leaves it undecided (?); such a row is <i>confirmatory</i>, every other row "
+               "<i>exploratory</i>. † marks "
                "a claim reconstructed from the authors' earlier work.</p>",
                '<div class="wide"><table class="claims"><thead><tr><th>variant</th>'
                "<th>estimate</th><th>interval</th><th>threshold</th><th>verdict</th>"
-               "<th>paper</th><th>p (Holm)</th><th>n</th><th>reason</th></tr></thead><tbody>"]
+               "<th>paper</th><th>p (adjusted)</th><th>n</th><th>reason</th></tr></thead><tbody>"]
         for family in fmt.families(self.results):
             labels, shared = fmt.row_labels(family.results)
             mark = " †" if any(r.details.get("reconstructed") for r in family.results) else ""
@@ -209,11 +235,13 @@ class _Page:
             for r, label in zip(family.results, labels, strict=True):
                 agrees = fmt.agreement(r)
                 paper = "—" if r.expected is None else _badge(r.expected.value) + (
-                    ' <span class="no">NO</span>' if agrees == "NO" else " ✓")
+                    ' <span class="no">NO</span>' if agrees == "NO" else
+                    " ?" if agrees == "undecided" else " ✓")
                 p = r.p_adjusted if r.p_adjusted is not None else r.p_value
                 variant = "—" if not r.variant else esc(label)
+                role = f'<br><span class="role">{esc(r.role)}</span>' if r.role else ""
                 out.append(
-                    f"<tr><td>{variant}</td>"
+                    f"<tr><td>{variant}{role}</td>"
                     f'<td class="num">{esc(fmt.number(r.estimate))}</td>'
                     f'<td class="num">{esc(fmt.interval(r))}</td>'
                     f'<td class="num">{esc(fmt.threshold(r))}</td>'
@@ -460,6 +488,7 @@ def render_html(report: Report) -> str:
     """The self-contained HTML page (see the module doc)."""
     page = _Page(report)
     page.header()
+    page.scorecard()
     page.summary()
     page.table()
     page.forest()

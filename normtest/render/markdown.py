@@ -1,24 +1,27 @@
 """The report as Markdown: a summary short enough for a pull-request comment, then the full table.
 
-Layout: a heading with the model, the verdict counts and the agreement with the paper, one row per
-claim family, the disagreements with the paper; then, folded in ``<details>``, every result with
-its estimate, interval, threshold, verdict and expectation, the reasons of every result that did
-not PASS, and the provenance. Every string from data or the user is escaped (:func:`md_text`):
-table-breaking ``|`` and newlines, Markdown punctuation, and ``< > &`` as HTML entities, so no
-raw HTML from a report reaches a pull-request comment.
+Layout: a heading with the model; the scorecard (each hypothesis of the paper replicated,
+contradicted, undecided or not tested, with its reason); the verdict counts and the agreement
+with the paper, one row per claim family, the disagreements with the paper; then, folded in
+``<details>``, every result with its role, estimate, interval, threshold, verdict and
+expectation, the reasons of every result that did not PASS, and the provenance. Every string
+from data or the user is escaped (:func:`md_text`): table-breaking ``|`` and newlines, Markdown
+punctuation, and ``< > &`` as HTML entities, so no raw HTML from a report reaches a pull-request
+comment.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from normtest.render import _format as fmt
 from normtest.report import Report
 from normtest.result import Result, Verdict
+from normtest.scorecard import Line, counts
 
-__all__ = ["md_code", "md_text", "render_markdown"]
+__all__ = ["md_code", "md_text", "render_markdown", "scorecard_markdown"]
 
 _PUNCTUATION = re.compile(r"([\\`*_\[\]|~#!])")
 _UNSAFE_IN_CODE = re.compile(r"[`|<>&\r\n]")
@@ -49,7 +52,7 @@ def _summary(report: Report) -> list[str]:
     name, about = fmt.model_line(report.model)
     results = list(report.results)
     lines = [f"## normtest audit of {md_code(name)}" + (f" ({md_text(about)})" if about else ""),
-             "",
+             "", *scorecard_markdown(report.scorecard), "",
              f"**{fmt.counts_text(report.summary)}** — {fmt.agreement_text(results)}.",
              ""]
     rejudged = report.provenance.get("rejudged")
@@ -89,14 +92,24 @@ def _summary(report: Report) -> list[str]:
     return lines
 
 
+def scorecard_markdown(lines: Sequence[Line]) -> list[str]:
+    """The scorecard as a Markdown table: status, hypothesis, reason."""
+    out = ["**Does the model behave as the paper says?** "
+           + ", ".join(f"{n} {status}" for status, n in counts(lines).items() if n), "",
+           "| | hypothesis of the paper | why |", "|---|---|---|"]
+    for line in lines:
+        out.append(_row([f"**{line.status}**", md_text(line.title), md_text(line.reason)]))
+    return out
+
+
 def _table(results: list[Result]) -> list[str]:
-    lines = [_row(["claim", "estimate", "interval", "threshold", "verdict", "expected",
-                   "agrees", "p (Holm)", "n"]),
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = [_row(["claim", "role", "estimate", "interval", "threshold", "verdict", "expected",
+                   "agrees", "p (adjusted)", "n"]),
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         p = r.p_adjusted if r.p_adjusted is not None else r.p_value
         lines.append(_row([
-            md_code(r.id), fmt.number(r.estimate), fmt.interval(r), fmt.threshold(r),
+            md_code(r.id), r.role or "—", fmt.number(r.estimate), fmt.interval(r), fmt.threshold(r),
             f"**{r.verdict.value}**" if r.verdict is Verdict.FAIL else r.verdict.value,
             r.expected.value if r.expected else "—", fmt.agreement(r) or "—", fmt.p_value(p),
             str(r.n) if r.n else "—",
@@ -117,7 +130,8 @@ def render_markdown(report: Report) -> str:
     lines = _summary(report)
     lines += ["", f"<details><summary>All {len(results)} results</summary>", ""]
     lines += ["Intervals are two-sided with ends at the one-sided bounds the verdict used; "
-              "verdicts are Holm-adjusted within each claim's variants.", ""]
+              "verdicts are adjusted by Holm over the confirmatory rows and by "
+              "Benjamini–Hochberg over the exploratory rows.", ""]
     lines += _table(results)
     explained = [r for r in results if r.verdict is not Verdict.PASS]
     if explained:

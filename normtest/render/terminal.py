@@ -1,11 +1,14 @@
-"""The terminal rendering: a plain-text verdict table (what `normtest audit` prints)."""
+"""The terminal rendering: the scorecard first, then a plain-text verdict table (what
+`normtest audit` prints)."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 
+from normtest.render._format import agreement
 from normtest.result import Result
+from normtest.scorecard import Line, counts
 
 
 def _number(value: float) -> str:
@@ -24,18 +27,35 @@ def _threshold(result: Result) -> str:
 
 def verdict_table(results: Sequence[Result]) -> str:
     """One row per result: id, estimate, interval, threshold, verdict, expectation, agreement."""
-    header = ("claim", "estimate", "interval", "threshold", "verdict", "expected", "agrees")
+    header = ("claim", "role", "estimate", "interval", "threshold", "verdict", "expected",
+              "agrees")
     rows = [header]
     for r in results:
         low, high = r.ci
         expected = r.expected.value if r.expected else "—"
-        agrees = "—" if r.expected is None else ("yes" if r.expected is r.verdict else "NO")
+        agrees = agreement(r) or "—"
         rows.append((
-            r.id, _number(r.estimate), f"[{_number(low)}, {_number(high)}]", _threshold(r),
-            r.verdict.value, expected, agrees,
+            r.id, _ROLE.get(r.role or "", "—"), _number(r.estimate),
+            f"[{_number(low)}, {_number(high)}]", _threshold(r), r.verdict.value, expected,
+            agrees,
         ))
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
              for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+_ROLE = {"confirmatory": "conf", "exploratory": "expl"}
+
+
+def scorecard_text(lines: Sequence[Line]) -> str:
+    """The scorecard: one line per hypothesis (status, title, reason), then the counts."""
+    width = max((len(line.status) for line in lines), default=0)
+    out = ["Does the model behave as the paper says?", ""]
+    for line in lines:
+        out.append(f"  {line.status.upper():<{width}}  {line.title}")
+        out.append(f"  {'':<{width}}    {line.reason}")
+    tally = ", ".join(f"{n} {status}" for status, n in counts(lines).items() if n)
+    out += ["", f"scorecard: {tally}"]
+    return "\n".join(out)

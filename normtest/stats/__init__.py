@@ -22,10 +22,11 @@ from normtest.stats.growth import (
     measure_fixed_point,
     measure_linear_growth,
 )
-from normtest.stats.multiplicity import adjust
+from normtest.stats.multiplicity import adjust, adjust_audit
 
 __all__ = [
     "adjust",
+    "adjust_audit",
     "correlation",
     "equivalence",
     "fixed_point",

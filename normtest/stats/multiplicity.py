@@ -1,9 +1,11 @@
-"""Multiple testing within one claim's family of variants (docs/theory.md §8).
+"""Multiple testing over an audit's rows (docs/statistics.md, "Confirmatory and exploratory").
 
-Holm controls the family-wise error rate (for gated families); Benjamini–Hochberg controls the
-false discovery rate (for exploratory reports). Both sides are adjusted: the p-values that
-support PASS and those that support FAIL, so neither conclusion is reached more easily because a
-claim was tried in many variants.
+Holm controls the family-wise error rate over the confirmatory rows — the hypotheses the paper
+states in advance — of one whole audit; Benjamini–Hochberg controls the false discovery rate over
+the exploratory rows (every other variant). The two sets are adjusted separately, so a hypothesis
+stated in advance never pays for the variants explored around it. Both sides are adjusted: the
+p-values that support PASS and those that support FAIL, so neither conclusion is reached more
+easily because many rows were tried.
 """
 
 from __future__ import annotations
@@ -75,3 +77,32 @@ def adjust(results: Sequence[Result], method: Literal["holm", "bh"] = "holm") ->
                          p_fail_adjusted=float(pf))
     return out
 
+
+
+#: How each role's rows are adjusted within one audit.
+METHOD_OF_ROLE: dict[str, Literal["holm", "bh"]] = {"confirmatory": "holm", "exploratory": "bh"}
+
+
+def adjust_audit(results: Sequence[Result]) -> list[Result]:
+    """Adjust an audit's rows: Holm over the confirmatory ones, Benjamini–Hochberg over the
+    exploratory ones (rows without a role count as exploratory); the order is kept."""
+    out = list(results)
+    for role, method in METHOD_OF_ROLE.items():
+        index = [i for i, r in enumerate(out)
+                 if (r.role or "exploratory") == role]
+        for i, r in zip(index, adjust([out[i] for i in index], method), strict=True):
+            out[i] = r
+    return out
+
+
+def tested(results: Sequence[Result], role: str) -> int:
+    """How many rows of a role took part in their adjustment (those with p-values)."""
+    count = 0
+    for r in results:
+        if (r.role or "exploratory") != role or r.measurement is None or r.criterion is None:
+            continue
+        if r.measurement.sampling is None:
+            continue
+        j = judge(r.measurement, r.criterion)
+        count += not (math.isnan(j.p_pass) or math.isnan(j.p_fail))
+    return count
