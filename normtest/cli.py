@@ -253,8 +253,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
-    previous = warnings.showwarning
+    previous, previous_hook = warnings.showwarning, sys.unraisablehook
     warnings.showwarning = _one_line_warning
+    sys.unraisablehook = _keep_interrupts
     try:
         commands = {"demo": _demo, "list": _list, "show": _show, "audit": _audit,
                     "gate": _gate, "report": _report}
@@ -277,7 +278,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("normtest: internal error; please report it with the trace above", file=sys.stderr)
         return EXIT_INTERNAL
     finally:
-        warnings.showwarning = previous
+        warnings.showwarning, sys.unraisablehook = previous, previous_hook
+        for pending in _REDELIVERIES:
+            pending.cancel()
+        _REDELIVERIES.clear()
+
+
+#: Ctrl-Cs scheduled for delivery again (cancelled when the command ends, so that none fires
+#: after the interruption was handled).
+_REDELIVERIES: list[Any] = []
+
+
+def _keep_interrupts(unraisable: Any) -> None:
+    """A Ctrl-C that lands inside a finaliser (``__del__``, run by the garbage collector) cannot
+    propagate there: Python prints "Exception ignored" with a traceback and carries on, and the
+    audit would run to its end. Deliver it again a moment later from another thread, so that the
+    main thread raises it once it is out of the finaliser (should it land in one again, this
+    repeats)."""
+    if unraisable.exc_type is not None and issubclass(unraisable.exc_type, KeyboardInterrupt):
+        import _thread
+        import threading
+
+        again = threading.Timer(0.01, _thread.interrupt_main)
+        again.daemon = True
+        _REDELIVERIES.append(again)
+        again.start()
+        return
+    sys.__unraisablehook__(unraisable)
 
 
 def _one_line_warning(message: Warning | str, category: type[Warning], filename: str,

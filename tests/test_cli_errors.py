@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -334,3 +335,27 @@ def test_a_few_replaced_bytes_are_reported(
     provenance = Report.read(tmp_path / "out" / "report.json").provenance
     assert provenance["corpus_replaced_bytes"] == 3
     assert provenance["corpus_bytes"] == len(text) + 3
+
+
+def test_ctrl_c_inside_a_finaliser_is_not_lost(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a Ctrl-C delivered while the garbage collector runs a __del__ used to be printed as
+    # "Exception ignored ... KeyboardInterrupt" and dropped: the audit ran on to its end
+    import normtest.cli as cli
+
+    class Finalised:
+        def __del__(self) -> None:
+            raise KeyboardInterrupt
+
+    def command(args: object) -> int:
+        Finalised()  # collected at once; its KeyboardInterrupt cannot propagate from __del__
+        deadline = time.monotonic() + 5  # the interrupt is raised again here, outside it
+        while time.monotonic() < deadline:
+            pass
+        return EXIT_OK
+
+    monkeypatch.setattr(cli, "_list", command)
+    code, _, err = run_cli(["list"], capsys)
+    assert code == cli.EXIT_INTERRUPTED
+    assert "interrupted" in err and "Exception ignored" not in err and "Traceback" not in err
