@@ -12,7 +12,7 @@ from normtest.catalogue import Claim, Expectation, measures
 from normtest.checks.axes import CER_GROWTH, FIXED_POINTS, PAPER, POOLINGS, REPRESENTATIONS
 from normtest.result import Criterion, Measurement, Verdict
 from normtest.settings import AuditSettings
-from normtest.stats import measure_fixed_point
+from normtest.stats import measure_fixed_point, measure_monotone_share
 from normtest.vectors import PrefixData
 
 CER = "Genzel & Charniak, ACL 2002 (Constant Entropy Rate)"
@@ -23,12 +23,16 @@ PREFIX_AXES = {"composition": POOLINGS, "representation": REPRESENTATIONS}
 RATIO_MARGIN = (0.5, 2.0)
 #: … and the quadratic term at most a fifth of the fitted value at the largest length.
 CURVATURE_MARGIN = (-0.2, 0.2)
-#: A fixed point: the second half grows (or falls) at most a quarter as fast as the first …
-FIXED_POINT_MAX_RATIO = 0.25
+#: A fixed point: over the second half of the lengths s moves by less than a tenth of its
+#: level (s ∝ L moves by about a half; a saturating a(1 − e^(−L/τ)) with τ a fifth of the range
+#: by a few hundredths) …
+FIXED_POINT_MAX_CHANGE = 0.1
 #: … and the direction at the end of the text is within ~18° of where the late half began.
 FIXED_POINT_MIN_COSINE = 0.95
-#: Monotone growth: the median per-document Spearman ρ(L, s) above 0.5.
+#: Monotone growth: a document rises when its Spearman ρ(L, s) is above 0.5 …
 MIN_MONOTONICITY = 0.5
+#: … and more than half of the documents rise (the median ρ above 0.5, as a sign test).
+MIN_RISING_SHARE = 0.5
 
 
 @measures(Claim(
@@ -39,8 +43,8 @@ MIN_MONOTONICITY = 0.5
     quantities=("squared_norm", "prefix_length"),
     unit="model tokens",
     sample="prefixes of the default documents on a length grid",
-    statistic="median per-document spearman_rho",
-    criterion=Criterion.minimum_effect(MIN_MONOTONICITY),
+    statistic="monotone_share",
+    criterion=Criterion.minimum_effect(MIN_RISING_SHARE),
     axes=PREFIX_AXES,
     needs=PREFIX_NEEDS,
     expected=tuple(Expectation(Verdict.PASS, None, {"composition": c})
@@ -48,10 +52,9 @@ MIN_MONOTONICITY = 0.5
     hypothesis=CER_GROWTH,
 ), data="prefixes")
 def monotone(prefixes: PrefixData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
-    """The median per-document ρ(L, s) of the growth analysis this variant shares with
-    ``cer.linear``."""
-    growth = prefixes.growth(variant, s)
-    return growth.components.get("monotonicity", growth)
+    """The share of documents whose ρ(L, s) exceeds 0.5, with its exact interval."""
+    lengths, values, groups, _ = prefixes.curves(variant)
+    return measure_monotone_share(lengths, values, groups, min_rho=MIN_MONOTONICITY, seed=s.seed)
 
 
 @measures(Claim(
@@ -95,8 +98,8 @@ def linear(prefixes: PrefixData, variant: Mapping[str, str], s: AuditSettings) -
     quantities=("squared_norm", "prefix_length", "prefix_direction"),
     unit="model tokens",
     sample="prefixes of the default documents on a length grid",
-    statistic="late_early_ratio",
-    criterion=Criterion("within", margin=(-FIXED_POINT_MAX_RATIO, FIXED_POINT_MAX_RATIO),
+    statistic="late_change",
+    criterion=Criterion("within", margin=(-FIXED_POINT_MAX_CHANGE, FIXED_POINT_MAX_CHANGE),
                         components={"end_cosine": Criterion("greater",
                                                             threshold=FIXED_POINT_MIN_COSINE)}),
     axes=PREFIX_AXES,
@@ -104,14 +107,15 @@ def linear(prefixes: PrefixData, variant: Mapping[str, str], s: AuditSettings) -
     expected=(
         Expectation(Verdict.PASS, "encoder", {"composition": "cls"}),
         Expectation(Verdict.PASS, "decoder", {"composition": "eos"}),
-        Expectation(Verdict.PASS, None, {"composition": "mean"}, hypothesis=CER_GROWTH,
-                    note="the mean of tokens sharing a component settles"),
     ),
+    notes="the mean of tokens sharing a component tends to a limit too, but as 1/L: at the "
+          "audit's prefix lengths it may still move, and the paper's statement is about CLS "
+          "and EOS, so its rows are exploratory",
     hypothesis=FIXED_POINTS,
 ), data="prefixes")
 def fixed_point(prefixes: PrefixData, variant: Mapping[str, str],
                 s: AuditSettings) -> Measurement:
-    """The late/early slope ratio with the end-of-text cosine as a component."""
+    """The relative late change with the end-of-text cosine as a component."""
     lengths, values, groups, vectors = prefixes.curves(variant)
     return measure_fixed_point(lengths, values, groups, vectors, n_resamples=s.resamples,
                                seed=s.seed, alpha=s.alpha)

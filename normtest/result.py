@@ -19,6 +19,8 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Literal
 
+import numpy as np
+
 from normtest.errors import NormtestError
 from normtest.sampling import Sampling
 
@@ -311,6 +313,38 @@ def _one_reason(name: str, measurement: Measurement, criterion: Criterion, verdi
     return f"{name} {conf} bounds [{lo:.4g}, {hi:.4g}] straddle threshold {t:g}"
 
 
+def unstable(measurement: Measurement, alpha: float) -> str | None:
+    """Why a bootstrap sampling distribution cannot be read (None: it can).
+
+    A bootstrap is unreadable when every replicate is the same number (the resamples cannot
+    measure the uncertainty), when the estimate lies outside every replicate (the statistic jumps
+    between the sample and its resamples — a ratio whose denominator is near zero), or when the
+    estimate lies outside its own (1 − 2α) interval or that interval is a single point.
+    """
+    sampling = measurement.sampling
+    if sampling is None or sampling.kind != "bootstrap" or not math.isfinite(measurement.estimate):
+        return None
+    reps = sampling.replicates[~np.isnan(sampling.replicates)]
+    if reps.size == 0:
+        return None
+    name, estimate = measurement.statistic, measurement.estimate
+    low, high = sampling.lower(alpha), sampling.upper(alpha)
+    level = f"{100 * (1 - 2 * alpha):g}%"
+    if np.ptp(reps) == 0:
+        return (f"{name}: every bootstrap replicate equals {reps[0]:.4g}, so the resamples "
+                "cannot measure its uncertainty")
+    if estimate < reps.min() or estimate > reps.max():
+        return (f"{name}: the estimate {estimate:.4g} lies outside every bootstrap replicate "
+                f"([{reps.min():.4g}, {reps.max():.4g}]); the statistic is unstable on this "
+                "sample (for a ratio, its denominator is near zero)")
+    if not low <= estimate <= high:
+        return (f"{name}: the estimate {estimate:.4g} lies outside its own {level} interval "
+                f"[{low:.4g}, {high:.4g}]; the bootstrap distribution is too skewed to read")
+    if low == high:
+        return f"{name}: its {level} interval collapsed to the single point {low:.4g}"
+    return None
+
+
 def judge(
     measurement: Measurement, criterion: Criterion, p_pass: float | None = None,
     p_fail: float | None = None,
@@ -336,6 +370,10 @@ def judge(
                 f"{sorted(measurement.components)}"
             )
         parts.append((name, measurement.components[name], sub))
+    problems = [str(unstable(m, c.alpha)) for _, m, c in parts
+                if unstable(m, c.alpha) is not None]
+    if problems:  # an interval that cannot be read decides nothing, and is not tested
+        return Judgement(Verdict.INCONCLUSIVE, "; ".join(problems), math.nan, math.nan)
 
     missing = [(name, m) for name, m, _ in parts if m.sampling is None]
     singles = []

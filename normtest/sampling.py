@@ -1,11 +1,14 @@
 """Sampling distributions of an estimate: what a criterion needs to judge it at any level.
 
 A :class:`Sampling` is stored with every measurement so that a stored result can be re-judged
-under another threshold or level without the raw model (docs/theory.md §8). Four kinds:
+under another threshold or level without the raw model (docs/theory.md §8). Five kinds:
 
 - ``normal``: estimate ± z·se on the estimate's own scale;
 - ``t``: the same with Student's t on ``df`` degrees of freedom (cluster-robust slopes);
 - ``fisher_z``: normal on the Fisher z = atanh(r) scale (Pearson correlations), mapped back by tanh;
+- ``binomial``: a share of successes, ``center`` = k of ``df`` = n trials, read exactly:
+  Clopper–Pearson bounds (Beta quantiles) and binomial tail p-values, which agree the way the
+  bounds and p-values of every kind do; a share of n of n keeps an interval below 1;
 - ``bootstrap``: the bootstrap replicates themselves, read by the bias-corrected percentile
   method (BC; Efron 1981): with z₀ = Φ⁻¹(share of replicates below the estimate), the lower
   (1 − α) bound is the Φ(2z₀ + z_α) quantile of the replicates. z₀ = 0 is the plain percentile
@@ -31,9 +34,9 @@ from scipy import stats as sps
 
 from normtest.errors import NormtestError
 
-SamplingKind = Literal["normal", "t", "fisher_z", "bootstrap"]
+SamplingKind = Literal["normal", "t", "fisher_z", "binomial", "bootstrap"]
 
-_KINDS = ("normal", "t", "fisher_z", "bootstrap")
+_KINDS = ("normal", "t", "fisher_z", "binomial", "bootstrap")
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,6 +49,11 @@ class Sampling:
     df: float | None = None
     replicates: np.ndarray = field(default_factory=lambda: np.empty(0))
     bias: float = 0.0
+
+    @classmethod
+    def binomial(cls, successes: int, trials: int) -> Sampling:
+        """The exact sampling of a share: ``successes`` of ``trials`` (Clopper–Pearson)."""
+        return cls("binomial", center=float(successes), df=float(trials))
 
     @classmethod
     def bootstrap(cls, replicates: np.ndarray, estimate: float) -> Sampling:
@@ -70,6 +78,14 @@ class Sampling:
             if reps.size == 0:
                 raise NormtestError("a bootstrap sampling needs at least one replicate")
             object.__setattr__(self, "replicates", reps)
+        elif self.kind == "binomial":
+            k, n = self.center, self.df
+            if n is None or not (n >= 1 and float(n).is_integer() and float(k).is_integer()
+                                 and 0 <= k <= n):
+                raise NormtestError(
+                    f"a binomial sampling needs 0 ≤ successes ≤ trials, whole numbers, with at "
+                    f"least one trial; got {k} of {n}")
+            object.__setattr__(self, "scale", 0.0)
         elif not (math.isfinite(self.center) and math.isfinite(self.scale) and self.scale >= 0):
             raise NormtestError(
                 f"a {self.kind} sampling needs a finite center and a non-negative scale, "
@@ -122,6 +138,9 @@ class Sampling:
         if self.kind == "bootstrap":
             reps = np.where(np.isnan(self.replicates), -np.inf, self.replicates)
             return float(np.sort(reps)[_order_index(self._corrected(alpha), reps.size)])
+        if self.kind == "binomial":
+            k, n = self.center, float(self.df or 0)
+            return 0.0 if k == 0 else float(sps.beta.ppf(alpha, k, n - k + 1))
         bound = self.center - self._quantile(1 - alpha) * self.scale
         return self._from_scale(self.kind, bound)
 
@@ -132,6 +151,9 @@ class Sampling:
             reps = np.where(np.isnan(self.replicates), np.inf, self.replicates)
             tail = float(special.ndtr(special.ndtri(alpha) - 2 * self.bias))
             return float(np.sort(reps)[::-1][_order_index(tail, reps.size)])
+        if self.kind == "binomial":
+            k, n = self.center, float(self.df or 0)
+            return 1.0 if k == n else float(sps.beta.ppf(1 - alpha, k + 1, n - k))
         bound = self.center + self._quantile(1 - alpha) * self.scale
         return self._from_scale(self.kind, bound)
 
@@ -148,6 +170,9 @@ class Sampling:
             reps = self.replicates
             below = np.count_nonzero(reps <= threshold) + np.count_nonzero(np.isnan(reps))
             return self._uncorrect(below / reps.size, -1.0)
+        if self.kind == "binomial":  # P(X ≥ k) when the share is at the threshold
+            share = min(max(threshold, 0.0), 1.0)
+            return float(sps.binom.sf(self.center - 1, self.df, share))
         return self._sf(self._standardised(threshold))
 
     def p_less(self, threshold: float) -> float:
@@ -156,6 +181,9 @@ class Sampling:
             reps = self.replicates
             above = np.count_nonzero(reps >= threshold) + np.count_nonzero(np.isnan(reps))
             return self._uncorrect(above / reps.size, 1.0)
+        if self.kind == "binomial":  # P(X ≤ k) when the share is at the threshold
+            share = min(max(threshold, 0.0), 1.0)
+            return float(sps.binom.cdf(self.center, self.df, share))
         return self._sf(-self._standardised(threshold))
 
     def _uncorrect(self, share: float, sign: float) -> float:

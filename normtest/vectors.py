@@ -256,8 +256,7 @@ class PrefixData:
 
     def growth(self, variant: Mapping[str, str], settings: AuditSettings) -> Measurement:
         """How s(L) grows for one variant (:func:`~normtest.stats.measure_linear_growth`),
-        analysed once and shared by every claim that reads it (``cer.linear``,
-        ``cer.monotone``)."""
+        analysed once and shared by every claim that reads it (``cer.linear``)."""
         from normtest.stats import measure_linear_growth
 
         key = (variant["composition"], variant.get("representation", "last"))

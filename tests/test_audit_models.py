@@ -56,6 +56,22 @@ def _complete(report: Report) -> None:
             assert "capabilities" in r.reason, (r.id, r.reason)
     ran = {r.claim for r in report.results if r.verdict is not Verdict.SKIPPED}
     assert ran, "no claim ran"
+    _honest(report)
+
+
+def _honest(report: Report) -> None:
+    """Every row's estimate lies inside its own interval, or the row is INCONCLUSIVE with a
+    reason; every measured row has a role; the scorecard names only the paper's lines."""
+    for r in report.results:
+        if r.measurement is None or r.measurement.sampling is None:
+            continue
+        low, high = r.ci
+        inside = low <= r.estimate <= high and (low < high or r.verdict is Verdict.INCONCLUSIVE)
+        assert inside or (r.verdict is Verdict.INCONCLUSIVE and r.reason), (r.id, r.estimate,
+                                                                               r.ci, r.reason)
+        assert r.role in ("confirmatory", "exploratory"), r.id
+    assert {line.status for line in report.scorecard} <= {"replicated", "contradicted",
+                                                          "undecided", "not tested"}
 
 
 def test_glove_audit(glove_audit: Report) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -175,3 +176,45 @@ def test_adjustment_keeps_strong_results_and_fails() -> None:
                                         Verdict.SKIPPED]
     with pytest.raises(NormtestError):
         adjust(family, "bonferroni")  # type: ignore[arg-type]
+
+
+# -- a sampling distribution that cannot be read --------------------------------------------------
+def _boot(estimate: float, replicates: np.ndarray, name: str = "late_early_ratio") -> Measurement:
+    return Measurement(name, estimate, 24, "bootstrap",
+                       sampling=Sampling.bootstrap(replicates, estimate))
+
+
+@pytest.mark.parametrize(("estimate", "replicates", "words"), [
+    # the SmolLM2 row: estimate 341, replicates from −80 to 132, interval [132, 132]
+    (341.0, np.r_[np.linspace(-80.0, 132.0, 999), 132.0], "outside every bootstrap replicate"),
+    # inside the replicates, but the bias correction puts the interval above the estimate
+    (4.9, np.r_[np.linspace(0.0, 1.0, 990), np.full(10, 5.0)], "outside its own 90% interval"),
+    # replicates that vary, yet an interval of one point
+    (1.0, np.r_[np.ones(995), np.zeros(5)], "collapsed to the single point 1"),
+    # every resample the same
+    (0.8, np.full(500, 0.8), "every bootstrap replicate equals 0.8"),
+])
+def test_an_unreadable_bootstrap_is_inconclusive_and_not_tested(
+        estimate: float, replicates: np.ndarray, words: str) -> None:
+    measured = _boot(estimate, replicates)
+    result = Result.judged(measured, Criterion("within", margin=(0.5, 2.0)))
+    assert result.verdict is Verdict.INCONCLUSIVE and words in result.reason
+    assert math.isnan(result.p_value)
+    # it does not count towards a family: the other row is adjusted as if it were alone
+    fine = Result.judged(_boot(1.0, np.random.default_rng(0).normal(1.0, 0.1, 500)),
+                         Criterion("within", margin=(0.5, 2.0)))
+    adjusted = adjust([result, fine], "holm")
+    assert adjusted[0].p_adjusted is None and adjusted[1].p_adjusted == pytest.approx(
+        fine.p_value)
+
+
+def test_an_unreadable_component_makes_the_row_inconclusive() -> None:
+    head = _boot(1.0, np.random.default_rng(1).normal(1.0, 0.05, 500))
+    curvature = _boot(0.0, np.zeros(500), "curvature")
+    measured = replace(head, components={"curvature": curvature})
+    criterion = Criterion("within", margin=(0.5, 2.0),
+                          components={"curvature": Criterion("within", margin=(-0.2, 0.2))})
+    result = Result.judged(measured, criterion)
+    assert result.verdict is Verdict.INCONCLUSIVE and "curvature: every bootstrap" in result.reason
+    # a component that is only reported, not judged, does not block the verdict
+    assert Result.judged(measured, Criterion("within", margin=(0.5, 2.0))).verdict is Verdict.PASS

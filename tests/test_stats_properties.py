@@ -529,3 +529,23 @@ def test_holm_and_bh_agree_with_statsmodels(p: list[float]) -> None:
     np.testing.assert_allclose(holm(p), multipletests(p, method="holm")[1], atol=1e-12)
     np.testing.assert_allclose(benjamini_hochberg(p), multipletests(p, method="fdr_bh")[1],
                                atol=1e-12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(trials=st.integers(1, 60), data=st.data(),
+       threshold=st.floats(0.0, 1.0), alpha=st.sampled_from([0.01, 0.05, 0.1, 0.25]))
+def test_a_binomial_share_reads_bounds_and_p_values_alike(trials: int, data: Any,
+                                                          threshold: float, alpha: float) -> None:
+    """Clopper–Pearson bounds and binomial tail p-values agree: lower(α) > t ⇔ p_greater(t) < α
+    (and the mirror image), the estimate k/n lies inside every interval, and the distribution
+    survives the report's JSON."""
+    from normtest.sampling import Sampling
+
+    successes = data.draw(st.integers(0, trials))
+    sampling = Sampling.binomial(successes, trials)
+    assert (sampling.lower(alpha) > threshold) == (sampling.p_greater(threshold) < alpha)
+    assert (sampling.upper(alpha) < threshold) == (sampling.p_less(threshold) < alpha)
+    low, high = sampling.interval(1 - 2 * alpha)
+    assert 0.0 <= low <= successes / trials <= high <= 1.0 and low < high
+    again = Sampling.from_dict(sampling.to_dict())
+    assert again.interval(0.9) == sampling.interval(0.9)

@@ -359,9 +359,16 @@ def _c1(model: OracleModel | ShuffledNormModel | IsotropicModel) -> Verdict:
 
 
 def test_oracle_passes_word_level_and_c1(distribution: JointDistribution) -> None:
-    oracle = OracleModel(distribution, b=SHARED, seed=0)
+    oracle = OracleModel(distribution, b=SHARED, seed=0, noise=0.05)
     assert _word_level(oracle) == Verdict.PASS
     assert _c1(oracle) == Verdict.PASS
+    # the exact oracle ranks every word perfectly: each bootstrap replicate is ρ = 1, so the
+    # resamples measure no uncertainty and the verdict is INCONCLUSIVE with that reason
+    exact = OracleModel(distribution, b=SHARED, seed=0)
+    squared = np.sum(exact.vectors**2, axis=1)
+    result = correlation(squared, exact.information_content, seed=0)
+    assert result.estimate == 1.0 and result.verdict is Verdict.INCONCLUSIVE
+    assert "every bootstrap replicate equals 1" in result.reason
 
 
 def test_shuffled_norm_model_fails_word_level_and_c1(distribution: JointDistribution) -> None:
@@ -390,8 +397,9 @@ def _collapse(verdicts: list[Verdict]) -> list[Verdict]:
 
 
 def test_word_level_verdict_degrades_through_inconclusive(distribution: JointDistribution) -> None:
-    """Noise 0 → 1.5 in steps of 0.1: PASS, then INCONCLUSIVE, then FAIL, in that order."""
-    grid = np.round(np.arange(0.0, 1.51, 0.1), 2)
+    """Noise 0.05, then 0.1 → 1.5 in steps of 0.1: PASS, then INCONCLUSIVE, then FAIL, in that
+    order (noise 0 ranks perfectly, every replicate is 1: INCONCLUSIVE, tested above)."""
+    grid = np.round(np.r_[0.05, np.arange(0.1, 1.51, 0.1)], 2)
     verdicts = [_word_level(OracleModel(distribution, b=SHARED, noise=g, seed=0)) for g in grid]
     assert _collapse(verdicts) == [Verdict.PASS, Verdict.INCONCLUSIVE, Verdict.FAIL]
     by_level = dict(zip(grid.tolist(), verdicts, strict=True))
@@ -402,8 +410,8 @@ def test_word_level_verdict_degrades_through_inconclusive(distribution: JointDis
 
 
 def test_c1_verdict_degrades_through_inconclusive(distribution: JointDistribution) -> None:
-    """Noise 0 → 0.2 in steps of 0.01: PASS, then INCONCLUSIVE, then FAIL, in that order."""
-    grid = np.round(np.arange(0.0, 0.201, 0.01), 2)
+    """Noise 0.01 → 0.2 in steps of 0.01: PASS, then INCONCLUSIVE, then FAIL, in that order."""
+    grid = np.round(np.arange(0.01, 0.201, 0.01), 2)
     verdicts = [_c1(OracleModel(distribution, b=SHARED, noise=g, seed=0)) for g in grid]
     assert _collapse(verdicts) == [Verdict.PASS, Verdict.INCONCLUSIVE, Verdict.FAIL]
     by_level = dict(zip(grid.tolist(), verdicts, strict=True))

@@ -21,6 +21,7 @@ from normtest.stats.growth import (
     linear_growth,
     measure_fixed_point,
     measure_linear_growth,
+    measure_monotone_share,
 )
 from normtest.stats.multiplicity import adjust, adjust_audit
 
@@ -35,6 +36,7 @@ __all__ = [
     "measure_fixed_point",
     "measure_linear_growth",
     "measure_mean",
+    "measure_monotone_share",
     "measure_partial_correlation",
     "partial_correlation",
 ]

@@ -13,6 +13,10 @@ Statistics (all invariant to rescaling the values by a positive constant):
   a fixed point, above 1 for superlinear growth. Undefined (NaN) where the early slope is 0;
 - ``curvature``: fit s = a_doc + c1·u + c2·u² with u = L / L_max; the quadratic term's share of
   the fitted value at the largest length, c2 / (ā + c1 + c2) (NaN when that fitted value is ≤ 0);
+- ``late_change``: the relative change of s over the late half, the within-document late slope
+  times the late half's span over the mean level of s there; near 0 at a fixed point, about 0.5
+  for s ∝ L on a grid from L_max/8 to L_max. A level, not a ratio of slopes, so it stays stable
+  where the early slope is near zero (a curve flat from the start);
 - ``monotonicity``: the lower median over documents of the per-document Spearman ρ(L, s);
 - ``end_cosine``: per document, the cosine between the vector at its largest length and the vector
   at its first length in the late half; the lower median over documents.
@@ -46,7 +50,7 @@ from normtest.stats._inputs import (
 #: (docs/statistics.md); the CER claims declare their own criteria in ``checks/cer.py``.
 RATIO_MARGIN = (0.5, 2.0)
 CURVATURE_MARGIN = (-0.2, 0.2)
-FIXED_POINT_MAX_RATIO = 0.25
+FIXED_POINT_MAX_CHANGE = 0.1
 FIXED_POINT_MIN_COSINE = 0.95
 
 
@@ -98,6 +102,9 @@ class _Curves:
         self.all = self._moments(np.ones(self.n, dtype=bool))
         self.first_half = self._moments(self.early)
         self.second_half = self._moments(self.late)
+        self.late_span = hi - self.midpoint
+        self.late_level = self._group_sum(np.where(self.late, self.value, 0.0))
+        self.late_count = self._group_sum(self.late.astype(np.float64))
         self._quadratic_sums(hi)
 
     def _problem(self) -> str | None:
@@ -143,6 +150,13 @@ class _Curves:
         early, late = self.first_half.slope(w), self.second_half.slope(w)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(early != 0, late / np.where(early != 0, early, 1.0), np.nan)
+
+    def late_change(self, w: np.ndarray) -> np.ndarray:
+        """Relative change over the late half: late slope × span / mean late level."""
+        slope = self.second_half.slope(w)
+        level = (w @ self.late_level) / (w @ self.late_count)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(level > 0, slope * self.late_span / level, np.nan)
 
     def curvature(self, w: np.ndarray) -> np.ndarray:
         """Quadratic term's share of the fitted value at the largest length."""
@@ -211,6 +225,38 @@ def _monotonicity(curves: _Curves, n_resamples: int, seed: int, alpha: float) ->
     )
 
 
+def measure_monotone_share(
+    lengths: ArrayLike,
+    values: ArrayLike,
+    groups: ArrayLike,
+    *,
+    min_rho: float = 0.5,
+    seed: int = 0,
+) -> Measurement:
+    """The share of documents whose s(L) rises with L: per-document Spearman ρ(L, s) above
+    ``min_rho``; exact (Clopper–Pearson) sampling over documents; no verdict.
+
+    "The median per-document ρ exceeds ``min_rho``" is the same hypothesis as "more than half of
+    the documents have ρ above it" (a sign test), and the share keeps an honest interval when
+    every document rises perfectly, where a bootstrap of the median collapses to one point. A
+    document whose ρ is undefined (a constant curve, fewer than three lengths) counts as not
+    rising.
+    """
+    curves = _Curves(lengths, values, groups)
+    if curves.problem:
+        return _not_estimable("monotone_share", curves, seed)
+    rho = curves.per_group_spearman()
+    rising = int(np.count_nonzero(rho > min_rho))
+    return Measurement(
+        statistic="monotone_share", estimate=rising / curves.n_groups, n=curves.n_groups,
+        method=f"share of documents with Spearman ρ(L, s) > {min_rho:g}, exact binomial "
+               "(Clopper–Pearson) over documents",
+        sampling=Sampling.binomial(rising, curves.n_groups), seed=seed,
+        settings={"documents": curves.n_groups, "min_rho": min_rho,
+                  "median_rho": float(np.nanmedian(rho)) if np.isfinite(rho).any() else None},
+    )
+
+
 def _not_estimable(statistic: str, curves: _Curves, seed: int) -> Measurement:
     assert curves.problem is not None
     return Measurement.not_estimable(statistic, curves.n_rows, "growth curve", curves.problem,
@@ -259,15 +305,19 @@ def measure_fixed_point(
 ) -> Measurement:
     """Whether s(L) (and, with ``vectors``, the direction of e(prefix_L)) settles; no verdict.
 
-    The headline is the late/early slope ratio; components: the ``slope`` and, with vectors, the
-    median per-document ``end_cosine`` between the last prefix and the first late-half prefix.
+    The headline is the ``late_change``: how much s moves over the late half relative to its
+    level there (stable where the early slope is near zero, unlike a ratio of slopes);
+    components: the ``slope``, the ``late_early_ratio`` (reported) and, with vectors, the median
+    per-document ``end_cosine`` between the last prefix and the first late-half prefix.
     """
     n_resamples = check_resamples(n_resamples)
     curves = _Curves(lengths, values, groups)
     matrix = None if vectors is None else _vectors(vectors, curves)
     if curves.problem:
-        return _not_estimable("late_early_ratio", curves, seed)
-    components: dict[str, Measurement] = {"slope": _slope(curves, alpha)}
+        return _not_estimable("late_change", curves, seed)
+    components: dict[str, Measurement] = {"slope": _slope(curves, alpha),
+                                          "late_early_ratio": _ratio(curves, n_resamples, seed,
+                                                                     alpha)}
     if matrix is not None:
         cosines = _end_cosines(curves, matrix)
         components["end_cosine"] = _bootstrapped(
@@ -275,7 +325,11 @@ def measure_fixed_point(
             n_resamples, seed, alpha,
             "median per-document cosine between the last prefix and the first late-half prefix",
         )
-    return _with_components(_ratio(curves, n_resamples, seed, alpha), components)
+    head = _bootstrapped(
+        "late_change", curves.late_change, curves, n_resamples, seed, alpha,
+        f"within-document slope over L ≥ {curves.midpoint:g} times the late span over the mean "
+        f"late level, bootstrap over {curves.n_groups} documents (B={n_resamples})")
+    return _with_components(head, components)
 
 
 def linear_growth(
@@ -315,7 +369,7 @@ def fixed_point(
     groups: ArrayLike,
     vectors: ArrayLike | None = None,
     *,
-    max_ratio: float = FIXED_POINT_MAX_RATIO,
+    max_change: float = FIXED_POINT_MAX_CHANGE,
     min_cosine: float = FIXED_POINT_MIN_COSINE,
     alpha: float = 0.05,
     n_resamples: int = 2000,
@@ -323,17 +377,17 @@ def fixed_point(
 ) -> Result:
     """Judge whether s(L) (and, with ``vectors``, the direction of e(prefix_L)) converges.
 
-    PASS when the late/early slope ratio lies, with its whole (1 − 2α) interval, inside
-    (−max_ratio, max_ratio) — the second half grows (or falls) at most a quarter as fast as the
-    first — and, when vectors are given, the lower bound of the median end-of-text cosine is above
-    ``min_cosine``; FAIL when either is demonstrably outside (a curve that rises and then falls
-    has a ratio near −1 and fails); INCONCLUSIVE otherwise. A convenience:
-    :func:`measure_fixed_point`, then the criterion.
+    PASS when the relative late change lies, with its whole (1 − 2α) interval, inside
+    (−max_change, max_change) — over the second half of the lengths s moves by less than a tenth
+    of its level — and, when vectors are given, the lower bound of the median end-of-text cosine
+    is above ``min_cosine``; FAIL when either is demonstrably outside; INCONCLUSIVE otherwise. A
+    convenience: :func:`measure_fixed_point`, then the criterion.
     """
     parts = {}
     if vectors is not None:
         parts["end_cosine"] = Criterion("greater", threshold=min_cosine, alpha=alpha)
-    criterion = Criterion("within", margin=(-max_ratio, max_ratio), alpha=alpha, components=parts)
+    criterion = Criterion("within", margin=(-max_change, max_change), alpha=alpha,
+                          components=parts)
     return Result.judged(measure_fixed_point(lengths, values, groups, vectors, alpha=alpha,
                                              n_resamples=n_resamples, seed=seed), criterion)
 
