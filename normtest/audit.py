@@ -25,6 +25,7 @@ import numpy as np
 from normtest.adapters.protocol import Capability, ModelAdapter, supports
 from normtest.catalogue import Claim, claims, get, is_builtin
 from normtest.errors import NormtestError, nothing_ran
+from normtest.power import annotate
 from normtest.report import Report, provenance
 from normtest.result import Measurement, Result, Verdict
 from normtest.settings import AuditSettings
@@ -145,7 +146,7 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
                                   criterion=claim.criterion, hypothesis=claim.hypothesis))
             continue
         results.extend(measure_claim(claim, data, family, states))
-    results = adjust_audit(results)
+    results = annotate(adjust_audit(results), settings)
     ran = [r for r in results if r.verdict not in (Verdict.SKIPPED, Verdict.ERROR)]
     if not ran:
         raise nothing_ran("this model", [(str(r.claim), r.reason) for r in results])

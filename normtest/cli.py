@@ -75,6 +75,14 @@ def _parser() -> argparse.ArgumentParser:
                             "it fails)")
     audit.add_argument("--baseline", type=Path, default=None, help="baseline report.json")
     audit.add_argument("--summary", type=Path, default=None, help="write the gate's Markdown here")
+    planning = sub.add_parser(
+        "plan", help="run a small pilot audit and say what sample decides each of the paper's "
+                     "hypotheses")
+    planning.add_argument("--model", required=True,
+                          help="embedded name, path, hub id, or module:attribute")
+    planning.add_argument("--claims", nargs="+", default=None, metavar="ID")
+    planning.add_argument("--suite", default="all", choices=["all", *SUITES])
+    add_cli_options(planning)
     gate = sub.add_parser("gate", help="gate a model release: required claims PASS and no "
                                        "regression against a baseline (exit 1 if not)")
     gate.add_argument("--config", type=Path, default=None,
@@ -204,6 +212,22 @@ def _report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _plan(args: argparse.Namespace) -> int:
+    from normtest.audit import run_audit
+    from normtest.models import load
+    from normtest.power import PILOT, plan
+    from normtest.render.terminal import plan_text
+
+    chosen = given(args)
+    values = resolve({k: v for k, v in PILOT.items() if k not in chosen}, chosen)
+    load_checks_of(values)
+    adapter = load(args.model, **load_options(args.model, values, progress=sys.stderr.isatty()))
+    settings = audit_settings(values)
+    report = run_audit(adapter, claim_ids=args.claims, suite=args.suite, settings=settings)
+    print(plan_text(plan(report.results, settings), args.model))
+    return EXIT_OK
+
+
 def _show(args: argparse.Namespace) -> int:
     from normtest.catalogue import describe, get
 
@@ -258,7 +282,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.unraisablehook = _keep_interrupts
     try:
         commands = {"demo": _demo, "list": _list, "show": _show, "audit": _audit,
-                    "gate": _gate, "report": _report}
+                    "gate": _gate, "report": _report, "plan": _plan}
         code = commands[args.command](args)
         sys.stdout.flush()  # a closed pipe is reported here, inside the handlers below
         return code

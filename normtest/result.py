@@ -271,7 +271,8 @@ class Judgement:
     p_fail: float
 
 
-def _p_values(sampling: Sampling, criterion: Criterion) -> tuple[float, float]:
+def p_values(sampling: Sampling, criterion: Criterion) -> tuple[float, float]:
+    """(p_pass, p_fail) of one part: the p-values of the claim and of its negation."""
     if criterion.direction == "greater":
         assert criterion.threshold is not None
         return sampling.p_greater(criterion.threshold), sampling.p_less(criterion.threshold)
@@ -379,7 +380,7 @@ def judge(
     singles = []
     for name, m, c in parts:
         if m.sampling is not None:
-            pp, pf = _p_values(m.sampling, c)
+            pp, pf = p_values(m.sampling, c)
             singles.append((name, m, c, pp, pf))
     k = len(singles)
     own_pass = 1.0 if missing else max(s[3] for s in singles)

@@ -60,6 +60,21 @@ def _effect(r: Result) -> str:
     return f"{r.id} {r.verdict.value} ({number(r.estimate)} {interval(r)})"
 
 
+def _needs(rows: Sequence[Result]) -> str:
+    """What the power analysis asks for to decide the undecided rows (the largest sample)."""
+    asked = [r.details["power"] for r in rows if isinstance(r.details.get("power"), Mapping)
+             and r.details["power"].get("needed") is not None]
+    if not asked:
+        return ""
+    most: dict[str, Mapping[str, Any]] = {}
+    for p in asked:
+        if p["setting"] not in most or p["needed"] > most[p["setting"]]["needed"]:
+            most[p["setting"]] = p
+    wanted = ", ".join(f"--{name} {p['needed']:,} (now {p['now']:,})"
+                       for name, p in most.items())
+    return f"; to decide them the power analysis asks for about {wanted}"
+
+
 def _line(key: str, title: str, source: str, results: Sequence[Result]) -> Line:
     mine = [r for r in results if r.hypothesis == key]
     rows = tuple(r for r in mine if r.confirmatory and r.verdict is not Verdict.SKIPPED)
@@ -88,7 +103,7 @@ def _line(key: str, title: str, source: str, results: Sequence[Result]) -> Line:
         reason = (f"{len(open_)} of {len(rows)} rows undecided ({names}); "
                   f"{agree} agree with the paper" if agree else
                   f"{len(open_)} of {len(rows)} rows undecided ({names})")
-        return Line(key, title, "undecided", reason, rows, source)
+        return Line(key, title, "undecided", reason + _needs(open_), rows, source)
     shown = ", ".join(_effect(r) for r in rows[:2]) + (" …" if len(rows) > 2 else "")
     reason = (f"all {len(rows)} rows as the paper expects ({shown})" if len(rows) > 1
               else f"as the paper expects: {shown}")

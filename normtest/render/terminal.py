@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from normtest.render._format import agreement
 from normtest.result import Result
 from normtest.scorecard import Line, counts
+
+if TYPE_CHECKING:
+    from normtest.power import Plan
 
 
 def _number(value: float) -> str:
@@ -58,4 +62,34 @@ def scorecard_text(lines: Sequence[Line]) -> str:
         out.append(f"  {'':<{width}}    {line.reason}")
     tally = ", ".join(f"{n} {status}" for status, n in counts(lines).items() if n)
     out += ["", f"scorecard: {tally}"]
+    return "\n".join(out)
+
+
+def plan_text(plan: Plan, model: str) -> str:
+    """``normtest plan``: each confirmatory row of the pilot, decided or what would decide it,
+    then the settings to audit with."""
+    from normtest.power import OUT_OF_REACH
+
+    out = [f"normtest plan for {model}: a pilot audit, and the sample each of the paper's "
+           "hypotheses needs to be decided", ""]
+    width = max((len(r.id) for r, _ in plan.rows), default=0)
+    for r, need in plan.rows:
+        low, high = r.ci
+        head = f"  {r.id:<{width}}  {_number(r.estimate):>8} [{_number(low)}, {_number(high)}]"
+        if r.verdict.value in ("PASS", "FAIL"):
+            out.append(f"{head}  decided at the pilot ({r.verdict.value})")
+        elif need is None:
+            out.append(f"{head}  undecided; no sample size would help ({r.reason})")
+        elif plan.out_of_reach(need):
+            out.append(f"{head}  out of reach: --{need.setting} {need.needed:,} "
+                       f"(over {OUT_OF_REACH:g} times the default; the effect sits at its edge)")
+        else:
+            where = (f"--{need.setting} {need.needed:,}" if need.setting
+                     else f"{need.factor:.3g} times the sample")
+            out.append(f"{head}  needs about {where}")
+    recommended = plan.recommended
+    flags = " ".join(f"--{k} {v}" for k, v in recommended.items())
+    out += ["", "audit with: normtest audit --model " + model + (f" {flags}" if flags else "")
+            + "   (power 0.9 for each row, at the audit's Holm level; the pilot's estimates are "
+              "taken as the truth)"]
     return "\n".join(out)

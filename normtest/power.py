@@ -1,0 +1,190 @@
+"""How large a sample would decide a row: the power analysis behind an undecided verdict.
+
+A row is INCONCLUSIVE when its evidence does not reach the level it is held to. The evidence of
+a part is the normal deviate z of its p-value, and z grows as √n with the number of resampled
+units n (words for the word claims; documents for the text and CER claims, whose bootstraps
+resample whole documents). Taking the measured estimate as the true effect, the sample that
+decides the row with power 0.9 at level α′ is the current one times ((z₁₋α′ + z₀.₉) / z)², with
+α′ the level the row is held to after the audit's adjustment (α over the number of confirmatory
+rows, Holm's first step: the conservative case).
+
+This is the normal approximation every sample-size formula uses; it is a planning figure, not a
+guarantee: the estimate itself is uncertain (docs/statistics.md, "Power").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from scipy import special
+
+from normtest.result import Result, Verdict, p_values, unstable
+
+#: The power the required sample is computed for.
+POWER = 0.9
+
+
+#: The audit setting that sets each suite's sample (what a user changes to grow it).
+SAMPLE_SETTING = {"word": "words", "conditions": "words", "text": "sentences",
+                  "cer": "documents"}
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """What a row needs: ``factor`` times its current sample, ``--SETTING NEEDED``."""
+
+    factor: float
+    alpha: float
+    setting: str | None = None
+    now: int | None = None
+
+    @property
+    def needed(self) -> int | None:
+        """The setting's value that gives the required sample (None: no setting known)."""
+        return None if self.now is None else max(self.now, math.ceil(self.now * self.factor))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (``details["power"]`` of a row)."""
+        return {"factor": round(self.factor, 3), "alpha": self.alpha, "power": POWER,
+                "setting": self.setting, "now": self.now, "needed": self.needed}
+
+    def text(self) -> str:
+        """One clause for a reason."""
+        head = f"deciding it with power {POWER:g} at α′={self.alpha:.2g} needs about "
+        if self.setting is None or self.now is None:
+            return head + f"{self.factor:.3g} times the sample"
+        return head + f"--{self.setting} {self.needed:,} (now {self.now:,})"
+
+
+def _z(p_value: float, resamples: int | None) -> float:
+    """The normal deviate of a one-sided p-value (a bootstrap's 0 read as half a replicate)."""
+    floor = 0.5 / resamples if resamples else 1e-12
+    return float(special.ndtri(1 - min(max(p_value, floor), 1 - 1e-12)))
+
+
+def required(result: Result, alpha: float, settings: Any = None) -> Requirement | None:
+    """The sample that decides ``result`` with power :data:`POWER` at level ``alpha``, taking its
+    estimate as the truth; None when the row has no readable sampling distribution.
+
+    Each judged part's evidence is the normal deviate z of its p-value — the claim's where the
+    estimate lies on the PASS side, the negation's where it lies on the FAIL side — read from
+    the measured distribution itself (a bootstrap's tails as they are). z grows as √n, so a
+    part needs the sample times ((z_level + z_power) / z)². PASS needs every part (the largest
+    factor); FAIL needs one part on the FAIL side, at α/k for k judged parts (the smallest).
+    With the audit's ``settings`` the requirement names the setting to raise and its value.
+    """
+    m, c = result.measurement, result.criterion
+    if m is None or c is None or m.sampling is None:
+        return None
+    parts = [(m, c)] + [(m.components[name], sub) for name, sub in c.components.items()
+                        if name in m.components]
+    z_power = float(special.ndtri(POWER))
+    pass_side, fail_side = [], []
+    for part, crit in parts:
+        if part.sampling is None or unstable(part, crit.alpha) is not None:
+            return None
+        p_pass, p_fail = p_values(part.sampling, crit)
+        resamples = part.sampling.replicates.size if part.sampling.kind == "bootstrap" else None
+        if p_pass <= p_fail:
+            pass_side.append(_z(p_pass, resamples))
+        else:
+            fail_side.append(_z(p_fail, resamples))
+    if fail_side:
+        target = float(special.ndtri(1 - alpha / len(parts))) + z_power
+        factor = min((target / z) ** 2 if z > 0 else math.inf for z in fail_side)
+    else:
+        target = float(special.ndtri(1 - alpha)) + z_power
+        factor = max((target / z) ** 2 if z > 0 else math.inf for z in pass_side)
+    if not math.isfinite(factor):
+        return None
+    setting, now = _setting(result, settings)
+    return Requirement(factor, alpha, setting, now)
+
+
+def _setting(result: Result, settings: Any) -> tuple[str | None, int | None]:
+    """The audit setting that grows this row's sample, and its current value."""
+    from normtest.catalogue import get
+    from normtest.errors import NormtestError
+
+    try:
+        name = SAMPLE_SETTING.get(get(result.claim or "").suite)
+    except NormtestError:  # a stored row of a claim this process does not know
+        return None, None
+    value = getattr(settings, name, None) if name else None
+    return name, value if isinstance(value, int) else None
+
+
+def annotate(results: Sequence[Result], settings: Any = None) -> list[Result]:
+    """Every undecided confirmatory row with the sample that would decide it (``details``
+    ``power`` and a clause of its reason); other rows unchanged."""
+    confirmatory = [r for r in results if r.confirmatory and r.measurement is not None
+                    and r.measurement.sampling is not None]
+    if not confirmatory:
+        return list(results)
+    level = (confirmatory[0].criterion.alpha if confirmatory[0].criterion else 0.05)
+    alpha = level / len(confirmatory)
+    out = []
+    for r in results:
+        need = (required(r, alpha, settings)
+                if r.confirmatory and r.verdict is Verdict.INCONCLUSIVE else None)
+        if need is None:
+            out.append(r)
+            continue
+        out.append(replace(r, reason=f"{r.reason}; {need.text()}",
+                           details={**r.details, "power": need.to_dict()}))
+    return out
+
+
+#: The pilot ``normtest plan`` runs when the command line sets no sample size: small enough for a
+#: minute or two on two cores, large enough for every claim to be estimable.
+PILOT = {"words": 600, "documents": 12, "sentences": 120, "resamples": 500}
+#: A requirement this many times the default sample counts as out of reach.
+OUT_OF_REACH = 20.0
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a pilot audit says about the sample a full audit needs."""
+
+    rows: tuple[tuple[Result, Requirement | None], ...]
+    settings: Any
+
+    @property
+    def recommended(self) -> dict[str, int]:
+        """Per sample setting, the largest value any undecided confirmatory row asks for (never
+        below the default), leaving out those out of reach."""
+        from normtest.settings import AuditSettings
+
+        default = AuditSettings()
+        out: dict[str, int] = {}
+        for _, need in self.rows:
+            if need is None or need.setting is None or need.needed is None:
+                continue
+            if self.out_of_reach(need):
+                continue
+            base = int(getattr(default, need.setting))
+            out[need.setting] = max(out.get(need.setting, base), need.needed)
+        return out
+
+    def out_of_reach(self, need: Requirement) -> bool:
+        """Whether a requirement exceeds :data:`OUT_OF_REACH` times the default sample."""
+        from normtest.settings import AuditSettings
+
+        if need.setting is None or need.needed is None:
+            return False
+        return need.needed > OUT_OF_REACH * int(getattr(AuditSettings(), need.setting))
+
+
+def plan(results: Sequence[Result], settings: Any) -> Plan:
+    """For every confirmatory row of a (pilot) audit: None when it is decided, else the sample
+    that would decide it (:func:`required`, at the audit's Holm level for its first step)."""
+    confirmatory = [r for r in results if r.confirmatory and r.measurement is not None]
+    alpha = (confirmatory[0].criterion.alpha if confirmatory and confirmatory[0].criterion
+             else 0.05) / max(1, sum(r.measurement is not None and r.measurement.sampling
+                                     is not None for r in confirmatory))
+    rows = tuple((r, None if r.verdict in (Verdict.PASS, Verdict.FAIL)
+                  else required(r, alpha, settings)) for r in confirmatory)
+    return Plan(rows, settings)

@@ -1,0 +1,120 @@
+"""The power analysis behind an undecided row: what sample would decide it, and whether it does."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from normtest.power import POWER, annotate, required
+from normtest.result import Criterion, Measurement, Result, Verdict
+from normtest.sampling import Sampling
+from normtest.scorecard import build
+from normtest.settings import AuditSettings
+from normtest.stats import correlation, measure_correlation
+
+ALPHA = 0.05
+
+
+def _spearman_data(rng: np.random.Generator, n: int, rho_s: float) -> tuple[np.ndarray, ...]:
+    r = 2 * math.sin(math.pi * rho_s / 6)  # the bivariate-normal r whose Spearman ρ is rho_s
+    x = rng.standard_normal(n)
+    return x, r * x + math.sqrt(1 - r * r) * rng.standard_normal(n)
+
+
+def test_the_recommended_sample_decides_the_row_with_the_stated_power() -> None:
+    # a pilot of 120 words whose ρ sits between the threshold and a decision
+    rng = np.random.default_rng(11)
+    pilot = correlation(*_spearman_data(rng, 120, 0.3), n_resamples=1000, seed=0)
+    assert pilot.verdict is Verdict.INCONCLUSIVE
+    need = required(pilot, ALPHA)
+    assert need is not None and need.factor > 1
+    n = math.ceil(120 * need.factor)
+    # taking the pilot's estimate as the truth, samples of that size PASS about 90% of the time
+    truth = pilot.estimate
+    passed = sum(
+        correlation(*_spearman_data(np.random.default_rng([12, i]), n, truth), n_resamples=500,
+                    seed=i).verdict is Verdict.PASS
+        for i in range(200))
+    print(f"power at the recommended n={n} (pilot ρ={truth:.3f}): {passed / 200:.3f}")
+    assert passed / 200 >= POWER - 0.1
+
+
+def _row(estimate: float, scale: float, role: str = "confirmatory",
+         claim: str = "cer.linear") -> Result:
+    m = Measurement("x", estimate, 12, "normal",
+                    sampling=Sampling("normal", center=estimate, scale=scale))
+    criterion = Criterion("within", margin=(0.5, 2.0))
+    judged = Result.judged(m, criterion)
+    return Result(judged.verdict, judged.reason, m, criterion, claim=claim, role=role,
+                  expected=Verdict.PASS if role == "confirmatory" else None,
+                  hypothesis="cer_growth", p_value=judged.p_value)
+
+
+def test_undecided_confirmatory_rows_say_what_sample_would_decide_them() -> None:
+    undecided, decided = _row(1.1, 0.5), _row(1.0, 0.05)
+    explored = _row(1.1, 0.5, role="exploratory")
+    assert undecided.verdict is Verdict.INCONCLUSIVE and decided.verdict is Verdict.PASS
+    out = annotate([undecided, decided, explored], AuditSettings(documents=12))
+    power = out[0].details["power"]
+    # se 0.5, 0.6 from the nearer edge, two confirmatory rows: α′ = 0.05/2
+    expected = (0.5 * (1.959964 + 1.281552) / 0.6) ** 2
+    assert power["factor"] == pytest.approx(expected, rel=1e-4)
+    assert power["setting"] == "documents" and power["needed"] == math.ceil(12 * expected)
+    assert f"--documents {power['needed']}" in out[0].reason and "(now 12)" in out[0].reason
+    assert out[1] is decided and out[2] is explored  # decided and exploratory rows: untouched
+    line = build(out, [("cer_growth", "growth", "")])[0]
+    assert line.status == "undecided"
+    assert f"power analysis asks for about --documents {power['needed']}" in line.reason
+
+
+def test_no_requirement_without_a_readable_interval() -> None:
+    flat = Measurement("rho", 0.8, 50, "bootstrap",
+                       sampling=Sampling.bootstrap(np.full(200, 0.8), 0.8))
+    row = Result.judged(flat, Criterion.minimum_effect(0.3))
+    assert row.verdict is Verdict.INCONCLUSIVE and required(row, ALPHA) is None
+    missing = Measurement.not_estimable("rho", 3, "bootstrap", "too few")
+    assert required(Result.judged(missing, Criterion.minimum_effect(0.3)), ALPHA) is None
+
+
+def test_a_real_undecided_row_gets_the_setting_to_raise() -> None:
+    rng = np.random.default_rng(5)
+    x, y = _spearman_data(rng, 150, 0.4)
+    m = measure_correlation(x, y, n_resamples=500, seed=0)
+    row = Result.judged(m, Criterion.minimum_effect(0.3))
+    row = Result(row.verdict, row.reason, m, row.criterion, claim="word.norm_ic",
+                 role="confirmatory", expected=Verdict.PASS, p_value=row.p_value)
+    (annotated,) = annotate([row], AuditSettings(words=150))
+    if row.verdict is Verdict.INCONCLUSIVE:
+        assert annotated.details["power"]["setting"] == "words"
+        assert annotated.details["power"]["needed"] > 150
+    else:
+        assert annotated is row
+
+
+def test_normtest_plan_runs_a_pilot_and_recommends_a_sample(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from normtest.cli import main
+
+    assert main(["plan", "--model", "glove-6b-50d", "--words", "150", "--resamples", "200"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("normtest plan for glove-6b-50d")
+    # GloVe's confirmatory rows: the whitened word rows and the raw conditions
+    assert "word.norm_ic[transform=whiten_zipf]" in out and "cond.inner_pmi[transform=raw]" in out
+    assert "word.norm_ic[transform=raw]" not in out  # exploratory rows are not planned
+    assert "decided at the pilot" in out
+    assert "audit with: normtest audit --model glove-6b-50d" in out
+
+
+def test_a_plan_leaves_out_what_no_affordable_sample_decides() -> None:
+    from normtest.power import OUT_OF_REACH, plan
+
+    near, at_edge = _row(1.1, 0.5), _row(1.9, 0.5)  # 0.6 and 0.1 from the margin's edge
+    pilot = AuditSettings(documents=12)
+    planned = plan([near, at_edge], pilot)
+    (_, near_need), (_, edge_need) = planned.rows
+    assert near_need is not None and edge_need is not None
+    assert not planned.out_of_reach(near_need) and planned.out_of_reach(edge_need)
+    assert edge_need.needed is not None and edge_need.needed > OUT_OF_REACH * 12
+    assert planned.recommended == {"documents": max(12, near_need.needed or 0)}
