@@ -67,6 +67,14 @@ def _parser() -> argparse.ArgumentParser:
                        choices=["json", "md", "html"], metavar="FORMAT",
                        help="which renderings --out receives: json, md, html (default: all)")
     add_cli_options(audit)
+    audit.add_argument("--until-decided", action="store_true",
+                       help="a sequential audit: grow the sample in stages until every "
+                            "confirmatory row is decided (O'Brien–Fleming alpha spending)")
+    audit.add_argument("--stages", type=int, default=3,
+                       help="with --until-decided: at most this many stages, each twice the "
+                            "sample of the one before (default 3)")
+    audit.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                       help="with --until-decided: stop before a stage that would not fit")
     audit.add_argument("--config", type=Path, default=None,
                        help="normtest.toml or pyproject.toml whose [tool.normtest] settings "
                             "apply (default: found from here)")
@@ -154,7 +162,13 @@ def _audit(args: argparse.Namespace) -> int:
     adapter = load(args.model, **load_options(args.model, values,
                                               progress=sys.stderr.isatty()))
     settings = audit_settings(values)
-    report = run_audit(adapter, claim_ids=args.claims, suite=args.suite, settings=settings)
+    if args.until_decided:
+        from normtest.sequential import run_sequential
+
+        report = run_sequential(adapter, args.claims, args.suite, settings, stages=args.stages,
+                                budget=args.budget, on_stage=_stage_line)
+    else:
+        report = run_audit(adapter, claim_ids=args.claims, suite=args.suite, settings=settings)
     print(f"normtest audit of {report.model['name']} ({report.model['family']})\n")
     print(scorecard_text(report.scorecard) + "\n")
     print(verdict_table(report.results))
@@ -210,6 +224,15 @@ def _report(args: argparse.Namespace) -> int:
         raise NormtestError(f"cannot write {args.out}: {exc.strerror}") from exc
     print(f"{args.format} report written to {args.out}")
     return EXIT_OK
+
+
+def _stage_line(stage: Any) -> None:
+    """One line per stage of a sequential audit, on standard error."""
+    s = stage.settings
+    print(f"normtest: stage {stage.number}: {s.words:,} words, {s.documents} documents, "
+          f"{s.sentences} sentences at α={stage.alpha:.2g} ({stage.seconds:.0f} s): "
+          f"{len(stage.decided)} confirmatory rows decided, {len(stage.undecided)} undecided",
+          file=sys.stderr)
 
 
 def _plan(args: argparse.Namespace) -> int:

@@ -55,9 +55,10 @@ def _effect(r: Result) -> str:
     """``id PASS (0.47 [0.44, 0.5])``: a row as the one-sentence reasons quote it."""
     from normtest.render._format import interval, number
 
+    stage = f" at stage {r.details['stage']}" if "stage" in r.details else ""
     if r.measurement is None or r.measurement.sampling is None:
-        return f"{r.id} {r.verdict.value}"
-    return f"{r.id} {r.verdict.value} ({number(r.estimate)} {interval(r)})"
+        return f"{r.id} {r.verdict.value}{stage}"
+    return f"{r.id} {r.verdict.value}{stage} ({number(r.estimate)} {interval(r)})"
 
 
 def _needs(rows: Sequence[Result]) -> str:
