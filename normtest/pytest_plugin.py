@@ -403,6 +403,7 @@ def _properties(result: Result, label: str) -> list[tuple[str, object]]:
           else f"{threshold:g}")),
         ("normtest_criterion", result.criterion.describe() if result.criterion else ""),
         ("normtest_expected", result.expected.value if result.expected else ""),
+        ("normtest_role", result.role or ""),
     ]
 
 

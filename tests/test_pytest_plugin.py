@@ -188,6 +188,9 @@ def test_junit_properties_are_opt_in(pytester: pytest.Pytester, glove: Any) -> N
     assert float(props["normtest_ci_low"]) < float(props["normtest_estimate"]) \
         < float(props["normtest_ci_high"]) < 0
     assert props["normtest_model"] == "glove-6b-50d"
+    assert props["normtest_role"] == "exploratory"
+    whitened = {p.get("name"): p.get("value") for p in cases[WHITENED].iter("property")}
+    assert whitened["normtest_role"] == "confirmatory" and whitened["normtest_expected"] == "PASS"
 
 
 def test_report_and_fixtures(pytester: pytest.Pytester, glove: Any) -> None:
