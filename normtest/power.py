@@ -65,6 +65,27 @@ def _z(p_value: float, resamples: int | None) -> float:
     return float(special.ndtri(1 - min(max(p_value, floor), 1 - 1e-12)))
 
 
+def _evidence(result: Result) -> tuple[list[float], list[float], int] | None:
+    """The deviates z of the row's judged parts: (on the PASS side, on the FAIL side, how many
+    parts); None when a part has no readable sampling distribution."""
+    m, c = result.measurement, result.criterion
+    if m is None or c is None or m.sampling is None:
+        return None
+    parts = [(m, c)] + [(m.components[name], sub) for name, sub in c.components.items()
+                        if name in m.components]
+    pass_side, fail_side = [], []
+    for part, crit in parts:
+        if part.sampling is None or unstable(part, crit.alpha) is not None:
+            return None
+        p_pass, p_fail = p_values(part.sampling, crit)
+        resamples = part.sampling.replicates.size if part.sampling.kind == "bootstrap" else None
+        if p_pass <= p_fail:
+            pass_side.append(_z(p_pass, resamples))
+        else:
+            fail_side.append(_z(p_fail, resamples))
+    return pass_side, fail_side, len(parts)
+
+
 def required(result: Result, alpha: float, settings: Any = None) -> Requirement | None:
     """The sample that decides ``result`` with power :data:`POWER` at level ``alpha``, taking its
     estimate as the truth; None when the row has no readable sampling distribution.
@@ -76,24 +97,13 @@ def required(result: Result, alpha: float, settings: Any = None) -> Requirement 
     factor); FAIL needs one part on the FAIL side, at α/k for k judged parts (the smallest).
     With the audit's ``settings`` the requirement names the setting to raise and its value.
     """
-    m, c = result.measurement, result.criterion
-    if m is None or c is None or m.sampling is None:
+    evidence = _evidence(result)
+    if evidence is None:
         return None
-    parts = [(m, c)] + [(m.components[name], sub) for name, sub in c.components.items()
-                        if name in m.components]
+    pass_side, fail_side, k = evidence
     z_power = float(special.ndtri(POWER))
-    pass_side, fail_side = [], []
-    for part, crit in parts:
-        if part.sampling is None or unstable(part, crit.alpha) is not None:
-            return None
-        p_pass, p_fail = p_values(part.sampling, crit)
-        resamples = part.sampling.replicates.size if part.sampling.kind == "bootstrap" else None
-        if p_pass <= p_fail:
-            pass_side.append(_z(p_pass, resamples))
-        else:
-            fail_side.append(_z(p_fail, resamples))
     if fail_side:
-        target = float(special.ndtri(1 - alpha / len(parts))) + z_power
+        target = float(special.ndtri(1 - alpha / k)) + z_power
         factor = min((target / z) ** 2 if z > 0 else math.inf for z in fail_side)
     else:
         target = float(special.ndtri(1 - alpha)) + z_power
@@ -102,6 +112,23 @@ def required(result: Result, alpha: float, settings: Any = None) -> Requirement 
         return None
     setting, now = _setting(result, settings)
     return Requirement(factor, alpha, setting, now)
+
+
+def power_at(result: Result, alpha: float, factor: float) -> float | None:
+    """The chance that a sample ``factor`` times the current one decides ``result`` (in the
+    direction its estimate points) at level ``alpha``, taking the estimate as the truth: the
+    power curve of the row. PASS needs every part (its weakest part bounds the power); FAIL one
+    part at α/k (its strongest)."""
+    evidence = _evidence(result)
+    if evidence is None or factor <= 0:
+        return None
+    pass_side, fail_side, k = evidence
+    root = math.sqrt(factor)
+    if fail_side:
+        level = float(special.ndtri(1 - alpha / k))
+        return float(max(special.ndtr(z * root - level) for z in fail_side))
+    level = float(special.ndtri(1 - alpha))
+    return float(min(special.ndtr(z * root - level) for z in pass_side))
 
 
 def _setting(result: Result, settings: Any) -> tuple[str | None, int | None]:

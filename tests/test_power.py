@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -118,3 +119,40 @@ def test_a_plan_leaves_out_what_no_affordable_sample_decides() -> None:
     assert not planned.out_of_reach(near_need) and planned.out_of_reach(edge_need)
     assert edge_need.needed is not None and edge_need.needed > OUT_OF_REACH * 12
     assert planned.recommended == {"documents": max(12, near_need.needed or 0)}
+
+
+def test_the_power_curve_meets_the_requirement_at_its_sample() -> None:
+    from normtest.power import power_at
+
+    row = _row(1.1, 0.5)  # PASS side, undecided
+    need = required(row, ALPHA)
+    assert need is not None
+    assert power_at(row, ALPHA, need.factor) == pytest.approx(POWER, abs=1e-9)
+    curve = [power_at(row, ALPHA, f) or 0.0 for f in (0.5, 1.0, 2.0, 4.0, 8.0)]
+    assert all(a < b for a, b in itertools.pairwise(curve))
+    failing = _row(0.3, 0.15)  # its estimate lies below the margin: heading for FAIL
+    need = required(failing, ALPHA)
+    assert need is not None
+    assert power_at(failing, ALPHA, need.factor) == pytest.approx(POWER, abs=1e-9)
+
+
+def test_the_power_curves_script_reads_a_report(tmp_path: object) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import normtest
+    from normtest.audit import run_audit
+
+    folder = Path(str(tmp_path))
+    report = run_audit(normtest.load("glove-6b-50d", cache=False), suite="conditions",
+                       settings=AuditSettings(words=150, resamples=200))
+    path = report.write(folder / "report.json")
+    script = Path(__file__).resolve().parent.parent / "scripts" / "power_curves.py"
+    done = subprocess.run([sys.executable, str(script), str(path), "--out",
+                           str(folder / "power.png")], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert "confirmatory rows decided" in done.stdout and "| glove-6b-50d" in done.stdout
+    undecided = [r for r in report.results if r.confirmatory and r.verdict is Verdict.INCONCLUSIVE]
+    assert (folder / "power.png").exists() == any(required(r, 0.05) for r in undecided)
