@@ -25,6 +25,8 @@ from normtest.result import Result, Verdict, p_values, unstable
 
 #: The power the required sample is computed for.
 POWER = 0.9
+#: A requirement this many times the sample counts as out of reach.
+OUT_OF_REACH = 20.0
 
 
 #: The audit setting that sets each suite's sample (what a user changes to grow it).
@@ -55,8 +57,13 @@ class Requirement:
         """One clause for a reason."""
         head = f"deciding it with power {POWER:g} at α′={self.alpha:.2g} needs about "
         if self.setting is None or self.now is None:
-            return head + f"{self.factor:.3g} times the sample"
-        return head + f"--{self.setting} {self.needed:,} (now {self.now:,})"
+            head += f"{self.factor:.3g} times the sample"
+        else:
+            head += f"--{self.setting} {self.needed:,} (now {self.now:,})"
+        if self.factor > OUT_OF_REACH:
+            head += (f", over {OUT_OF_REACH:g} times the sample: out of reach, the effect sits at "
+                     "the edge of its threshold")
+        return head
 
 
 def _z(p_value: float, resamples: int | None) -> float:
@@ -168,8 +175,6 @@ def annotate(results: Sequence[Result], settings: Any = None) -> list[Result]:
 #: The pilot ``normtest plan`` runs when the command line sets no sample size: small enough for a
 #: minute or two on two cores, large enough for every claim to be estimable.
 PILOT = {"words": 600, "documents": 12, "sentences": 120, "resamples": 500}
-#: A requirement this many times the default sample counts as out of reach.
-OUT_OF_REACH = 20.0
 
 
 @dataclass(frozen=True)
