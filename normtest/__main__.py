@@ -1,7 +1,5 @@
 """``python -m normtest``."""
 
-import sys
+from normtest.cli import run
 
-from normtest.cli import main
-
-sys.exit(main())
+run()

@@ -360,5 +360,16 @@ def _one_line_warning(message: Warning | str, category: type[Warning], filename:
     print(f"normtest: warning: {message}", file=file or sys.stderr)
 
 
+def run() -> None:
+    """The console script: :func:`main`'s exit code. A Ctrl-C that arrives after the command
+    already handled one (a second press, or one delivered again from a finaliser just as the
+    command ended) exits 130 quietly instead of a traceback."""
+    try:
+        code = main()
+    except KeyboardInterrupt:
+        code = EXIT_INTERRUPTED
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()
