@@ -57,6 +57,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "failures, thresholds, settings; default: found from the rootdir)")
     group.addoption("--normtest-strict", action="store_true", default=None,
                     help="a claim expected to fail that passes fails its test")
+    group.addoption("--normtest-replicated", action="append", default=[], metavar="LINES",
+                    help="scorecard lines that must be replicated (keys such as word_level, or "
+                         "all; comma-separated, repeatable): an item each under checks/axes.py")
     group.addoption("--normtest-exploratory", action="store_true", default=None,
                     help="collect the exploratory rows too (default: the confirmatory rows — "
                          "the paper's hypotheses — and any variant --normtest-claims names)")
@@ -135,6 +138,13 @@ class NormtestState:
         """Whether an unexpected pass fails."""
         given = self.option("normtest_strict")
         return bool(given) if given is not None else self.gate.strict
+
+    @property
+    def replicated(self) -> list[str]:
+        """The scorecard lines that must be replicated (the option, else the configuration's)."""
+        given = [k.strip() for text in self.option("normtest_replicated") or []
+                 for k in text.split(",") if k.strip()]
+        return given or list(self.gate.replicated)
 
     @property
     def exploratory(self) -> bool:
@@ -296,6 +306,11 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     state = _state(parent.config)
     if state is None or not state.active or file_path.suffix != ".py":
         return None
+    if file_path.stem == "axes" and file_path.parent.resolve() == state.catalogue \
+            and state.replicated:
+        from normtest.checking.scorecard_items import ScorecardFile
+
+        return ScorecardFile.from_parent(parent, path=file_path)
     if not state.is_claim_file(file_path):
         return None
     return ClaimFile.from_parent(parent, path=file_path)

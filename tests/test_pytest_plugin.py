@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -113,6 +114,20 @@ def test_by_default_the_confirmatory_rows_are_collected(pytester: pytest.Pyteste
     for extra in (["--normtest-exploratory"], [config]):
         every = pytester.runpytest(str(CHECKS), *SMALL, *GLOVE, *NORM_IC, *extra)
         every.assert_outcomes(passed=N - 1, failed=1)
+
+
+def test_scorecard_lines_can_be_required(pytester: pytest.Pytester, glove: Any) -> None:
+    result = pytester.runpytest(str(CHECKS), *SMALL, *GLOVE, *NORM_IC,
+                                "--normtest-replicated", "word_level,conditions", "-rA")
+    # GloVe: the word level is replicated, the conditions are contradicted (C2 fails raw)
+    result.assert_outcomes(passed=2, failed=1)
+    out = result.stdout.str()
+    assert re.search(r"PASSED \S*checks/axes.py::scorecard\[word_level\]", out)
+    assert "scorecard[conditions] on glove-6b-50d: CONTRADICTED" in out and "reason:" in out
+    assert "Traceback" not in out
+    # from the configuration too
+    config = _config(pytester, 'replicated = ["word_level"]\n')
+    pytester.runpytest(str(CHECKS), *SMALL, *GLOVE, *NORM_IC, config).assert_outcomes(passed=2)
 
 
 def test_inconclusive_policies(pytester: pytest.Pytester, glove: Any) -> None:
