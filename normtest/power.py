@@ -51,7 +51,8 @@ class Requirement:
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (``details["power"]`` of a row)."""
         return {"factor": round(self.factor, 3), "alpha": self.alpha, "power": POWER,
-                "setting": self.setting, "now": self.now, "needed": self.needed}
+                "setting": self.setting, "now": self.now, "needed": self.needed,
+                "out_of_reach": self.factor > OUT_OF_REACH}
 
     def text(self) -> str:
         """One clause for a reason."""

@@ -65,15 +65,21 @@ def _needs(rows: Sequence[Result]) -> str:
     """What the power analysis asks for to decide the undecided rows (the largest sample)."""
     asked = [r.details["power"] for r in rows if isinstance(r.details.get("power"), Mapping)
              and r.details["power"].get("needed") is not None]
-    if not asked:
-        return ""
-    most: dict[str, Mapping[str, Any]] = {}
-    for p in asked:
-        if p["setting"] not in most or p["needed"] > most[p["setting"]]["needed"]:
-            most[p["setting"]] = p
-    wanted = ", ".join(f"--{name} {p['needed']:,} (now {p['now']:,})"
-                       for name, p in most.items())
-    return f"; to decide them the power analysis asks for about {wanted}"
+    reachable = [p for p in asked if not p.get("out_of_reach")]
+    beyond = len(asked) - len(reachable)
+    out = ""
+    if reachable:
+        most: dict[str, Mapping[str, Any]] = {}
+        for p in reachable:
+            if p["setting"] not in most or p["needed"] > most[p["setting"]]["needed"]:
+                most[p["setting"]] = p
+        wanted = ", ".join(f"--{name} {p['needed']:,} (now {p['now']:,})"
+                           for name, p in most.items())
+        out = f"; to decide them the power analysis asks for about {wanted}"
+    if beyond:
+        out += (f"; {beyond} row{'s' * (beyond != 1)} out of reach (over twenty times the sample: "
+                "the effect sits at the edge of its threshold)")
+    return out
 
 
 def _line(key: str, title: str, source: str, results: Sequence[Result]) -> Line:

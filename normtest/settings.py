@@ -2,7 +2,7 @@
 
 The command line (``normtest audit`` and ``normtest gate``), the ``[tool.normtest]`` keys, the
 pytest options and the Python arguments all come from :data:`SETTINGS`, so each setting has one
-name everywhere — ``words`` is ``--words``, ``words = 2000``, ``--normtest-words`` and
+name everywhere — ``words`` is ``--words``, ``words = 5000``, ``--normtest-words`` and
 ``AuditSettings(words=...)`` / ``normtest.load(..., device=...)`` — and is validated in one
 place, :meth:`Setting.check`. Values are layered: the defaults, then the configuration file,
 then the command line (or the pytest options).
@@ -15,6 +15,7 @@ read, and ``checks`` which claim files are loaded besides the catalogue.
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -110,11 +111,13 @@ def _is_int(text: str) -> bool:
 SETTINGS: tuple[Setting, ...] = (
     Setting("seed", "random seed of the samples and the bootstrap (default 0)", "int", 0,
             minimum=0, metavar="N"),
-    Setting("words", "word sample size (default 2000)", "int", 2000, minimum=10, metavar="N"),
-    Setting("documents", "documents whose prefixes the CER claims follow (default 12)", "int",
-            12, minimum=10, metavar="N"),
-    Setting("sentences", "sentences for the text claim (default 240)", "int", 240, minimum=10,
-            metavar="N"),
+    # the sample sizes come from the power analysis of the embedded models (docs/statistics.md,
+    # "Power at the defaults"): what decides their confirmatory rows within minutes on two cores
+    Setting("words", "word sample size (default 5000)", "int", 5000, minimum=10, metavar="N"),
+    Setting("documents", "documents whose prefixes the CER claims follow (default 150)", "int",
+            150, minimum=10, metavar="N"),
+    Setting("sentences", "sentences for the text claim, ten per document (default 240)", "int",
+            240, minimum=10, metavar="N"),
     Setting("resamples", "bootstrap resamples (default 1000)", "int", 1000, minimum=100,
             metavar="N"),
     Setting("scope", "which variants run: standard (last layer; raw, Zipf-centred and "
@@ -213,9 +216,11 @@ class AuditSettings:
     documents: int = BY_NAME["documents"].default
     prefix_step: int = 16
     max_prefix: int = 128
-    #: text claim: sentences, taken in turn from this many documents (the bootstrap clusters)
+    #: text claim: sentences, taken in turn from this many documents (the bootstrap clusters);
+    #: None: one document per ten sentences (at least 24), so that more sentences also means
+    #: more clusters — the between-document spread is what limits the text claim's interval
     sentences: int = BY_NAME["sentences"].default
-    sentence_documents: int = 24
+    sentence_documents: int | None = None
     #: text files or folders replacing the bundled corpora (documents, sentences, PMI and KL)
     corpus: tuple[str, ...] = BY_NAME["corpus"].default
     #: the causal LM whose surprisal is the text IC when the audited model is not one
@@ -234,6 +239,13 @@ class AuditSettings:
             )
         if isinstance(self.corpus, str):
             object.__setattr__(self, "corpus", (self.corpus,))
+
+    @property
+    def text_documents(self) -> int:
+        """How many documents the text claim's sentences come from (see ``sentence_documents``)."""
+        if self.sentence_documents is not None:
+            return self.sentence_documents
+        return max(24, math.ceil(self.sentences / 10))
 
     def documents_for(self, n: int) -> list[Any]:
         """``n`` documents: the user's corpus when one is given, else the bundled ones."""

@@ -326,7 +326,7 @@ class TextData:
         ``settings.surprisal_model``."""
         from normtest.information import document_sentences, text_information
 
-        documents = settings.documents_for(settings.sentence_documents)
+        documents = settings.documents_for(settings.text_documents)
         pairs = document_sentences(documents, settings.sentences)
         if not pairs:
             raise NormtestError("the documents hold no sentence of 5 to 40 words")

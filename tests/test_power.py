@@ -118,10 +118,15 @@ def test_a_plan_leaves_out_what_no_affordable_sample_decides() -> None:
     assert near_need is not None and edge_need is not None
     assert not planned.out_of_reach(near_need) and planned.out_of_reach(edge_need)
     assert edge_need.needed is not None and edge_need.needed > OUT_OF_REACH * 12
-    assert planned.recommended == {"documents": max(12, near_need.needed or 0)}
+    default = AuditSettings().documents
+    assert planned.recommended == {"documents": max(default, near_need.needed or 0)}
     # and the audit's own reason says so
     edge_row, near_row = annotate([at_edge, near], pilot)
     assert "out of reach" in edge_row.reason and "out of reach" not in near_row.reason
+    # the scorecard asks for the reachable sample and counts the rest
+    line = build([edge_row, near_row], [("cer_growth", "growth", "")])[0]
+    assert f"--documents {near_row.details['power']['needed']}" in line.reason
+    assert "1 row out of reach" in line.reason
 
 
 def test_the_power_curve_meets_the_requirement_at_its_sample() -> None:
