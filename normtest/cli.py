@@ -114,6 +114,8 @@ def _parser() -> argparse.ArgumentParser:
     gate.add_argument("--alpha", type=float, default=None, help="level of the regression test")
     gate.add_argument("--summary", type=Path, default=None,
                       help="also write the Markdown summary here (a pull-request comment)")
+    gate.add_argument("--force-save", action="store_true",
+                      help="write --save-report even when the gate failed")
     gate.add_argument("--save-report", type=Path, default=None,
                       help="write the candidate's report.json here (a future baseline)")
     add_cli_options(gate)

@@ -274,6 +274,12 @@ class GateOutcome:
     margin: float = 0.05
     alpha: float = 0.05
     lines: tuple[LineRequirement, ...] = ()
+    #: the model as the user named it (``--model``, ``model =``, or the candidate report's path)
+    label: str | None = None
+    #: what became of ``--save-report``: the path written, or why nothing was
+    saved: str | None = None
+    #: whether this run records the first baseline (nothing to compare with yet)
+    first_baseline: bool = False
 
     @property
     def regressions(self) -> list[Comparison]:
@@ -294,7 +300,8 @@ class GateOutcome:
     def passed(self) -> bool:
         """True when every requirement holds and nothing regressed (and something was
         checked: a gate with no requirement and nothing compared fails)."""
-        checked = bool(self.requirements) or bool(self.comparisons) or bool(self.lines)
+        checked = (bool(self.requirements) or bool(self.comparisons) or bool(self.lines)
+                   or self.first_baseline)
         return (checked and not self.failed_requirements and not self.regressions
                 and not self.failed_lines)
 
@@ -355,10 +362,20 @@ def claims_to_audit(config: GateConfig, baseline: Report | None) -> list[str]:
     return list(ids)
 
 
-def run_gate(config: GateConfig, *, save_report: str | Path | None = None) -> GateOutcome:
-    """Audit ``config.model`` (or read ``config.report``) and judge it (:func:`evaluate`)."""
+def run_gate(config: GateConfig, *, save_report: str | Path | None = None,
+             force_save: bool = False) -> GateOutcome:
+    """Audit ``config.model`` (or read ``config.report``) and judge it (:func:`evaluate`).
+
+    ``save_report`` writes the candidate's report — only when the gate passed, unless
+    ``force_save``, so a failing candidate never replaces a baseline. A configured baseline that
+    does not exist yet is the first one being recorded when ``save_report`` is that path (the
+    gate then judges the requirements alone); otherwise it is an error that says how to record it.
+    """
     from normtest.report import Report
 
+    first = _first_baseline(config, save_report)
+    if first:
+        config = replace(config, baseline=None)
     baseline = (Report.read(config.baseline, "baseline report")
                 if config.baseline is not None else None)
     if config.report is not None:
@@ -367,6 +384,10 @@ def run_gate(config: GateConfig, *, save_report: str | Path | None = None) -> Ga
         from normtest.audit import run_audit
 
         ids = claims_to_audit(config, baseline)
+        if not ids and first:  # the first baseline covers the whole catalogue
+            from normtest.catalogue import claims
+
+            ids = [c.id for c in claims()]
         if not ids:
             raise NormtestError("nothing to gate: give require = [claim ids], replicated = "
                                 "[scorecard lines] and/or a baseline")
@@ -378,10 +399,41 @@ def run_gate(config: GateConfig, *, save_report: str | Path | None = None) -> Ga
     else:
         raise NormtestError("the gate needs a model (model = ... or --model) or a candidate "
                             "report (report = ... or --report)")
-    if save_report is not None:
-        candidate.write(save_report)
-    return evaluate(candidate, config, baseline,
-                    None if config.baseline is None else str(config.baseline))
+    if first and not (config.require or config.replicated):
+        # nothing to judge yet: the first baseline is recorded as audited
+        outcome = GateOutcome(candidate, (), first_baseline=True)
+    else:
+        outcome = evaluate(candidate, config, baseline,
+                           None if config.baseline is None else str(config.baseline))
+        outcome = replace(outcome, first_baseline=first)
+    outcome = replace(outcome, label=config.model or (str(config.report) if config.report
+                                                      else None))
+    if save_report is None:
+        return outcome
+    if outcome.passed or force_save:
+        written = candidate.write(save_report)
+        note = f"the candidate's report was written to `{written}`"
+        if first:
+            note += " (the first baseline)"
+        elif not outcome.passed:
+            note += " although the gate failed (--force-save)"
+    else:
+        note = (f"the candidate's report was **not** written to `{save_report}`: the gate failed, "
+                "and a failing candidate never replaces a baseline (--force-save writes it anyway)")
+    return replace(outcome, saved=note)
+
+
+def _first_baseline(config: GateConfig, save_report: str | Path | None) -> bool:
+    """Whether this run records the first baseline: one is configured, it does not exist yet,
+    and ``save_report`` is where it goes. A missing baseline otherwise is an error."""
+    if config.baseline is None or Path(config.baseline).exists():
+        return False
+    target = Path(config.baseline).resolve()
+    if save_report is not None and Path(save_report).resolve() == target:
+        return True
+    raise NormtestError(
+        f"the baseline report {config.baseline} does not exist yet; record the first one with "
+        f"normtest gate --save-report {config.baseline} (it is written only if the gate passes)")
 
 
 # -- the command -----------------------------------------------------------------------------------
@@ -396,7 +448,7 @@ def command(args: Any) -> int:
         exploratory=True if args.exploratory else None,
         claims=tuple(args.claims) if args.claims else None, margin=args.margin,
         alpha=args.alpha).with_settings(given(args))
-    outcome = run_gate(config, save_report=args.save_report)
+    outcome = run_gate(config, save_report=args.save_report, force_save=args.force_save)
     return emit(outcome, args.summary)
 
 

@@ -64,7 +64,8 @@ def test_degraded_copy_regresses_and_the_model_itself_does_not(
 
     summary = project / "summary.md"
     code = _gate(project, "--baseline", str(baseline), "--model", str(project / "degraded.npz"),
-                 "--summary", str(summary), "--save-report", str(project / "candidate.json"))
+                 "--summary", str(summary), "--save-report", str(project / "candidate.json"),
+                 "--force-save")  # kept on purpose, to gate the report again below
     out = capsys.readouterr().out
     assert code == EXIT_GATE_FAILED
     assert "normtest gate ❌ FAILED" in out and summary.read_text(encoding="utf-8") == out
@@ -211,3 +212,47 @@ def test_sorted_replicates_are_not_paired() -> None:
     stale = replace(r, measurement=replace(r.measurement, sampling=old))
     (comparison,), _ = compare(_report(stale, "a"), _report(r, "a"), margin=0.0)
     assert not comparison.paired and not comparison.regressed
+
+
+# -- safe baselines ---------------------------------------------------------------------------
+def test_the_first_baseline_is_recorded_where_the_configuration_expects_it(
+        project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "normtest.toml"
+    config.write_text('model = "glove-6b-50d"\nbaseline = "baseline/report.json"\n'
+                      "words = 300\nresamples = 200\n", encoding="utf-8")
+    baseline = tmp_path / "baseline" / "report.json"
+    # gating against a baseline that is not there yet says how to record it
+    assert main(["gate", "--config", str(config), "--no-cache"]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "does not exist yet" in err and f"--save-report {baseline}" in err
+    # recording it: the gate passes with nothing to compare, and writes it
+    assert main(["gate", "--config", str(config), "--no-cache", "--save-report",
+                 str(baseline)]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "no baseline to compare with yet" in out and "(the first baseline)" in out
+    assert Report.read(baseline).results
+
+
+def test_a_failing_candidate_never_replaces_the_baseline(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    baseline = project / "baseline" / "report.json"
+    if not baseline.exists():
+        assert _gate(project, "--save-report", str(baseline)) == EXIT_OK
+    before = baseline.read_bytes()
+    degraded = str(project / "degraded.npz")
+    code = _gate(project, "--baseline", str(baseline), "--model", degraded, "--save-report",
+                 str(baseline))
+    out = capsys.readouterr().out
+    assert code == EXIT_GATE_FAILED and baseline.read_bytes() == before
+    assert "was **not** written" in out and "--force-save" in out
+    # the summary names the model as it was given, and lists each compared row once
+    assert f"`{degraded}`" in out.splitlines()[0]
+    rows = [line for line in out.splitlines() if line.startswith("| ") and "`word.norm_ic[" in line
+            and "paired bootstrap" in line]
+    assert len(rows) == len({r.split("`")[1] for r in rows})
+    # --force-save overrides, on purpose
+    forced = project / "forced" / "report.json"
+    code = _gate(project, "--baseline", str(baseline), "--model", degraded, "--save-report",
+                 str(forced), "--force-save")
+    assert code == EXIT_GATE_FAILED and forced.exists()
+    assert "although the gate failed" in capsys.readouterr().out

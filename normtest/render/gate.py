@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 def gate_markdown(outcome: GateOutcome) -> str:
     """The gate's summary for a pull request: the verdict, the required claims, the regressions."""
     model = outcome.candidate.model
-    name = model.get("name", "the model")
+    name = outcome.label or model.get("name", "the model")
     family = f" ({model['family']})" if model.get("family") else ""
     verdict = "✅ passed" if outcome.passed else "❌ FAILED"
     lines = [f"## normtest gate {verdict}: `{name}`{family}", ""]
@@ -32,6 +32,8 @@ def gate_markdown(outcome: GateOutcome) -> str:
         where = f" `{outcome.baseline_path}`" if outcome.baseline_path else ""
         facts.append(f"{len(regressions)} regression{'s' * (len(regressions) != 1)} against "
                      f"the baseline{where} ({base})")
+    if outcome.first_baseline:
+        facts.append("no baseline to compare with yet: this audit is the first one")
     lines += ["; ".join(facts) + ".", ""]
     lines += _scorecard(outcome)
     if outcome.requirements:
@@ -70,14 +72,21 @@ def gate_markdown(outcome: GateOutcome) -> str:
             lines.append("Nothing could be compared with the baseline, so the gate cannot pass "
                          "on it: audit the candidate on the baseline's claims.")
         lines.append("")
-        if outcome.comparisons:
+        others = [c for c in outcome.comparisons if not c.regressed]
+        if others and regressions:
+            lines += ["<details><summary>The other compared results</summary>", ""]
+            lines += _comparison_table(others)
+            lines += ["", "</details>", ""]
+        elif others:
             lines += ["<details><summary>Every compared result</summary>", ""]
-            lines += _comparison_table(list(outcome.comparisons))
+            lines += _comparison_table(others)
             lines += ["", "</details>", ""]
         if outcome.uncompared:
             lines.append("Not compared: " + "; ".join(f"`{i}` ({why})"
                                                        for i, why in outcome.uncompared) + ".")
             lines.append("")
+    if outcome.saved:
+        lines += [outcome.saved[0].upper() + outcome.saved[1:] + ".", ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
