@@ -15,8 +15,12 @@ if TYPE_CHECKING:
 def gate_markdown(outcome: GateOutcome) -> str:
     """The gate's summary for a pull request: the verdict, the required claims, the regressions."""
     model = outcome.candidate.model
-    name = outcome.label or model.get("name", "the model")
-    family = f" ({model['family']})" if model.get("family") else ""
+    own = str(model.get("name") or "the model")
+    name = outcome.label or own
+    # the model as the user named it, then the adapter's own name where it differs
+    about = [own] if own != name else []
+    about += [str(model["family"])] if model.get("family") else []
+    family = f" ({', '.join(about)})" if about else ""
     verdict = "✅ passed" if outcome.passed else "❌ FAILED"
     lines = [f"## normtest gate {verdict}: `{name}`{family}", ""]
     failed, regressions = outcome.failed_requirements, outcome.regressions
