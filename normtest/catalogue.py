@@ -208,6 +208,12 @@ def hypothesis(key: str, title: str, source: str = "") -> str:
     return key
 
 
+def claims_of_line(key: str) -> list[str]:
+    """The claims whose confirmatory rows can decide a scorecard line (``all``: every line)."""
+    return [c.id for c in claims()
+            if key == "all" or key in {c.hypothesis, *(e.hypothesis for e in c.expected)}]
+
+
 def hypotheses() -> list[Hypothesis]:
     """Every scorecard line, in the order declared (the built-in ones first, in paper order)."""
     _load_builtin()

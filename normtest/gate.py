@@ -343,15 +343,11 @@ def evaluate(candidate: Report, config: GateConfig, baseline: Report | None = No
 def claims_to_audit(config: GateConfig, baseline: Report | None) -> list[str]:
     """Claim ids the candidate must be audited on: the configured and required ones, the claims
     of the required scorecard lines, and every claim the baseline measured."""
-    from normtest.catalogue import claims
+    from normtest.catalogue import claims_of_line
 
     ids: dict[str, None] = {}
-    if config.replicated:
-        wanted = set(config.replicated)
-        for declared in claims():
-            lines = {declared.hypothesis, *(e.hypothesis for e in declared.expected)}
-            if "all" in wanted or wanted & lines:
-                ids[declared.id] = None
+    for key in config.replicated:
+        ids.update(dict.fromkeys(claims_of_line(key)))
     for text in (*config.claims, *config.require):
         for claim_id in Selector.parse(text).claim_ids():
             ids[claim_id] = None

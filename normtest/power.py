@@ -152,15 +152,19 @@ def _setting(result: Result, settings: Any) -> tuple[str | None, int | None]:
     return name, value if isinstance(value, int) else None
 
 
+def holm_first_level(results: Sequence[Result]) -> float:
+    """α′: the audit's α over the number of its measured confirmatory rows — the level of Holm's
+    first step, the conservative case a row is planned for."""
+    measured = [r for r in results if r.confirmatory and r.measurement is not None
+                and r.measurement.sampling is not None]
+    level = next((r.criterion.alpha for r in measured if r.criterion is not None), 0.05)
+    return level / max(1, len(measured))
+
+
 def annotate(results: Sequence[Result], settings: Any = None) -> list[Result]:
     """Every undecided confirmatory row with the sample that would decide it (``details``
     ``power`` and a clause of its reason); other rows unchanged."""
-    confirmatory = [r for r in results if r.confirmatory and r.measurement is not None
-                    and r.measurement.sampling is not None]
-    if not confirmatory:
-        return list(results)
-    level = (confirmatory[0].criterion.alpha if confirmatory[0].criterion else 0.05)
-    alpha = level / len(confirmatory)
+    alpha = holm_first_level(results)
     out = []
     for r in results:
         need = (required(r, alpha, settings)
@@ -215,9 +219,7 @@ def plan(results: Sequence[Result], settings: Any) -> Plan:
     """For every confirmatory row of a (pilot) audit: None when it is decided, else the sample
     that would decide it (:func:`required`, at the audit's Holm level for its first step)."""
     confirmatory = [r for r in results if r.confirmatory and r.measurement is not None]
-    alpha = (confirmatory[0].criterion.alpha if confirmatory and confirmatory[0].criterion
-             else 0.05) / max(1, sum(r.measurement is not None and r.measurement.sampling
-                                     is not None for r in confirmatory))
+    alpha = holm_first_level(results)
     rows = tuple((r, None if r.verdict in (Verdict.PASS, Verdict.FAIL)
                   else required(r, alpha, settings)) for r in confirmatory)
     return Plan(rows, settings)

@@ -371,8 +371,7 @@ def judge(
                 f"{sorted(measurement.components)}"
             )
         parts.append((name, measurement.components[name], sub))
-    problems = [str(unstable(m, c.alpha)) for _, m, c in parts
-                if unstable(m, c.alpha) is not None]
+    problems = [why for why in (unstable(m, c.alpha) for _, m, c in parts) if why is not None]
     if problems:  # an interval that cannot be read decides nothing, and is not tested
         return Judgement(Verdict.INCONCLUSIVE, "; ".join(problems), math.nan, math.nan)
 

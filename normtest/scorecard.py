@@ -43,11 +43,9 @@ class Line:
         return {
             "key": self.key, "title": self.title, "source": self.source,
             "status": self.status, "reason": self.reason,
-            "rows": [{"id": r.id, "verdict": r.verdict.value,
-                      "expected": None if r.expected is None else r.expected.value,
-                      "estimate": r.to_dict()["estimate"], "ci": r.to_dict()["ci"],
-                      "threshold": r.to_dict()["threshold"]}
-                     for r in self.rows],
+            "rows": [{"id": r.id, **{k: row[k] for k in ("verdict", "expected", "estimate",
+                                                           "ci", "threshold")}}
+                     for r, row in ((r, r.to_dict()) for r in self.rows)],
         }
 
 

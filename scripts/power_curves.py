@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from normtest.power import power_at, required
+from normtest.power import holm_first_level, power_at, required
 from normtest.report import Report
 from normtest.result import Verdict
 
@@ -29,7 +29,7 @@ def main() -> int:
     report = Report.read(args.report)
     rows = [r for r in report.results if r.confirmatory and r.measurement is not None
             and r.measurement.sampling is not None]
-    alpha = (rows[0].criterion.alpha if rows and rows[0].criterion else 0.05) / max(1, len(rows))
+    alpha = holm_first_level(report.results)
     name = report.model.get("name", "the model")
     decided = [r for r in rows if r.verdict in (Verdict.PASS, Verdict.FAIL)]
     rows = [r for r in rows if r not in decided]

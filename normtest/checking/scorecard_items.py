@@ -8,16 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from normtest.catalogue import claims_of_line
+
 if TYPE_CHECKING:
     from normtest.checking.session import AuditSession
-
-
-def line_claims(key: str) -> list[str]:
-    """The claims whose confirmatory rows can decide a scorecard line (``all``: every line)."""
-    from normtest.catalogue import claims
-
-    return [c.id for c in claims()
-            if key == "all" or key in {c.hypothesis, *(e.hypothesis for e in c.expected)}]
 
 
 class ScorecardFile(pytest.File):
@@ -33,7 +27,7 @@ class ScorecardFile(pytest.File):
         for label in state.labels:
             session = state.session(label)
             for key in state.replicated:
-                session.expect(line_claims(key))
+                session.expect(claims_of_line(key))
                 name = f"scorecard[{key}]" if len(state.labels) == 1 \
                     else f"{label}/scorecard[{key}]"
                 yield ScorecardItem.from_parent(self, name=name, label=label, key=key)
@@ -54,7 +48,7 @@ class ScorecardItem(pytest.Item):
         state = _state(self.config)
         assert state is not None
         session: AuditSession = state.session(self.label)
-        for claim in line_claims(self.key):
+        for claim in claims_of_line(self.key):
             session.family_results(claim)
         from normtest.scorecard import build
 

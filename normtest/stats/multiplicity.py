@@ -96,13 +96,6 @@ def adjust_audit(results: Sequence[Result]) -> list[Result]:
 
 
 def tested(results: Sequence[Result], role: str) -> int:
-    """How many rows of a role took part in their adjustment (those with p-values)."""
-    count = 0
-    for r in results:
-        if (r.role or "exploratory") != role or r.measurement is None or r.criterion is None:
-            continue
-        if r.measurement.sampling is None:
-            continue
-        j = judge(r.measurement, r.criterion)
-        count += not (math.isnan(j.p_pass) or math.isnan(j.p_fail))
-    return count
+    """How many rows of a role took part in their adjustment (:func:`adjust_audit` gave them an
+    adjusted p-value; rows without p-values do not count towards the family)."""
+    return sum((r.role or "exploratory") == role and r.p_adjusted is not None for r in results)
