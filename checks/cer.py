@@ -16,7 +16,9 @@ from normtest.stats import measure_fixed_point, measure_monotone_share
 from normtest.vectors import PrefixData
 
 CER = "Genzel & Charniak, ACL 2002 (Constant Entropy Rate)"
-PREFIX_NEEDS = ((Capability.PREFIX_VECTORS,),)
+#: Prefix vectors from the model, or a sentence encoder's vector of each prefix text (cut on a
+#: word grid).
+PREFIX_NEEDS = ((Capability.PREFIX_VECTORS,), (Capability.TEXT_VECTORS,))
 PREFIX_AXES = {"composition": POOLINGS, "representation": REPRESENTATIONS}
 
 #: Linear growth: the late/early slope ratio within a factor of two of 1 …

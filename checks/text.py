@@ -27,7 +27,7 @@ from normtest.vectors import TextData
     statistic="spearman_rho",
     criterion=Criterion.minimum_effect(MIN_RHO),
     axes={"composition": POOLINGS, "representation": REPRESENTATIONS},
-    needs=((Capability.TOKEN_VECTORS, Capability.WORD_TOKENS),),
+    needs=((Capability.TOKEN_VECTORS, Capability.WORD_TOKENS), (Capability.TEXT_VECTORS,)),
     expected=tuple(Expectation(Verdict.PASS, None, {"composition": c})
                    for c in ("sqrt_n", "f_ind")),
     hypothesis=TEXT_LEVEL,

@@ -24,7 +24,9 @@ from normtest.stats import measure_correlation, measure_partial_correlation
 from normtest.vectors import WordData
 
 #: Whole-word vectors (static models), or subword tokens composed (contextual models).
-WORD_NEEDS = ((Capability.WORD_VECTORS,), (Capability.WORD_TOKENS, Capability.TOKEN_VECTORS))
+#: … or a sentence encoder's vector of the word as a one-word text.
+WORD_NEEDS = ((Capability.WORD_VECTORS,), (Capability.WORD_TOKENS, Capability.TOKEN_VECTORS),
+              (Capability.TEXT_VECTORS,))
 SUBWORD_NEEDS = ((Capability.WORD_TOKENS, Capability.TOKEN_VECTORS),)
 WORD_AXES = {"composition": COMPOSITIONS, "representation": REPRESENTATIONS,
              "transform": TRANSFORMS}

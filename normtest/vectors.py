@@ -34,11 +34,13 @@ if TYPE_CHECKING:
         LogProbModel,
         ModelAdapter,
         SpecialStateModel,
+        TextVectorModel,
         TokenVectorModel,
         WordVectorModel,
     )
 
-__all__ = ["AuditData", "PrefixData", "TextData", "WordData", "surprisal_model"]
+__all__ = ["AuditData", "PrefixData", "TextData", "WordData", "surprisal_model",
+           "text_vectors"]
 
 
 def as_layer(representation: str) -> Layer:
@@ -52,6 +54,30 @@ def as_layer(representation: str) -> Layer:
         raise NormtestError(
             f"representation must be 'input', 'last' or a layer number, got {representation!r}"
         ) from None
+
+
+def text_vectors(adapter: ModelAdapter, texts: Sequence[str]) -> np.ndarray:
+    """A sentence encoder's vectors of ``texts`` (float64), refused when every vector has the
+    same length: a model that normalises its output (a sentence-transformers ``Normalize``
+    module, ``normalize_embeddings=True``) leaves the norm no information to carry."""
+    vectors = np.asarray(cast("TextVectorModel", adapter).text_vectors(list(texts)),
+                         dtype=np.float64)
+    if vectors.shape != (len(texts), adapter.dim):
+        raise NormtestError(
+            f"model {adapter.name!r} returned vectors of shape {vectors.shape} for {len(texts)} "
+            f"texts; text_vectors must return one row of {adapter.dim} numbers per text"
+        )
+    if not np.isfinite(vectors).all():
+        raise NormtestError(f"model {adapter.name!r} returned NaN or infinite vectors")
+    norms = np.einsum("ij,ij->i", vectors, vectors)
+    if norms.size >= 3 and np.ptp(norms) <= 1e-6 * max(float(norms.mean()), 1e-12):
+        raise NormtestError(
+            f"model {adapter.name!r} returns vectors of one length (every ‖e‖² = "
+            f"{norms.mean():.4g}): it normalises its output, so the norm carries no information. "
+            "Audit it without the normalisation (sentence-transformers: drop the Normalize "
+            "module and pass normalize_embeddings=False; normtest does both for a folder)"
+        )
+    return vectors
 
 
 @dataclass
@@ -87,7 +113,10 @@ class WordData:
         ic = (source or WordfreqSource()).information_content(sample)
         kept, values = list(ic.words), np.asarray(ic.values, dtype=np.float64)
         dropped = {"no frequency": len(ic.missing)}
-        if family == "static":
+        # static vectors, and a sentence encoder that knows only some keys (precomputed vectors),
+        # say which words they represent; an open-vocabulary encoder represents every word
+        if family == "static" or (family == "sentence"
+                                  and callable(getattr(adapter, "represents", None))):
             known = np.asarray(cast("WordVectorModel", adapter).represents(kept), dtype=np.bool_)
             dropped["no vector"] = int((~known).sum())
             kept = [w for w, k in zip(kept, known, strict=True) if k]
@@ -104,9 +133,12 @@ class WordData:
         return np.exp(-self.information)
 
     def token_counts(self) -> np.ndarray:
-        """Number of model tokens of each word (1 for whole-word models)."""
+        """Number of model tokens of each word (1 for whole-word models, and for a sentence
+        encoder that cannot tokenize)."""
         if self._token_counts is None:
-            if self.family == "static":
+            if self.family == "static" or not (
+                    callable(getattr(self.adapter, "word_token_counts", None))
+                    or callable(getattr(self.adapter, "word_tokens", None))):
                 self._token_counts = np.ones(len(self.words), dtype=np.intp)
             elif callable(batched := getattr(self.adapter, "word_token_counts", None)):
                 self._token_counts = np.asarray(batched(self.words), dtype=np.intp)  # one call
@@ -123,6 +155,8 @@ class WordData:
             if self.family == "static":
                 raw = np.asarray(cast("WordVectorModel", self.adapter).word_vectors(self.words),
                                  dtype=np.float64)
+            elif self.family == "sentence":
+                raw = text_vectors(self.adapter, self.words)
             else:
                 from normtest.geometry.compose import compose_batch
 
@@ -237,22 +271,33 @@ class WordData:
 
 @dataclass
 class PrefixData:
-    """CER documents, their prefix grids in model tokens, and prefix vectors per variant."""
+    """CER documents, their prefix grids (in model tokens; in words for a sentence encoder,
+    which is given each prefix as a text), and prefix vectors per variant."""
 
     adapter: ModelAdapter
     plans: list[Any]
+    unit: str = "model tokens"
     _curves: dict[tuple[str, str], tuple[np.ndarray, ...]] = field(default_factory=dict)
     _growth: dict[tuple[str, str], Measurement] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, adapter: ModelAdapter, settings: AuditSettings) -> PrefixData:
+    def build(cls, adapter: ModelAdapter, settings: AuditSettings,
+              family: str = "encoder") -> PrefixData:
         """The default documents with a non-empty prefix grid for this model."""
-        from normtest.information import plan_prefixes
+        from normtest.information import plan_prefixes, plan_word_prefixes
 
         documents = settings.documents_for(settings.documents)
-        plans = [p for p in plan_prefixes(adapter, documents, settings.prefix_step,
-                                          settings.max_prefix) if p.lengths.size >= 2]
-        return cls(adapter, plans)
+        if family == "sentence":
+            count, most = getattr(adapter, "count_tokens", None), getattr(adapter, "max_tokens",
+                                                                         None)
+            limit = (count, int(most)) if callable(count) and most else None
+            planned = plan_word_prefixes(documents, settings.prefix_step, settings.max_prefix,
+                                         token_limit=limit)
+        else:
+            planned = plan_prefixes(adapter, documents, settings.prefix_step,
+                                    settings.max_prefix)
+        plans = [p for p in planned if p.lengths.size >= 2]
+        return cls(adapter, plans, "words" if family == "sentence" else "model tokens")
 
     def growth(self, variant: Mapping[str, str], settings: AuditSettings) -> Measurement:
         """How s(L) grows for one variant (:func:`~normtest.stats.measure_linear_growth`),
@@ -271,9 +316,18 @@ class PrefixData:
         """(lengths, squared norms, document ids, vectors) of every prefix, for one variant."""
         key = (variant["composition"], variant.get("representation", "last"))
         if key not in self._curves:
-            # encoders batch every document's prefixes by length
-            matrices = prefix_vectors_of(self.adapter, [p.document.text for p in self.plans],
-                                         [p.lengths for p in self.plans], key[0], layer=key[1])
+            if self.unit == "words":  # a sentence encoder: every prefix text in one call
+                from normtest.information import word_prefix
+
+                texts = [word_prefix(p.document.text, int(n)) for p in self.plans
+                         for n in p.lengths]
+                flat = text_vectors(self.adapter, texts)
+                ends = np.cumsum([p.lengths.size for p in self.plans])[:-1]
+                matrices = list(np.split(flat, ends))
+            else:  # encoders batch every document's prefixes by length
+                matrices = prefix_vectors_of(self.adapter, [p.document.text for p in self.plans],
+                                             [p.lengths for p in self.plans], key[0],
+                                             layer=key[1])
             lengths, values, groups, vectors = [], [], [], []
             for doc, (plan, matrix) in enumerate(zip(self.plans, matrices, strict=True)):
                 v = np.asarray(matrix, dtype=np.float64)
@@ -326,8 +380,12 @@ class TextData:
         ``settings.surprisal_model``."""
         from normtest.information import document_sentences, text_information
 
-        documents = settings.documents_for(settings.text_documents)
-        pairs = document_sentences(documents, settings.sentences)
+        own = getattr(adapter, "texts", None)
+        if own is not None:  # precomputed text vectors: their own texts, each its own cluster
+            pairs = list(enumerate(own))
+        else:
+            documents = settings.documents_for(settings.text_documents)
+            pairs = document_sentences(documents, settings.sentences)
         if not pairs:
             raise NormtestError("the documents hold no sentence of 5 to 40 words")
         lm = cast("LogProbModel", adapter) if supports(adapter, Capability.TOKEN_LOGPROBS) \
@@ -342,7 +400,10 @@ class TextData:
 
         key = (variant["composition"], variant.get("representation", "last"))
         if key not in self._vectors:
-            if key[0] in MODEL_STATES:
+            if supports(self.adapter, Capability.TEXT_VECTORS) \
+                    and not supports(self.adapter, Capability.TOKEN_VECTORS):
+                v = text_vectors(self.adapter, self.sentences)
+            elif key[0] in MODEL_STATES:
                 v = cast("SpecialStateModel", self.adapter).special_states(
                     self.sentences, key[0], layer=as_layer(key[1]))
             else:
@@ -380,7 +441,7 @@ class AuditData:
     def prefix(self) -> PrefixData:
         """The CER documents and their prefix vectors (built once)."""
         if self._prefix is None:
-            self._prefix = PrefixData.build(self.adapter, self.settings)
+            self._prefix = PrefixData.build(self.adapter, self.settings, self.family)
         return self._prefix
 
     def text(self) -> TextData:

@@ -88,6 +88,11 @@ class EncoderAdapter(_BatchedAdapter):
         )
 
     @property
+    def n_special_tokens(self) -> int:
+        """How many special tokens the tokenizer adds around a text ([CLS] and [SEP]: 2)."""
+        return len(self._before) + len(self._after)
+
+    @property
     def states(self) -> tuple[str, ...]:
         """("cls",) when the tokenizer puts a special token first, else ()."""
         return ("cls",) if self._before else ()

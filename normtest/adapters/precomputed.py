@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from normtest.adapters.sentence import PrecomputedTexts
 from normtest.adapters.static import NPY_ERRORS, StaticVectors, read_npy_header
 from normtest.errors import NormtestError
 from normtest.fingerprint import file_sha256
@@ -37,8 +38,11 @@ _MAX_EXPANSION = 1100
 _NPZ_ERRORS = (zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError, *NPY_ERRORS)
 
 
-def load_precomputed(path: str | os.PathLike[str], name: str | None = None) -> StaticVectors:
-    """Read a ``.npz`` or ``.jsonl`` file of precomputed vectors."""
+def load_precomputed(path: str | os.PathLike[str], name: str | None = None,
+                     texts: bool | None = None) -> StaticVectors | PrecomputedTexts:
+    """Read a ``.npz`` or ``.jsonl`` file of precomputed vectors: word vectors (a static model),
+    or text vectors (a sentence encoder of its own texts, which feed the text claim) when
+    ``texts`` is True, or, with ``texts=None``, when most keys are several words."""
     p = Path(path)
     if not p.is_file():
         raise NormtestError(f"precomputed vector file not found: {p}")
@@ -51,6 +55,10 @@ def load_precomputed(path: str | os.PathLike[str], name: str | None = None) -> S
             f"{p}: precomputed vectors must be a .npz (keys, vectors) or a .jsonl file"
         )
     vectors = _float32_rows(p, keys, matrix)
+    if texts is None:
+        texts = sum(len(k.split()) > 1 for k in keys) * 2 > len(keys)
+    if texts:
+        return PrecomputedTexts(name or p.stem, keys, vectors, file_sha256(p))
     return StaticVectors(name or p.stem, keys, vectors, file_sha256(p))
 
 

@@ -13,7 +13,14 @@ capability → methods (what they return):
 - ``token_vectors`` → ``token_vectors(texts, layer=, special_tokens=, words=)`` (a TokenBatch);
 - ``special_states`` → ``special_states(texts, state, layer=)``, ``states`` (cls / eos / last);
 - ``prefix_vectors`` → ``prefix_vectors(text, prefix_lengths, pooling, layer=)`` (row per prefix);
-- ``token_logprobs`` → ``token_logprobs(texts)`` (log P(t_i | t_<i) per token; causal LMs).
+- ``token_logprobs`` → ``token_logprobs(texts)`` (log P(t_i | t_<i) per token; causal LMs);
+- ``text_vectors`` → ``text_vectors(texts)`` (one vector per text, the model's own pooling: what
+  a sentence-transformers model's ``encode`` returns), and ``states`` = ``(pooling,)``, the name
+  of that pooling (``mean``, ``cls``, ``sqrt_n`` …, or ``pooled`` when unknown).
+
+A model whose only vectors are ``text_vectors`` is a *sentence encoder*: its words are
+``text_vectors([word])``, its texts and prefixes are encoded whole, and its pooling is the one
+composition its claims run under (docs/adapters.md).
 
 Representations (``layer``): ``"input"`` is the row of the input embedding matrix of each token
 (context-free); an integer k is hidden state k as transformers numbers them (0 = the embedding
@@ -55,6 +62,7 @@ __all__ = [
     "ModelAdapter",
     "PrefixVectorModel",
     "SpecialStateModel",
+    "TextVectorModel",
     "TokenBatch",
     "TokenVectorModel",
     "Tokenization",
@@ -80,6 +88,7 @@ class Capability(StrEnum):
     SPECIAL_STATES = "special_states"  # the cls / eos / last states of a text
     PREFIX_VECTORS = "prefix_vectors"  # vectors of every prefix of a text
     TOKEN_LOGPROBS = "token_logprobs"  # log P(t_i | t_<i) of each token of a text (causal LMs)
+    TEXT_VECTORS = "text_vectors"  # one vector per text, pooled by the model (encode(texts))
 
 
 @dataclass(frozen=True)
@@ -221,6 +230,21 @@ class LogProbModel(ModelAdapter, Protocol):
         ...
 
 
+@runtime_checkable
+class TextVectorModel(ModelAdapter, Protocol):
+    """A model with ``Capability.TEXT_VECTORS`` (a sentence encoder: ``encode(texts)``)."""
+
+    @property
+    def states(self) -> tuple[str, ...]:
+        """``(pooling,)``: the name of the model's own pooling of a text's tokens."""
+        ...
+
+    def text_vectors(self, texts: Sequence[str]) -> NDArray[np.floating]:
+        """One vector per text, taken literally (a word is a one-word text): (len(texts), dim).
+        An empty text raises NormtestError."""
+        ...
+
+
 #: The methods a model must have for each capability it declares.
 CAPABILITY_METHODS: Mapping[Capability, tuple[str, ...]] = MappingProxyType(
     {
@@ -230,6 +254,7 @@ CAPABILITY_METHODS: Mapping[Capability, tuple[str, ...]] = MappingProxyType(
         Capability.SPECIAL_STATES: ("special_states",),
         Capability.PREFIX_VECTORS: ("prefix_vectors",),
         Capability.TOKEN_LOGPROBS: ("token_logprobs",),
+        Capability.TEXT_VECTORS: ("text_vectors",),
     }
 )
 

@@ -33,8 +33,10 @@ from normtest.information.documents import (
     document_sentences,
     model_token_count,
     plan_prefixes,
+    plan_word_prefixes,
     prefix_grid,
     user_documents,
+    word_prefix,
 )
 from normtest.information.frequency import (
     CountsFileSource,
@@ -80,6 +82,7 @@ __all__ = [
     "opensubtitles_counts_path",
     "opensubtitles_source",
     "plan_prefixes",
+    "plan_word_prefixes",
     "prefix_grid",
     "stratified_word_sample",
     "surprisal",
@@ -89,4 +92,5 @@ __all__ = [
     "user_documents",
     "user_word_sample",
     "wiki_sample",
+    "word_prefix",
 ]

@@ -12,7 +12,7 @@ least ``min_words`` whitespace-separated words. Users may give their own texts i
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from os import PathLike
 from typing import TYPE_CHECKING
@@ -159,6 +159,41 @@ def plan_prefixes(
     for d in documents:
         n = model_token_count(adapter, d.text, at_most=max_length)
         plans.append(PrefixPlan(d, n, prefix_grid(n, step, max_length)))
+    return plans
+
+
+_WORD = re.compile(r"\S+")
+
+
+def word_prefix(text: str, n_words: int) -> str:
+    """The text up to the end of its ``n_words``-th word (whitespace-separated), as written."""
+    if n_words < 1:
+        raise NormtestError(f"a prefix needs at least one word, got {n_words}")
+    end = 0
+    for i, match in enumerate(_WORD.finditer(text), start=1):
+        end = match.end()
+        if i == n_words:
+            break
+    return text[:end]
+
+
+def plan_word_prefixes(
+    documents: Sequence[Document], step: int = 16, max_length: int = 512,
+    token_limit: tuple[Callable[[Sequence[str]], Sequence[int]], int] | None = None,
+) -> list[PrefixPlan]:
+    """Each document's prefix grid in *words* (step, 2·step, … words), for a model that encodes
+    whole texts. With ``token_limit = (count, most)``, lengths whose prefix ``count`` says holds
+    more than ``most`` model tokens are dropped (such a model would truncate them silently, and a
+    truncated prefix would look like a fixed point). ``n_tokens`` holds the document's words."""
+    plans = []
+    for d in documents:
+        n = min(len(_WORD.findall(d.text)), max_length)
+        grid = prefix_grid(n, step, max_length)
+        if token_limit is not None and grid.size:
+            count, most = token_limit
+            sizes = np.asarray(count([word_prefix(d.text, int(k)) for k in grid]))
+            grid = grid[sizes <= most]
+        plans.append(PrefixPlan(d, n, grid))
     return plans
 
 
