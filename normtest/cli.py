@@ -51,6 +51,8 @@ def _parser() -> argparse.ArgumentParser:
                       choices=["json", "md", "html"], metavar="FORMAT",
                       help="which renderings --out receives: json, md, html (default: all)")
     add_cli_options(demo, names=("seed", "words"))
+    demo.add_argument("--all", "-v", "--verbose", dest="all_rows", action="store_true",
+                      help="also the reasons in full (the demonstration always prints every row)")
     listing = sub.add_parser("list", help="list the claims of the catalogue")
     listing.add_argument("--suite", default="all",
                          choices=["all", *SUITES])
@@ -67,6 +69,9 @@ def _parser() -> argparse.ArgumentParser:
                        choices=["json", "md", "html"], metavar="FORMAT",
                        help="which renderings --out receives: json, md, html (default: all)")
     add_cli_options(audit)
+    audit.add_argument("--all", "-v", "--verbose", dest="all_rows", action="store_true",
+                       help="print every row (every variant of every claim), the scorecard's "
+                            "reasons and every reason in full, after the answer")
     audit.add_argument("--until-decided", action="store_true",
                        help="a sequential audit: grow the sample in stages until every "
                             "confirmatory row is decided (O'Brien–Fleming alpha spending)")
@@ -125,8 +130,9 @@ def _parser() -> argparse.ArgumentParser:
         "report", help="re-render a stored report.json as Markdown or HTML, optionally "
                        "re-judged under other thresholds (no model needed)")
     rendering.add_argument("report", type=Path, help="a report.json written by normtest")
-    rendering.add_argument("--format", default="md", choices=["md", "html", "json"],
-                           help="md (default), html or json")
+    rendering.add_argument("--format", default="md", choices=["md", "html", "json", "text"],
+                           help="md (default), html, json, or text (what normtest audit prints, "
+                                "as plain text)")
     rendering.add_argument("--out", type=Path, default=None,
                            help="file to write (default: standard output)")
     rendering.add_argument("--threshold", nargs="+", action="extend", default=[],
@@ -152,7 +158,6 @@ def _audit(args: argparse.Namespace) -> int:
     from normtest.audit import run_audit
     from normtest.gate import load_config
     from normtest.models import load
-    from normtest.render.terminal import scorecard_text, verdict_table
 
     config = load_config(args.config)
     values = resolve(config.settings, given(args))
@@ -171,13 +176,9 @@ def _audit(args: argparse.Namespace) -> int:
                                 budget=args.budget, on_stage=_stage_line)
     else:
         report = run_audit(adapter, claim_ids=args.claims, suite=args.suite, settings=settings)
-    print(f"normtest audit of {report.model['name']} ({report.model['family']})\n")
-    print(scorecard_text(report.scorecard) + "\n")
-    print(verdict_table(report.results))
-    for r in report.results:
-        if r.verdict.value in ("SKIPPED", "ERROR"):
-            print(f"  {r.verdict.value.lower()}: {r.id}: {r.reason}")
-    print("\nsummary: " + ", ".join(f"{k} {v}" for k, v in report.summary.items() if v))
+    from normtest.render.console import print_audit, stdout_console
+
+    print_audit(report, stdout_console(), all_rows=args.all_rows)
     replaced = report.provenance.get("corpus_replaced_bytes")
     if replaced:
         print(f"note: {replaced:,} of the corpus's {report.provenance['corpus_bytes']:,} bytes "
@@ -215,7 +216,13 @@ def _report(args: argparse.Namespace) -> int:
 
         check_writable_file(args.out, "--out")
     report = with_thresholds(Report.read(args.report), args.threshold)
-    text = render(report, args.format)
+    if args.format == "text":
+        from normtest.render.console import audit_text
+
+        name = report.model.get("name", "unnamed model")
+        text = audit_text(report, title=f"normtest report of {name}")
+    else:
+        text = render(report, args.format)
     if args.out is None:
         sys.stdout.write(text)
         return EXIT_OK
@@ -262,14 +269,14 @@ def _show(args: argparse.Namespace) -> int:
 
 def _demo(args: argparse.Namespace) -> int:
     from normtest.demo import run_demo
-    from normtest.render.terminal import verdict_table
+    from normtest.render.console import print_rows, stdout_console
 
     values = resolve(given(args))
     _check_outputs(args)
     report = run_demo(seed=values["seed"], n_words=values["words"])
-    print("normtest demonstration: synthetic models built to satisfy or violate each claim\n")
-    print(verdict_table(report.results))
-    print("\nsummary: " + ", ".join(f"{k} {v}" for k, v in report.summary.items() if v))
+    print_rows(report, stdout_console(), reasons=args.all_rows,
+               title="normtest demonstration: synthetic models built to satisfy or violate each "
+                     "claim")
     if args.out is not None:
         from normtest.render import write_renderings
 

@@ -214,7 +214,7 @@ def test_a_bare_npy_takes_its_vocabulary_from_the_command_line(
                               "--claims", "word.norm_ic", "--words", "200", "--resamples", "200",
                               "--no-cache"], capsys)
     assert code == EXIT_OK, err
-    assert "word.norm_ic[" in out
+    assert "word.norm_ic " in out  # its line in the per-claim list
     code, _, err = run_cli(["audit", "--model", "glove-6b-50d", "--vocabulary", str(words)],
                            capsys)
     assert_clear_error(code, err, "--vocabulary applies to a bare .npy matrix only")

@@ -1,5 +1,6 @@
-"""The terminal rendering: the scorecard first, then a plain-text verdict table (what
-`normtest audit` prints)."""
+"""Plain-text pieces of the terminal: the table of every row (what ``normtest audit --all`` and
+``normtest demo`` end with), the scorecard with its reasons, and ``normtest plan``'s text. The
+view ``normtest audit`` prints is :mod:`normtest.render.console`."""
 
 from __future__ import annotations
 
@@ -15,8 +16,10 @@ if TYPE_CHECKING:
     from normtest.power import Plan
 
 
-def _number(value: float) -> str:
+def number(value: float) -> str:
+    """Three significant digits with an ASCII minus (grep-friendly), — when missing."""
     return "—" if value is None or not math.isfinite(value) else f"{value:.3g}"
+
 
 
 def _threshold(result: Result) -> str:
@@ -29,20 +32,28 @@ def _threshold(result: Result) -> str:
     return f"{'>' if direction == 'greater' else '<'} {t:g}"
 
 
-def verdict_table(results: Sequence[Result]) -> str:
-    """One row per result: id, estimate, interval, threshold, verdict, expectation, agreement."""
+def table_rows(results: Sequence[Result]) -> list[tuple[str, ...]]:
+    """The header, then one row of cells per result: id, role, estimate, interval, threshold,
+    verdict, expectation, agreement."""
     header = ("claim", "role", "estimate", "interval", "threshold", "verdict", "expected",
               "agrees")
-    rows = [header]
+    rows: list[tuple[str, ...]] = [header]
     for r in results:
         low, high = r.ci
         expected = r.expected.value if r.expected else "—"
         agrees = agreement(r) or "—"
         rows.append((
-            r.id, _ROLE.get(r.role or "", "—"), _number(r.estimate),
-            f"[{_number(low)}, {_number(high)}]", _threshold(r), r.verdict.value, expected,
+            r.id, _ROLE.get(r.role or "", "—"), number(r.estimate),
+            f"[{number(low)}, {number(high)}]", _threshold(r), r.verdict.value, expected,
             agrees,
         ))
+    return rows
+
+
+def verdict_table(results: Sequence[Result]) -> str:
+    """One row per result: id, estimate, interval, threshold, verdict, expectation, agreement."""
+    rows = table_rows(results)
+    header = rows[0]
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
              for row in rows]
@@ -75,7 +86,7 @@ def plan_text(plan: Plan, model: str) -> str:
     width = max((len(r.id) for r, _ in plan.rows), default=0)
     for r, need in plan.rows:
         low, high = r.ci
-        head = f"  {r.id:<{width}}  {_number(r.estimate):>8} [{_number(low)}, {_number(high)}]"
+        head = f"  {r.id:<{width}}  {number(r.estimate):>8} [{number(low)}, {number(high)}]"
         if r.verdict.value in ("PASS", "FAIL"):
             out.append(f"{head}  decided at the pilot ({r.verdict.value})")
         elif need is None:
