@@ -7,6 +7,7 @@ import math
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import replace
+from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
@@ -90,40 +91,154 @@ def crafted_report() -> Report:
 
 
 # -- Markdown ----------------------------------------------------------------------------------
-def test_markdown_summary_is_short_and_the_table_complete(glove_report: Report) -> None:
+#: Tags the Markdown rendering writes itself (the folds); any other tag would come from data.
+OWN_TAGS = re.compile(r"</?(details|summary)>")
+CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
+
+
+def prose(text: str) -> str:
+    """The Markdown with code spans and its own fold tags taken out: what a reader sees as text."""
+    return OWN_TAGS.sub("", CODE_SPAN.sub("", text))
+
+
+def commonmark(text: str) -> str:
+    """The Markdown rendered as GitHub would (CommonMark with GFM tables and strikethrough)."""
+    markdown_it = pytest.importorskip("markdown_it")
+    return str(markdown_it.MarkdownIt("commonmark").enable(["table", "strikethrough"])
+               .render(text))
+
+
+def test_markdown_reads_in_the_page_order(glove_report: Report) -> None:
     text = render(glove_report, "md")
-    summary, _, rest = text.partition("<details>")
-    assert summary.startswith("## normtest audit of `glove-6b-50d` (static, 50 dimensions)")
-    assert "PASS" in summary and "word.norm_ic" in summary
-    assert len(summary.splitlines()) < 25 and len(summary) < 2500  # fits a PR comment
-    for r in glove_report.results:
-        assert f"`{r.id}`" in rest
-    assert "Provenance:" in rest and rest.rstrip().endswith("</details>")
-    # raw GloVe norms fall with IC: the FAIL is listed with its reason
-    assert "`word.norm_ic[transform=raw]` (FAIL)" in rest
+    assert text.startswith("## normtest audit of `glove-6b-50d` (static, 50 dimensions)")
+    order = [text.index(mark) for mark in (
+        "**Does the model behave as the paper says?**", "| **replicated** |", "### Claims",
+        "| claim | statement |", "### Confirmatory rows", "<details><summary>The ",
+        "<details><summary>Provenance</summary>")]
+    assert order == sorted(order)
+    opened, _, folded = text.partition("<details>")
+    assert len(opened.splitlines()) < 45 and len(opened) < 5000  # still fits a PR comment
+    for r in glove_report.results:  # confirmatory rows open, every other row folded
+        assert f"| `{r.id}` |" in (opened if r.confirmatory else folded), r.id
+    assert "exploratory rows" in folded.splitlines()[0]
+    # raw GloVe norms fall with IC: an exploratory FAIL, listed with its reason in the fold
+    assert "- `word.norm_ic[transform=raw]` (FAIL): spearman_rho upper" in folded
+    assert "- resamples: 200" in folded
 
 
-def test_markdown_escapes_table_breaking_characters() -> None:
+def test_markdown_of_a_real_report_reads_cleanly_raw_and_rendered(glove_report: Report) -> None:
+    text = render(glove_report, "md")
+    assert not re.search(r"[A-Za-z0-9]\\_[A-Za-z0-9]", text)  # late_early_ratio, as written
+    assert not re.search(r"&(lt|gt|amp);", text)  # a literal < reads as <
+    assert "spearman_rho upper 95% bound" in text and "< threshold 0.3" in text
+    assert "\\[" not in text and "\\]" not in text  # brackets that cannot form a link
+    page = commonmark(text)
+    assert "<em>" not in page and "<a " not in page and "\\" not in page
+    assert set(re.findall(r"<(\w+)", page)) <= {
+        "h2", "h3", "p", "strong", "code", "table", "thead", "tbody", "tr", "th", "td", "ul",
+        "li", "details", "summary"}
+
+
+def test_markdown_escapes_only_what_would_be_read_as_markup() -> None:
     assert md_text("a|b\nc") == r"a\|b c"
-    assert md_text("<b>x</b>") == "&lt;b&gt;x&lt;/b&gt;"
-    assert md_text("`x` *y* _z_") == r"\`x\` \*y\* \_z\_"
+    assert md_text("late_early_ratio p_pass=1") == "late_early_ratio p_pass=1"
+    assert md_text("`x` *y* _z_ ~w~ $m$") == r"\`x\` \*y\* \_z_ \~w\~ \$m\$"
+    assert md_text("__init__") == r"\_\_init_\_"
+    assert md_text("bound 0.2 < threshold 0.3 & c > d") == "bound 0.2 < threshold 0.3 & c > d"
+    assert md_text("<b>x</b> <!-- c --> <?p?>") == r"\<b>x\</b> \<!-- c --> \<?p?>"
+    assert md_text("&lt; &#60; & ;") == r"\&lt; \&#60; & ;"
+    assert md_text("[0.1, 0.2] [x](javascript:y) [a][b]") == \
+        r"[0.1, 0.2] [x\](javascript:y) [a\][b]"
+    assert md_text("C:\\dir\\") == "C:\\dir\\\\" and md_text("a\\*") == r"a\\\*"
     assert md_code("word.norm_ic[transform=raw]") == "`word.norm_ic[transform=raw]`"
-    assert md_code("a|b") == r"a\|b" and md_code("x`y") == r"x\`y"
-    assert md_code("<i>") == "&lt;i&gt;"
+    assert md_code("t_<i & <b>") == "`t_<i & <b>`"  # nothing but backticks matters in code
+    assert md_code("a|b") == r"a\|b"  # a | would split a table cell even inside code
+    assert md_code("x`y") == "``x`y``" and md_code("`x") == "`` `x ``"
+    assert md_code("a\nb") == "`a b`" and md_code("") == ""
 
 
 def test_markdown_of_a_crafted_report_holds_no_raw_markup() -> None:
     text = render(crafted_report(), "md")
-    assert "<script" not in text and "<b>" not in text and "<i>" not in text
-    assert "&lt;b&gt;evil&lt;/b&gt; model" in text
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+    seen = prose(text)
+    assert not re.search(r"(?<!\\)<[A-Za-z/!?]", seen), seen  # every tag-like < escaped
+    assert not re.search(r"(?<!\\)\$", seen)  # no GitHub math
+    assert "## normtest audit of `<b>evil</b> model`" in text  # literal inside code
+    assert r"lacks \<script>alert(1)\</script>" in text
     for line in text.splitlines():  # every table row keeps its column count
         if line.startswith("| ") and "---" not in line:
             cells = re.split(r"(?<!\\)\|", line)
-            assert len(cells) - 2 in (3, 6, 10), line
+            assert len(cells) - 2 in (3, 6, 7, 9), line
+    page = commonmark(text)
+    assert set(re.findall(r"<(\w+)", page)) <= {
+        "h2", "h3", "p", "strong", "code", "table", "thead", "tbody", "tr", "th", "td", "ul",
+        "li", "details", "summary"}, page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page  # shown, as text
+    assert "<td>my.&lt;claim&gt;|id</td>" in page  # the | stays inside its cell
+
+
+def test_markdown_keeps_a_model_name_with_a_pipe_in_its_place() -> None:
+    report = replace(crafted_report(), model={"name": "a|b <script>x</script>"})
+    heading = render(report, "md").splitlines()[0]
+    assert heading == r"## normtest audit of a\|b \<script>x\</script>"
 
 
 # -- HTML --------------------------------------------------------------------------------------
+class _Outline(HTMLParser):
+    """What a test needs of the page's structure: ids, links, folds, table rows, captions."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: list[str] = []
+        self.links: list[str] = []
+        self.folds: list[bool] = []  # per <details>: whether it is open
+        self.depth = 0  # how many <details> enclose the current point
+        self.rows: list[tuple[str, bool]] = []  # (first cell's text, inside a <details>)
+        self.captions: list[str] = []
+        self._row: list[str] | None = None
+        self._caption: list[str] | None = None
+        self._family = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if a.get("id"):
+            self.ids.append(str(a["id"]))
+        if tag == "a" and a.get("href"):
+            self.links.append(str(a["href"]))
+        if tag == "details":
+            self.folds.append("open" in a)
+            self.depth += 1
+        if tag == "tr":
+            self._family = a.get("class") == "family"
+            self._row = []
+        if tag == "figcaption":
+            self._caption = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "details":
+            self.depth -= 1
+        if tag == "tr" and self._row is not None:
+            if not self._family:
+                self.rows.append(("".join(self._row), self.depth > 0))
+            self._row = None
+        if tag == "td" and self._row is not None:
+            self._row.append("\t")
+        if tag == "figcaption" and self._caption is not None:
+            self.captions.append("".join(self._caption))
+            self._caption = None
+
+    def handle_data(self, data: str) -> None:
+        if self._row is not None:
+            self._row.append(data)
+        if self._caption is not None:
+            self._caption.append(data)
+
+
+def outline(page: str) -> _Outline:
+    parsed = _Outline()
+    parsed.feed(page)
+    return parsed
+
+
 def test_html_page_is_self_contained_with_every_section(glove_report: Report) -> None:
     page = render(glove_report, "html")
     assert page.startswith("<!DOCTYPE html>")
@@ -131,7 +246,8 @@ def test_html_page_is_self_contained_with_every_section(glove_report: Report) ->
     assert "<script" not in page.lower()
     assert not re.search(r"(src|href)=\"(?!data:|#)", page)  # nothing loaded from anywhere
     assert "http://" not in page and "https://" not in page
-    for section in ("summary", "claims", "effects", "words", "cer", "provenance"):
+    for section in ("scorecard", "contents", "summary", "effects", "words", "cer",
+                    "confirmatory", "exploratory", "provenance"):
         assert f'id="{section}"' in page
     images = svgs(page)
     variants = glove_report.data["words"]["squared_norms"]
@@ -147,6 +263,57 @@ def test_html_page_is_self_contained_with_every_section(glove_report: Report) ->
     assert len(page) < 5_000_000
 
 
+def test_html_opens_with_the_scorecard_then_contents_then_plots_then_tables(
+        glove_report: Report) -> None:
+    page = render(glove_report, "html")
+    marks = ["<header>", 'class="answer"', 'id="scorecard"', 'id="contents"', 'id="summary"',
+             'id="effects"', "<img ", 'id="words"', 'id="cer"', 'id="confirmatory"',
+             '<table class="claims"', 'id="exploratory"', 'id="provenance"']
+    at = [page.index(mark) for mark in marks]
+    assert at == sorted(at), dict(zip(marks, at, strict=True))
+    assert "Of the paper's 6 hypotheses: <b>1 replicated" in page  # the one-line answer
+    parsed = outline(page)
+    contents = [link for link in parsed.links if link.startswith("#")]
+    assert contents == ["#scorecard", "#summary", "#effects", "#words", "#cer", "#confirmatory",
+                        "#exploratory", "#provenance"]
+    assert all(link[1:] in parsed.ids for link in contents)  # every anchor resolves
+    assert len(parsed.ids) == len(set(parsed.ids))  # once each
+
+
+def test_html_folds_the_exploratory_rows(glove_report: Report) -> None:
+    page = render(glove_report, "html")
+    parsed = outline(page)
+    confirmatory = [r for r in glove_report.results if r.confirmatory]
+    others = [r for r in glove_report.results if not r.confirmatory]
+    table = [(cells, folded) for cells, folded in parsed.rows if "\t" in cells]
+    claims = table[-len(glove_report.results):]  # the two rows tables close the page
+    assert [folded for _, folded in claims] == [False] * len(confirmatory) + [True] * len(others)
+    assert parsed.folds and not any(parsed.folds)  # every fold starts closed
+    exploratory = page[page.index('id="exploratory"'):page.index('id="provenance"')]
+    assert f"Show the {sum(r.role == 'exploratory' for r in others)} exploratory rows" in \
+        exploratory and "<details" in exploratory
+    # the confirmatory table is open, with the paper's expectation
+    table_open = page[page.index('id="confirmatory"'):page.index('id="exploratory"')]
+    assert "<details" not in table_open and "<th>paper</th>" in table_open
+
+
+def test_html_explains_every_axis_and_why_whitened_norms_are_large(
+        glove_report: Report) -> None:
+    page = render(glove_report, "html")
+    parsed = outline(page)
+    assert parsed.captions and all(
+        "x:" in c or "y:" in c for c in parsed.captions), parsed.captions
+    assert "inverse square root of its frequency-weighted variance" in page
+    assert "reach 10⁴–10⁶" in page and "logarithmic axis" in page
+    assert "d (here 50)" in page  # the model's dimension, from the report
+    whitened = [c for c in parsed.captions if c.startswith("whiten_zipf")]
+    assert len(whitened) == 1
+    assert "Zipf-whitened (log scale), here" in whitened[0]
+    assert "units of each direction's frequency-weighted variance" in whitened[0]
+    raw = next(c for c in parsed.captions if c.startswith("raw"))
+    assert "y: ‖e(w)‖², raw, here" in raw and "log" not in raw
+
+
 def test_html_is_deterministic(glove_report: Report) -> None:
     assert render(glove_report, "html") == render(glove_report, "html")
 
@@ -160,8 +327,16 @@ def test_html_escapes_every_string_from_data() -> None:
     assert "raw<i>" not in page and "raw&lt;i&gt;$x$&lt;/i&gt;" in page
     assert "doc&lt;0&gt;" in page and "my.&lt;claim&gt;|id" in page
     assert "rev&quot;&#x27;&gt;&lt;script&gt;" in page
+    # ids quoted by the scorecard become code, still escaped; a hypothesis named with markup
+    assert "<code>word.norm_ic[transform=raw&lt;i&gt;$x$&lt;/i&gt;]</code> PASS" in page
+    assert "<b>line&lt;script&gt;alert(1)&lt;/script&gt;</b>" in page
     images = svgs(page)
     assert len(images) == 4  # two forest plots, one scatter, one CER plot
+    # the CER claim has no confirmatory row here: its plots are folded, and still escaped
+    assert page.count("<details") == 3 and "with exploratory rows only (folded)" in page
+    pipe = render(replace(crafted_report(), model={"name": "a|b <script>x</script>"}), "html")
+    assert "<script" not in pipe.lower()
+    assert '<h1>normtest audit of <span class="id">a|b &lt;script&gt;x&lt;/script&gt;' in pipe
     for svg in images:
         ET.fromstring(svg)
         assert "<script" not in svg.lower() and "<i>" not in svg
@@ -185,6 +360,8 @@ def test_html_draws_sentence_level_data_when_present() -> None:
 def test_html_without_plot_data_renders_the_rest(demo_report: Report) -> None:
     page = render(demo_report, "html")
     assert "no word-level data" in page and "no prefix curves" in page
+    assert "<details" not in page and "<h2>All rows (" in page  # no roles: nothing to fold
+    assert "### All rows (" in render(demo_report, "md")
     assert len(svgs(page)) == len({r.claim for r in demo_report.results})  # forest plots only
     for r in demo_report.results:
         assert r.claim is not None and r.claim in page

@@ -9,8 +9,9 @@ browser-side error — a Content-Security-Policy violation, a failed load, a bro
 none. A control test proves the detector sees each kind on a page built to produce them.
 
 Chromium is Debian's ``chromium``; when it is missing the test setup installs it with apt-get
-(as root, with a timeout) and skips, saying why, where that is impossible. The screenshot of the
-real report is kept in ``reports/screenshots/`` (git-ignored) for inspection.
+(as root, with a timeout) and skips, saying why, where that is impossible. The screenshots of the
+real report — the whole page, and the first screen a reader sees in a 1280×800 window, which
+must show the scorecard — are kept in ``reports/screenshots/`` (git-ignored) for inspection.
 """
 
 from __future__ import annotations
@@ -37,6 +38,12 @@ from normtest.report import Report
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOTS = ROOT / "reports" / "screenshots"
 WIDTH, HEIGHT = 1280, 2400
+#: The first screen of a laptop: the scorecard must start inside it.
+SCREEN = 800
+#: The height of the page of ``real_report`` (1280 wide) with the exploratory rows and the
+#: exploratory-only plots folded: about 6,400 px, against 11,363 px when every row was open
+#: above the plots (measured with Debian's chromium; the bound leaves 25% for fonts).
+MAX_PAGE_HEIGHT = 8000
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-extensions", "--no-first-run", "--no-default-browser-check",
          "--disable-dev-shm-usage", "--disable-sync", "--disable-component-update",
@@ -208,6 +215,27 @@ class Browser:
         self.send("Target.closeTarget", {"targetId": target})
         return visit
 
+    def first_screen(self, url: str, expression: str) -> tuple[Any, bytes]:
+        """Load ``url`` in a 1280×800 window; the value of ``expression`` (JSON text) once it
+        has loaded, and a screenshot of that first screen (nothing scrolled, nothing resized)."""
+        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = self.send("Target.attachToTarget", {"targetId": target,
+                                                      "flatten": True})["sessionId"]
+        try:
+            self.send("Page.enable", session=session)
+            self.send("Emulation.setDeviceMetricsOverride",
+                      {"width": WIDTH, "height": SCREEN, "deviceScaleFactor": 1,
+                       "mobile": False}, session=session)
+            self.send("Page.navigate", {"url": url}, session=session)
+            self.wait_for("Page.loadEventFired", session)
+            value = self.send("Runtime.evaluate", {"expression": expression,
+                                                   "returnByValue": True}, session=session)
+            shot = self.send("Page.captureScreenshot", {"format": "png"}, session=session)
+        finally:
+            self.events = [m for m in self.events if m.get("sessionId") != session]
+            self.send("Target.closeTarget", {"targetId": target})
+        return json.loads(value["result"]["value"]), base64.b64decode(shot["data"])
+
     def close(self) -> None:
         try:
             self.send("Browser.close")
@@ -269,14 +297,42 @@ def test_the_report_of_a_real_audit_renders_cleanly_in_chromium(
     assert visit.errors == [], visit.errors
     state = visit.state
     assert state["scripts"] == 0 and state["text"] > 2000
-    assert state["sections"] == ["scorecard", "summary", "claims", "effects", "words", "cer",
-                                 "provenance"]
+    assert state["sections"] == ["scorecard", "summary", "effects", "words", "cer",
+                                 "confirmatory", "exploratory", "provenance"]
     n_words = len(real_report.data["words"]["squared_norms"])
     n_curves = len(real_report.data["prefixes"]["curves"])
-    assert len(state["images"]) == 2 + n_words + n_curves  # two forest plots
+    assert len(state["images"]) == 2 + n_words + n_curves  # two forest plots, folded ones too
     assert all(done and width > 0 for done, width in state["images"]), state["images"]
     colours, ink = not_blank(visit.screenshot)
     assert colours > 100 and ink > 0.05, (colours, ink)
+
+
+FIRST_SCREEN = """JSON.stringify({
+  scorecard: document.querySelector('#scorecard').getBoundingClientRect().toJSON(),
+  firstLine: document.querySelector('#scorecard table tr').getBoundingClientRect().toJSON(),
+  contents: document.querySelector('#contents').getBoundingClientRect().toJSON(),
+  firstTable: document.querySelector('table.claims').getBoundingClientRect().toJSON(),
+  firstImage: document.querySelector('img').getBoundingClientRect().toJSON(),
+  folds: Array.from(document.querySelectorAll('details')).map(d => d.open),
+  height: document.documentElement.scrollHeight,
+  viewport: [window.innerWidth, window.innerHeight]})"""
+
+
+def test_the_scorecard_is_on_the_first_screen_and_the_page_is_short(
+        browser: Browser, real_report: Report) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page = SCREENSHOTS / "minilm-l6.html"
+    page.write_text(render(real_report, "html"), encoding="utf-8")
+    state, shot = browser.first_screen(page.as_uri(), FIRST_SCREEN)
+    (SCREENSHOTS / "first-screen-minilm.png").write_bytes(shot)
+    assert state["viewport"] == [WIDTH, SCREEN]
+    assert 0 <= state["scorecard"]["top"] < SCREEN / 4, state["scorecard"]
+    assert state["firstLine"]["bottom"] < SCREEN, state["firstLine"]  # a verdict is readable
+    assert state["contents"]["top"] < state["firstImage"]["top"] < state["firstTable"]["top"]
+    assert state["folds"] and not any(state["folds"])  # exploratory material starts folded
+    assert state["height"] < MAX_PAGE_HEIGHT, state["height"]
+    colours, ink = not_blank(shot)
+    assert colours > 20 and ink > 0.05, (colours, ink)
 
 
 def test_markup_in_the_data_stays_text_in_chromium(browser: Browser, tmp_path: Path) -> None:

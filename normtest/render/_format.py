@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -182,3 +183,27 @@ def flatten(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
+
+
+#: A command-line option as reasons quote it (``--sentences 1,286``): shown as code.
+_OPTION = r"--[a-z][a-z-]*(?: [0-9](?:[0-9,]*[0-9])?)?"
+
+
+def split_ids(text: str, ids: Iterable[str]) -> list[tuple[str, bool]]:
+    """``text`` cut into (piece, is_code) parts: the ids it quotes (result and claim ids, as the
+    scorecard's reasons write them) and command-line options are code, the rest prose. An id
+    counts only whole: not as the start of a longer id (``word.norm_ic`` in
+    ``word.norm_ic.partial``), nor inside a word."""
+    names = sorted({i for i in ids if i}, key=len, reverse=True)
+    alternatives = [re.escape(n) for n in names] + [_OPTION]
+    pattern = re.compile(r"(?<![\w.\[-])(?:" + "|".join(alternatives) + r")(?![\w\[]|\.\w)")
+    out: list[tuple[str, bool]] = []
+    at = 0
+    for match in pattern.finditer(text):
+        if match.start() > at:
+            out.append((text[at:match.start()], False))
+        out.append((match.group(0), True))
+        at = match.end()
+    if at < len(text):
+        out.append((text[at:], False))
+    return out

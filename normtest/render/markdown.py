@@ -1,13 +1,20 @@
-"""The report as Markdown: a summary short enough for a pull-request comment, then the full table.
+"""The report as Markdown, in the HTML page's reading order, clean to read raw and rendered.
 
-Layout: a heading with the model; the scorecard (each hypothesis of the paper replicated,
-contradicted, undecided or not tested, with its reason); the verdict counts and the agreement
-with the paper, one row per claim family, the disagreements with the paper; then, folded in
-``<details>``, every result with its role, estimate, interval, threshold, verdict and
-expectation, the reasons of every result that did not PASS, and the provenance. Every string
-from data or the user is escaped (:func:`md_text`): table-breaking ``|`` and newlines, Markdown
-punctuation, and ``< > &`` as HTML entities, so no raw HTML from a report reaches a pull-request
-comment.
+Layout: a heading with the model and a one-line answer; the scorecard (each hypothesis of the
+paper replicated, contradicted, undecided or not tested, with its reason); a short per-claim
+summary (verdict counts, agreement with the paper, the disagreements); the confirmatory rows
+with the reasons of those that did not PASS; then, folded in ``<details>`` (GitHub renders it),
+the exploratory rows with their reasons, and the provenance.
+
+Escaping is by context, so the raw text stays readable. Ids, variants and options go in code
+spans (:func:`md_code`), where nothing needs escaping but the backtick (a longer fence then).
+Prose from data or the user (:func:`md_text`) is escaped only where CommonMark/GFM would read
+structure: ``|`` (a table cell), ``*``, ``~``, the backtick and ``$`` (GitHub math) always;
+``_`` only where it could open emphasis (never between word characters, as in
+``late_early_ratio``); ``<`` only before a letter, ``/``, ``!`` or ``?`` (where it could open a
+tag); ``&`` only before an entity name; ``]`` only before ``(`` or ``[`` (where it could close a
+link); ``\\`` only before punctuation; newlines collapse to spaces. No raw HTML from a report
+reaches a comment.
 """
 
 from __future__ import annotations
@@ -21,54 +28,104 @@ from normtest.report import Report
 from normtest.result import Result, Verdict
 from normtest.scorecard import Line, counts
 
-__all__ = ["md_code", "md_text", "render_markdown", "scorecard_markdown"]
+__all__ = ["md_code", "md_prose", "md_text", "render_markdown", "scorecard_markdown"]
 
-_PUNCTUATION = re.compile(r"([\\`*_\[\]|~#!])")
-_UNSAFE_IN_CODE = re.compile(r"[`|<>&\r\n]")
-#: At most this many disagreements are listed in the summary (the table has them all).
+_ALWAYS = frozenset("`*~|$")
+_ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+_ENTITY = re.compile(r"#?[0-9A-Za-z]+;")
+_TICKS = re.compile(r"`+")
+#: At most this many disagreements are listed in the summary (the tables have them all).
 MAX_LISTED = 10
 
 
+def _escaped(text: str, i: int) -> bool:
+    """Whether the character at ``i`` needs a backslash where it stands."""
+    ch = text[i]
+    prev = text[i - 1] if i else ""
+    nxt = text[i + 1] if i + 1 < len(text) else ""
+    if ch in _ALWAYS:
+        return True
+    if ch == "_":  # after a letter or digit it cannot open emphasis, so none can form
+        return not prev.isalnum()
+    if ch == "<":
+        return nxt.isascii() and (nxt.isalpha() or nxt in "/!?")
+    if ch == "&":
+        return _ENTITY.match(text, i + 1) is not None
+    if ch == "]":
+        return nxt in ("(", "[")
+    if ch == "\\":
+        return not nxt or nxt in _ASCII_PUNCTUATION
+    return False
+
+
+def _one_line(value: Any) -> str:
+    return " ".join(str(value).split())  # newlines and tabs break tables: one line
+
+
+def _escape(text: str) -> str:
+    return "".join("\\" + ch if _escaped(text, i) else ch for i, ch in enumerate(text))
+
+
 def md_text(value: Any) -> str:
-    """Inline Markdown text that shows ``value`` literally, safe inside a table cell."""
-    text = " ".join(str(value).split())  # newlines and tabs break tables: one line
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _PUNCTUATION.sub(r"\\\1", text)
+    """Inline Markdown that shows ``value`` literally, on one line, safe inside a table cell."""
+    return _escape(_one_line(value))
 
 
 def md_code(value: Any) -> str:
-    """A code span when ``value`` is safe in one (ids), else escaped text."""
-    text = str(value)
-    if not text or _UNSAFE_IN_CODE.search(text):
+    """``value`` as a code span (ids, variants, options); escaped text when it holds a ``|``
+    (which would split a table cell even inside code). Backticks get a longer fence."""
+    text = _one_line(value)
+    if not text or "|" in text:
         return md_text(text)
-    return f"`{text}`"
+    fence = "`" * (max((len(t) for t in _TICKS.findall(text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def md_prose(text: str, ids: Sequence[str] | set[str]) -> str:
+    """Escaped text with the ids and options it quotes as code spans."""
+    return "".join(md_code(piece) if code else _escape(piece)
+                   for piece, code in fmt.split_ids(_one_line(text), ids))
 
 
 def _row(cells: list[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
+def _ids(results: Sequence[Result]) -> set[str]:
+    return {r.id for r in results} | {r.claim for r in results if r.claim}
+
+
+def scorecard_markdown(lines: Sequence[Line], ids: Sequence[str] | set[str] = ()) -> list[str]:
+    """The scorecard as a Markdown table: status, hypothesis, reason (quoting ``ids`` as code)."""
+    out = ["**Does the model behave as the paper says?** "
+           + ", ".join(f"{n} {status}" for status, n in counts(lines).items() if n), "",
+           "| | hypothesis of the paper | why |", "|---|---|---|"]
+    for line in lines:
+        out.append(_row([f"**{line.status}**", md_text(line.title),
+                         md_prose(line.reason, ids)]))
+    return out
+
+
 def _summary(report: Report) -> list[str]:
     name, about = fmt.model_line(report.model)
     results = list(report.results)
-    lines = [f"## normtest audit of {md_code(name)}" + (f" ({md_text(about)})" if about else ""),
-             "", *scorecard_markdown(report.scorecard), "",
-             f"**{fmt.counts_text(report.summary)}** — {fmt.agreement_text(results)}.",
-             ""]
+    out = [f"## normtest audit of {md_code(name)}" + (f" ({md_text(about)})" if about else ""),
+           "", *scorecard_markdown(report.scorecard, _ids(results)), "", "### Claims", "",
+           f"**{fmt.counts_text(report.summary)}** — {fmt.agreement_text(results)}.", ""]
     rejudged = report.provenance.get("rejudged")
     if isinstance(rejudged, Mapping) and rejudged:
-        lines += ["Re-judged under other thresholds: "
-                  + ", ".join(f"{md_code(c)} {md_text(fmt.flatten(v))}"
-                              for c, v in rejudged.items()) + ".", ""]
-    lines += ["| claim | statement | " + " | ".join(v.value for v in fmt.ORDER[:3])
-              + " | agrees with the paper |",
-              "|---|---|---|---|---|---|"]
+        out += ["Re-judged under other thresholds: "
+                + ", ".join(f"{md_code(c)} {md_text(fmt.flatten(v))}"
+                            for c, v in rejudged.items()) + ".", ""]
+    out += ["| claim | statement | " + " | ".join(v.value for v in fmt.ORDER[:3])
+            + " | agrees with the paper |", "|---|---|---|---|---|---|"]
     for family in fmt.families(results):
         if all(r.verdict is Verdict.SKIPPED for r in family.results):
             continue
         stated = [r for r in family.results if r.expected is not None]
         agree = sum(r.expected is r.verdict for r in stated)
-        lines.append(_row([
+        out.append(_row([
             md_code(family.claim), md_text(family.statement or "—"),
             *(str(family.count(v)) for v in fmt.ORDER[:3]),
             f"{agree} of {len(stated)}" if stated else "—",
@@ -76,67 +133,80 @@ def _summary(report: Report) -> list[str]:
     skipped = [f for f in fmt.families(results)
                if all(r.verdict is Verdict.SKIPPED for r in f.results)]
     if skipped:
-        lines += ["", "Skipped: " + ", ".join(md_code(f.claim) for f in skipped)
-                  + " (reasons below)."]
+        out += ["", "Skipped: " + ", ".join(md_code(f.claim) for f in skipped)
+                + " (reasons below)."]
     differ = fmt.disagreements(results)
     if differ:
-        lines += ["", "**Where the audit disagrees with the paper** (a finding, not an error):", ""]
+        out += ["", "**Where the audit disagrees with the paper** (a finding, not an error):", ""]
         for r in differ[:MAX_LISTED]:
             assert r.expected is not None
-            lines.append(
+            out.append(
                 f"- {md_code(r.id)}: {r.verdict.value}, the paper expects {r.expected.value} "
                 f"(estimate {fmt.number(r.estimate)}, {fmt.confidence(r)} interval "
-                f"{fmt.interval(r)}, threshold {fmt.threshold(r)})")
+                f"{fmt.interval(r)}, threshold {md_text(fmt.threshold(r))})")
         if len(differ) > MAX_LISTED:
-            lines.append(f"- and {len(differ) - MAX_LISTED} more (see the table)")
-    return lines
-
-
-def scorecard_markdown(lines: Sequence[Line]) -> list[str]:
-    """The scorecard as a Markdown table: status, hypothesis, reason."""
-    out = ["**Does the model behave as the paper says?** "
-           + ", ".join(f"{n} {status}" for status, n in counts(lines).items() if n), "",
-           "| | hypothesis of the paper | why |", "|---|---|---|"]
-    for line in lines:
-        out.append(_row([f"**{line.status}**", md_text(line.title), md_text(line.reason)]))
+            out.append(f"- and {len(differ) - MAX_LISTED} more (see the confirmatory rows)")
     return out
 
 
-def _table(results: list[Result]) -> list[str]:
-    lines = [_row(["claim", "role", "estimate", "interval", "threshold", "verdict", "expected",
-                   "agrees", "p (adjusted)", "n"]),
-             "|---|---|---|---|---|---|---|---|---|---|"]
+def _table(results: Sequence[Result]) -> list[str]:
+    """The rows, with the paper's expectation and agreement when any row has one, then the
+    reasons of the rows that did not PASS."""
+    paper = any(r.expected is not None for r in results)
+    head = ["row", "estimate", "interval", "threshold", "verdict",
+            *(["paper", "agrees"] if paper else []), "p (adjusted)", "n"]
+    out = [_row(head), "|" + "---|" * len(head)]
     for r in results:
         p = r.p_adjusted if r.p_adjusted is not None else r.p_value
-        lines.append(_row([
-            md_code(r.id), r.role or "—", fmt.number(r.estimate), fmt.interval(r), fmt.threshold(r),
+        out.append(_row([
+            md_code(r.id), fmt.number(r.estimate), fmt.interval(r), md_text(fmt.threshold(r)),
             f"**{r.verdict.value}**" if r.verdict is Verdict.FAIL else r.verdict.value,
-            r.expected.value if r.expected else "—", fmt.agreement(r) or "—", fmt.p_value(p),
-            str(r.n) if r.n else "—",
+            *([r.expected.value if r.expected else "—", fmt.agreement(r) or "—"] if paper
+              else []),
+            md_text(fmt.p_value(p)), str(r.n) if r.n else "—",
         ]))
-    return lines
+    explained = [r for r in results if r.verdict is not Verdict.PASS]
+    if explained:
+        out += ["", "Why the rows that did not PASS:", ""]
+        out += [f"- {md_code(r.id)} ({r.verdict.value}): {md_text(r.reason)}" for r in explained]
+    return out
 
 
 def _provenance(report: Report) -> list[str]:
     items = {**{f"model {k}": v for k, v in report.model.items() if k != "name"},
              **dict(report.provenance)}
-    return ["Provenance: " + "; ".join(f"{md_text(k)}: {md_text(fmt.flatten(v))}"
-                                       for k, v in items.items()) + "."]
+    return [f"- {md_text(k)}: {md_text(fmt.flatten(v))}" for k, v in items.items()]
 
 
 def render_markdown(report: Report) -> str:
     """The Markdown rendering (see the module doc)."""
     results = list(report.results)
+    confirmatory = [r for r in results if r.confirmatory]
+    others = [r for r in results if not r.confirmatory]
     lines = _summary(report)
-    lines += ["", f"<details><summary>All {len(results)} results</summary>", ""]
-    lines += ["Intervals are two-sided with ends at the one-sided bounds the verdict used; "
-              "verdicts are adjusted by Holm over the confirmatory rows and by "
-              "Benjamini–Hochberg over the exploratory rows.", ""]
-    lines += _table(results)
-    explained = [r for r in results if r.verdict is not Verdict.PASS]
-    if explained:
-        lines += ["", "Reasons:", ""]
-        lines += [f"- {md_code(r.id)} ({r.verdict.value}): {md_text(r.reason)}"
-                  for r in explained]
-    lines += ["", *_provenance(report), "", "</details>"]
+    lines += ["", f"### Confirmatory rows ({len(confirmatory)})", ""]
+    if confirmatory:
+        lines += ["The rows that decide the scorecard, adjusted together by Holm. Intervals are "
+                  "two-sided, with ends at the one-sided bounds the verdict used.", ""]
+        lines += _table(confirmatory)
+    else:
+        lines += ["None: no row of this report tests a hypothesis the paper states for this "
+                  "model."]
+    if others and not any(r.role for r in results):  # not from an audit: nothing to fold
+        lines += ["", f"### All rows ({len(others)})", "", *_table(others)]
+    elif others:
+        explored = sum(r.role == "exploratory" for r in others)
+        rest = len(others) - explored
+        what = " and ".join(
+            ([f"{explored} exploratory row{'s' * (explored != 1)}"] if explored else [])
+            + ([f"{rest} other row{'s' * (rest != 1)}"] if rest else []))
+        why = (" (adjusted by Benjamini–Hochberg; they never move the scorecard)" if explored
+               else "")
+        lines += ["", f"<details><summary>The {what}{why}</summary>", ""]
+        lines += _table(others)
+        lines += ["", "</details>"]
+    provenance = _provenance(report)
+    if provenance:
+        lines += ["", "<details><summary>Provenance</summary>", "", *provenance, "",
+                  "</details>"]
     return "\n".join(lines).rstrip() + "\n"

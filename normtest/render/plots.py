@@ -175,6 +175,9 @@ def forest_plot(rows: Sequence[Result], statistic: str = "") -> str:
                         color=colour, fontsize=7.5, annotation_clip=False)
         labels, _ = fmt.row_labels(rows)
         ax.set_yticks(range(n), list(reversed(labels)))
+        for tick, r in zip(ax.get_yticklabels(), reversed(rows), strict=True):
+            if r.confirmatory:  # the rows the scorecard counts, in bold
+                tick.set_fontweight("bold")
         ax.tick_params(axis="y", length=0)
         ax.grid(axis="x", color="#d0d7de", lw=0.5)
         ax.set_axisbelow(True)
@@ -197,19 +200,23 @@ class Scatter:
 
 def scatter_plot(x: np.ndarray, y: np.ndarray, *, rho: float, verdict: str | None = None,
                  token_counts: np.ndarray | None = None, xlabel: str = "IC(w) (nats)",
-                 ylabel: str = "‖e(w)‖²", seed: int = 0) -> Scatter:
+                 ylabel: str = "‖e(w)‖²", seed: int = 0, log_y: bool = False) -> Scatter:
     """‖e‖² against information: the points, the OLS line, and ρ (with the verdict) in a corner.
 
     More than :data:`MAX_POINTS` points are subsampled (seeded) for drawing; the line is fitted
     on all of them. With ``token_counts`` single- and multi-token words get different colours.
+    With ``log_y`` (every y positive) the y axis is logarithmic and the line is the least-squares
+    line of ln y on x, straight on that axis (:attr:`Scatter.line` is then that line).
     """
     n = int(x.size)
     if n == 0:
         raise NormtestError("a scatter plot needs at least one point")
+    if log_y and not bool(np.all(y > 0)):
+        raise NormtestError("a logarithmic axis needs every value positive")
     shown = np.arange(n)
     if n > MAX_POINTS:
         shown = np.sort(np.random.default_rng(seed).choice(n, MAX_POINTS, replace=False))
-    line = fits.ols(x, y)
+    line = fits.ols(x, np.log(y) if log_y else y)
     with _figure(3.5, 2.65) as fig:
         ax = fig.add_subplot()
         counts = None if token_counts is None else token_counts[shown]
@@ -225,12 +232,26 @@ def scatter_plot(x: np.ndarray, y: np.ndarray, *, rho: float, verdict: str | Non
                        rasterized=True)
         if line is not None:
             grid = np.linspace(float(x.min()), float(x.max()), 50)
-            ax.plot(grid, line(grid), color="#24292f", lw=1.2, label="OLS")
+            ax.plot(grid, np.exp(line(grid)) if log_y else line(grid), color="#24292f", lw=1.2,
+                    label="OLS")
+        if log_y:  # plain tick labels (1,000 and 10,000): mathtext is off, so no 10^{n}
+            from matplotlib.ticker import FuncFormatter, NullFormatter
+
+            ax.set_yscale("log")
+            ax.yaxis.set_major_formatter(FuncFormatter(_plain))
+            ax.yaxis.set_minor_formatter(NullFormatter())
         label = f"Spearman ρ = {fmt.number(rho)}" + (f"   {verdict}" if verdict else "")
         ax.set_title(label, loc="left", color=COLOURS.get(verdict or "", "#24292f"))
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         return Scatter(_svg(fig), n, int(shown.size), rho, line)
+
+
+def _plain(value: float, _position: Any = None) -> str:
+    """A tick label on a logarithmic axis: ``0.1``, ``10``, ``10,000``, ``1e+06`` beyond."""
+    if value >= 1e6:
+        return f"{value:.0e}"
+    return f"{value:,.0f}" if value >= 1 else f"{value:g}"
 
 
 # -- CER curves ------------------------------------------------------------------------------------

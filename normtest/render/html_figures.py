@@ -1,0 +1,411 @@
+"""The figure sections of the HTML page: forest plots, word and sentence scatters, CER curves.
+
+Split from :mod:`normtest.render.html` (which assembles the page). Each section comes back as a
+:class:`Section` (its id, its title for the table of contents, its HTML). Every figure has a
+caption that says what its axes are: the statistic of a forest plot; IC in nats and ‖e‖² under
+the plot's geometry transform for a scatter — raw, Zipf-centred, or Zipf-whitened, where the
+squared norm is in units of each direction's frequency-weighted variance, can reach 10⁴–10⁶ for
+rare words and is drawn on a logarithmic axis; prefix length and s(L) for a CER curve.
+
+When the report has confirmatory rows, figures of variants with none (exploratory only) are
+folded in a ``<details>`` element, closed, with a count in its ``<summary>``: the open page shows
+what decides the scorecard. Every string from the report goes through :func:`esc`.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from normtest.errors import NormtestError
+from normtest.render import _format as fmt
+from normtest.render import fits, plots
+from normtest.report import Report
+from normtest.result import Result
+
+__all__ = ["Figures", "Section", "badge", "esc", "fold", "transform_note"]
+
+#: Outlier words listed under each scatter plot (each side of the line).
+OUTLIERS = 3
+
+
+def esc(value: Any) -> str:
+    """HTML-escaped text of any value (quotes included, so it is safe in attributes too)."""
+    return html.escape(str(value), quote=True)
+
+
+def badge(verdict: str) -> str:
+    """A verdict as a coloured badge."""
+    colour = plots.COLOURS.get(verdict, "#57606a")
+    return f'<span class="badge" style="background:{colour}">{esc(verdict)}</span>'
+
+
+def fold(summary: str, inner: str) -> str:
+    """``inner`` in a closed ``<details>`` whose ``<summary>`` is ``summary`` (HTML, escaped by
+    the caller)."""
+    return f'<details class="fold"><summary>{summary}</summary>{inner}</details>'
+
+
+def magnitude(value: float) -> str:
+    """A value for an axis range: ``9,975`` at a thousand and beyond, else three digits."""
+    if math.isfinite(value) and abs(value) >= 1000:
+        return f"{value:,.0f}".replace("-", "−")
+    return fmt.number(value)
+
+
+def floats(values: Any) -> np.ndarray:
+    """Stored numbers (None for NaN) as a float array."""
+    return np.asarray([math.nan if v is None else float(v) for v in values], dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class Section:
+    """One section of the page: its anchor id, its title in the table of contents, its HTML."""
+
+    id: str
+    title: str
+    html: str
+
+
+def _whitening(weights: str, symbol: str) -> str:
+    return (f"centred on the {weights} mean, then each principal direction rescaled by the "
+            f"inverse square root of its {weights} variance (fitted on the other half of the "
+            f"sample). {symbol} then sums squared distances measured in units of each "
+            "direction's variance (a Mahalanobis distance), not in the model's units: frequent "
+            "words land in the order of the number of dimensions d, while rare words, which the "
+            "weights hardly count, lie many variances out along low-variance directions and can "
+            "reach 10⁴–10⁶ (each caption gives its plot's range). Hence the large scale, drawn "
+            "on a logarithmic axis (the line is "
+            f"then the least-squares line of ln {symbol}; ρ, a rank correlation, is the same on "
+            "any scale)")
+
+
+def transform_note(transform: str, symbol: str = "‖e(w)‖²") -> tuple[str, str]:
+    """(y-axis label, one-sentence explanation) of ``symbol`` under a geometry transform."""
+    known = {
+        "raw": ("raw", f"{symbol} of the vector as the model gives it, in the model's own "
+                       "units"),
+        "center_zipf": ("Zipf-centred", "after Zipfian centring: the frequency-weighted mean "
+                        "vector μ = Σ p(w) e(w), which every vector shares, is subtracted first "
+                        "(fitted on the other half of the sample); same units as the raw norm"),
+        "center_uniform": ("centred", "after centring on the plain mean vector (fitted on the "
+                           "other half of the sample); same units as the raw norm"),
+        "whiten_zipf": ("Zipf-whitened", "after Zipfian whitening: "
+                        + _whitening("frequency-weighted", symbol)),
+        "whiten_uniform": ("whitened", "after plain whitening: " + _whitening("plain", symbol)),
+    }
+    label, note = known.get(transform, (transform, f"{symbol} under the transform {transform}"))
+    return f"{symbol}, {label}" + (" (log scale)" if is_whitened(transform) else ""), note
+
+
+def is_whitened(transform: str | None) -> bool:
+    """Whether a transform whitens (its squared norms are drawn on a logarithmic axis)."""
+    return bool(transform) and str(transform).startswith("whiten")
+
+
+def _variant(key: str) -> dict[str, str]:
+    return dict(part.split("=", 1) for part in key.split(",") if "=" in part)
+
+
+class Figures:
+    """The figure sections; mixed into the page, which sets these attributes."""
+
+    report: Report
+    results: list[Result]
+    by_key: dict[tuple[str | None, str], Result]
+    can_plot: bool
+    #: whether figures of exploratory-only variants are folded (the report has confirmatory rows)
+    folding: bool
+
+    def figure(self, draw: Callable[[], str | plots.Scatter | plots.Curves], alt: str,
+               caption: str) -> str:
+        """An ``<figure>`` with the drawn SVG, or a note saying why it could not be drawn."""
+        try:
+            drawn = draw()
+            svg = drawn if isinstance(drawn, str) else drawn.svg
+        except (NormtestError, ValueError, TypeError, KeyError, IndexError) as exc:
+            return f'<p class="note">This plot could not be drawn: {esc(exc)}</p>'
+        return (f'<figure><img src="{plots.data_uri(svg)}" alt="{esc(alt)}">'
+                f"<figcaption>{caption}</figcaption></figure>")
+
+    def confirmatory(self, claims: Iterable[str], key: str) -> bool:
+        """Whether a variant ``key`` of one of ``claims`` is a confirmatory row."""
+        return any((r := self.by_key.get((c, key))) is not None and r.confirmatory
+                   for c in claims)
+
+    def _split(self, items: Sequence[tuple[bool, str]], what: str) -> str:
+        """Items marked confirmatory open, the rest folded (when folding) with a count."""
+        shown = "".join(h for keep, h in items if keep or not self.folding)
+        rest = [h for keep, h in items if not keep and self.folding]
+        if rest:
+            shown += fold(f"{len(rest)} {what} with exploratory rows only (folded)",
+                          "".join(rest))
+        return shown
+
+    # -- effects ---------------------------------------------------------------------------------
+    def forest(self) -> Section:
+        out = ['<p class="note">Per claim, each variant\'s estimate (dot) and interval (bar), '
+               "coloured by verdict. The x axis is the claim's statistic, named under each plot; "
+               "dashed lines are the threshold or the equivalence margin, and the shaded side is "
+               "where an interval must lie for a PASS. An interval reaching past the drawn range "
+               "ends in a triangle. Bold labels are confirmatory rows.</p>"]
+        items: list[tuple[bool, str]] = []
+        for family in fmt.families(self.results):
+            rows = family.measured
+            if not rows or not self.can_plot:
+                continue
+            statistic = rows[0].measurement.statistic if rows[0].measurement else ""
+            title = f"<code>{esc(family.claim)}</code>"
+            if family.statement:
+                title += f" — {esc(family.statement)}"
+            missing = [r for r in family.results if not math.isfinite(r.estimate)]
+            caption = (f"x: <code>{esc(statistic or 'estimate')}</code>, the estimate and its "
+                       f"{esc(fmt.confidence(rows[0]))} interval; y: {len(rows)} variant"
+                       f"{'s' * (len(rows) != 1)}")
+            _, shared = fmt.row_labels(rows)
+            if shared:
+                caption += f", all with {esc(shared)}"
+            if missing:
+                caption += "; not estimated: " + "; ".join(
+                    f"<code>{esc(r.id)}</code> ({esc(r.verdict.value)})" for r in missing)
+            figure = self.figure(partial(plots.forest_plot, rows, statistic),
+                                 f"forest plot of {family.claim}", caption + ".")
+            items.append((any(r.confirmatory for r in family.results),
+                           f"<h3>{title}</h3>{figure}"))
+        if not self.can_plot:
+            out.append('<p class="note">No plots (matplotlib is not installed).</p>')
+        elif not items:
+            out.append('<p class="note">No result has an estimate to draw.</p>')
+        out.append(self._split(items, "forest plots of claims"))
+        return Section("effects", "Effects: forest plots",
+                       '<section id="effects" class="forest"><h2>Effects</h2>'
+                       + "".join(out) + "</section>")
+
+    # -- scatters --------------------------------------------------------------------------------
+    def _scatters(self, series: Mapping[str, Any], x: np.ndarray, claim: str,
+                  labels: Sequence[str] | None, token_counts: np.ndarray | None,
+                  xlabel: str, symbol: str) -> str:
+        """Scatter figures per variant, grouped by every axis but the transform."""
+        groups: dict[str, list[tuple[str, dict[str, str]]]] = {}
+        for key in series:
+            variant = _variant(key)
+            group = ", ".join(f"{k}={v}" for k, v in variant.items() if k != "transform")
+            groups.setdefault(group, []).append((key, variant))
+        items: list[tuple[bool, str]] = []
+        for group, members in groups.items():
+            out = [f"<h4>{esc(group)}</h4>" if group else "", '<div class="grid">']
+            for key, variant in members:
+                y_all = floats(series[key])
+                n = min(x.size, y_all.size)
+                keep = np.isfinite(x[:n]) & np.isfinite(y_all[:n])
+                xs, ys = x[:n][keep], y_all[:n][keep]
+                result = self.by_key.get((claim, key))
+                rho = result.estimate if result is not None and math.isfinite(
+                    result.estimate) else fits.spearman(xs, ys)
+                verdict = result.verdict.value if result is not None else None
+                counts = None if token_counts is None else token_counts[:n][keep]
+                names = (None if labels is None else
+                         [labels[int(i)] for i in np.flatnonzero(keep)])
+                transform = variant.get("transform")
+                log_y = is_whitened(transform) and bool(ys.size) and bool(np.all(ys > 0))
+                ylabel = transform_note(transform, symbol)[0] if transform else symbol
+                caption = self._scatter_caption(key, variant, xs, ys, rho, result, names,
+                                                log_y, ylabel)
+                out.append(self.figure(
+                    partial(plots.scatter_plot, xs, ys, rho=rho, verdict=verdict,
+                            token_counts=counts, xlabel=xlabel, ylabel=ylabel, log_y=log_y),
+                    f"{ylabel} against {xlabel}, {key}", caption))
+            out.append("</div>")
+            items.append((any(self.confirmatory([claim], k) for k, _ in members),
+                          "".join(out)))
+        return self._split(items, "groups of plots")
+
+    def _scatter_caption(self, key: str, variant: Mapping[str, str], xs: np.ndarray,
+                         ys: np.ndarray, rho: float, result: Result | None,
+                         names: Sequence[str] | None, log_y: bool, ylabel: str) -> str:
+        label = variant.get("transform") or key
+        bits = [f"<b>{esc(label)}</b>", f"n = {xs.size:,}", f"ρ = {esc(fmt.number(rho))}"]
+        if result is not None:
+            bits[-1] += f" {esc(fmt.interval(result))} {badge(result.verdict.value)}"
+            if result.expected is not None:
+                bits.append(f"paper: {badge(result.expected.value)}")
+        line = fits.ols(xs, np.log(ys) if log_y else ys)
+        if line is not None:
+            bits.append(f"OLS slope {'of ln y ' if log_y else ''}{esc(fmt.number(line.slope))} "
+                        "per nat")
+        if xs.size > plots.MAX_POINTS:
+            bits.append(f"{plots.MAX_POINTS:,} of {xs.size:,} points drawn (a random subsample; "
+                        "the line and ρ use all)")
+        text = " · ".join(bits)
+        axis = f"y: {esc(ylabel)}"
+        if ys.size:
+            axis += f", here {esc(magnitude(ys.min()))} to {esc(magnitude(ys.max()))}"
+        if log_y:
+            axis += (" — in units of each direction's frequency-weighted variance, not the "
+                     "model's units (see above)")
+        text += f'<br><span class="axes">{axis}</span>'
+        if names is not None:
+            above, below = fits.outliers(xs, np.log(ys) if log_y else ys, OUTLIERS)
+            if above:
+                text += ("<br>farthest above the line: "
+                         + ", ".join(f"<code>{esc(names[i])}</code>" for i in above)
+                         + "; below: " + ", ".join(f"<code>{esc(names[i])}</code>" for i in below))
+        return text
+
+    def _transforms_note(self, series: Mapping[str, Any], symbol: str) -> str:
+        seen = list(dict.fromkeys(_variant(k).get("transform", "") for k in series))
+        dim = self.report.model.get("dim")
+        items = []
+        for transform in (t for t in seen if t):
+            _, note = transform_note(transform, symbol)
+            if dim and is_whitened(transform):
+                note = note.replace("dimensions d", f"dimensions d (here {dim})")
+            items.append(f"<li><code>{esc(transform)}</code>: {esc(note)}.</li>")
+        return f'<ul class="note axes">{"".join(items)}</ul>' if items else ""
+
+    def words(self) -> Section:
+        out = ['<section id="words"><h2>Word level: squared norm against information content'
+               "</h2>"]
+        data = self.report.data.get("words") if isinstance(self.report.data, Mapping) else None
+        if not isinstance(data, Mapping) or not data.get("squared_norms"):
+            out.append('<p class="note">This report holds no word-level data (it measured no '
+                       "word claim, predates plot data, or comes from the demonstration).</p>")
+        elif not self.can_plot:
+            out.append('<p class="note">No plots (matplotlib is not installed).</p>')
+        else:
+            try:
+                x = floats(data.get("information", []))
+                words = [str(w) for w in data.get("words", [])]
+                counts_raw = data.get("token_counts")
+                counts = None if not counts_raw else np.asarray(counts_raw, dtype=np.intp)
+                out.append('<p class="note">Each point is a word of the sample. <b>x</b>: its '
+                           "information content IC(w) = −ln p(w), in nats, from its frequency "
+                           "p(w) in the reference corpus (rarer words to the right). <b>y</b>: "
+                           "its squared norm ‖e(w)‖² under the plot's geometry transform "
+                           "(below). The line is the least-squares fit; ρ is the Spearman "
+                           "correlation the verdict of <code>word.norm_ic</code> judges "
+                           "(threshold and interval in the rows tables); colours separate words "
+                           "the model splits into several tokens.</p>")
+                out.append(self._transforms_note(data["squared_norms"], "‖e(w)‖²"))
+                out.append(self._scatters(data["squared_norms"], x, "word.norm_ic",
+                                          words if len(words) == x.size else None, counts,
+                                          "IC(w) (nats)", "‖e(w)‖²"))
+            except (TypeError, ValueError, AttributeError) as exc:
+                out.append(f'<p class="note">The word data are malformed: {esc(exc)}</p>')
+        out.append("</section>")
+        return Section("words", "Word level: ‖e(w)‖² against IC(w)", "".join(out))
+
+    def texts(self) -> Section | None:
+        data = self.report.data.get("texts") if isinstance(self.report.data, Mapping) else None
+        if not isinstance(data, Mapping) or not data.get("squared_norms") or not self.can_plot:
+            return None
+        out = ['<section id="texts"><h2>Sentence level: squared norm against surprisal</h2>',
+               '<p class="note">Each point is a sentence, one plot per pooling. <b>x</b>: its '
+               "information content IC(t) = −Σᵢ ln P(tᵢ | t₁ … tᵢ₋₁), its surprisal summed over "
+               "its tokens under a causal language model, in nats. <b>y</b>: ‖e(t)‖² of the pooled "
+               "sentence embedding, raw, in the model's own units: <code>sum</code> pooling "
+               "grows with the number of tokens, so its scale is far above that of "
+               "<code>mean</code> pooling.</p>"]
+        try:
+            x = floats(data.get("information", []))
+            out.append(self._scatters(data["squared_norms"], x, "text.norm_surprisal", None,
+                                      None, "IC(t) (nats)", "‖e(t)‖²"))
+        except (TypeError, ValueError, AttributeError) as exc:
+            out.append(f'<p class="note">The sentence data are malformed: {esc(exc)}</p>')
+        out.append("</section>")
+        return Section("texts", "Sentence level: ‖e(t)‖² against surprisal", "".join(out))
+
+    # -- CER -------------------------------------------------------------------------------------
+    def cer(self) -> Section:
+        title = "Growth with length: CER curves s(L)"
+        out = [f'<section id="cer"><h2>{title}</h2>']
+        data = self.report.data.get("prefixes") if isinstance(self.report.data, Mapping) else None
+        curves = data.get("curves") if isinstance(data, Mapping) else None
+        if not isinstance(curves, Mapping) or not curves:
+            out.append('<p class="note">This report holds no prefix curves (it measured no CER '
+                       "claim, the model cannot embed prefixes, or the report predates plot "
+                       "data).</p></section>")
+            return Section("cer", title, "".join(out))
+        if not self.can_plot:
+            out.append('<p class="note">No plots (matplotlib is not installed).</p></section>')
+            return Section("cer", title, "".join(out))
+        documents = [str(d) for d in (data.get("documents") or [])] if isinstance(
+            data, Mapping) else []
+        out.append(
+            '<p class="note"><b>x</b>: the prefix length L, in model tokens. <b>y</b>: s(L) = '
+            "‖e(prefix of L tokens)‖², raw, in the model's own units — for each document (grey) "
+            "and their mean (black), with a linear and a saturating fit of the mean. Linear "
+            "growth is the CER prediction (late/early slope ratio ≈ 1); a curve that levels off "
+            "— a ratio near 0 and a saturating fit whose plateau is reached inside the range — "
+            "is the fixed-point signature of mean pooling and of CLS/EOS states."
+            + "</p>")
+        if documents:
+            names = ", ".join(f"<code>{esc(d)}</code>" for d in documents)
+            out.append(fold(f"The {len(documents)} documents", f'<p class="note">{names}.</p>')
+                       if len(documents) > 12 else f'<p class="note">Documents: {names}.</p>')
+        items: list[tuple[bool, str]] = []
+        for key, curve in curves.items():
+            try:
+                lengths = floats(curve["lengths"])
+                values = floats(curve["squared_norms"])
+                docs = np.asarray(curve["document"], dtype=np.intp)
+                if not lengths.size == values.size == docs.size:
+                    raise ValueError("lengths, values and documents differ in length")
+            except (KeyError, TypeError, ValueError) as exc:
+                items.append((True, f'<p class="note">Curves {esc(key)} are malformed: '
+                                    f"{esc(exc)}</p>"))
+                continue
+            ratio = self.by_key.get(("cer.linear", key))
+            fixed = self.by_key.get(("cer.fixed_point", key))
+            caption = self._cer_caption(key, lengths, values, docs, ratio, fixed)
+            figure = self.figure(partial(plots.cer_plot, lengths, values, docs, ratio=ratio),
+                                 f"s(L) against prefix length, {key}", caption)
+            items.append((self.confirmatory(("cer.linear", "cer.fixed_point", "cer.monotone"),
+                                            key), f'<div class="cell">{figure}</div>'))
+        shown = [h for keep, h in items if keep or not self.folding]
+        rest = [h for keep, h in items if not keep and self.folding]
+        out.append(f'<div class="grid">{"".join(shown)}</div>')
+        if rest:
+            out.append(fold(f"{len(rest)} CER plots with exploratory rows only (folded)",
+                            f'<div class="grid">{"".join(rest)}</div>'))
+        out.append("</section>")
+        return Section("cer", title, "".join(out))
+
+    def _cer_caption(self, key: str, lengths: np.ndarray, values: np.ndarray, docs: np.ndarray,
+                     ratio: Result | None, fixed: Result | None) -> str:
+        variant = _variant(key)
+        label = variant.get("composition", key)
+        rest = ", ".join(f"{k}={v}" for k, v in variant.items() if k != "composition")
+        bits = [f"<b>{esc(label)}</b>" + (f" ({esc(rest)})" if rest else ""),
+                f"{np.unique(docs).size} documents"]
+        if ratio is not None:
+            bits.append(f"<code>cer.linear</code> {badge(ratio.verdict.value)}"
+                        + (f" (paper: {badge(ratio.expected.value)})" if ratio.expected else ""))
+        if fixed is not None:
+            bits.append(f"<code>cer.fixed_point</code> {badge(fixed.verdict.value)}")
+        grid, mean, _ = fits.mean_curve(lengths, values, docs)
+        line, curve = fits.ols(grid, mean), fits.saturating(grid, mean)
+        text = " · ".join(bits)
+        if line is not None:
+            text += f"<br>linear fit: slope {esc(fmt.number(line.slope))} per token"
+        if curve is not None:
+            top = float(lengths.max())
+            shape = ("levels off inside the range: the fixed-point signature"
+                     if curve.tau < top / 2 else
+                     "no levelling off inside the range" if curve.tau > 2 * top else
+                     "bends over the range")
+            text += (f"; saturating fit: plateau {esc(fmt.number(curve.plateau))}, "
+                     f"τ = {esc(fmt.number(curve.tau))} tokens ({shape})")
+        text += (f'<br><span class="axes">x: prefix length L (tokens), up to '
+                 f"{esc(fmt.number(lengths.max() if lengths.size else math.nan))}; y: s(L), raw "
+                 "‖e‖²")
+        if values.size and np.isfinite(values).any():
+            text += (f", here {esc(magnitude(np.nanmin(values)))} to "
+                     f"{esc(magnitude(np.nanmax(values)))}")
+        return text + "</span>"
