@@ -179,7 +179,7 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
     if encoding is not None:
         extra.update(corpus_bytes=encoding.n_bytes,
                      corpus_replaced_bytes=encoding.n_replaced_bytes)
-    extra.update(scope=settings.scope, multiplicity={
+    extra.update(scope=settings.scope, profile=settings.profile, multiplicity={
         role: {"method": method, "rows": tested(results, role)}
         for role, method in METHOD_OF_ROLE.items()})
     return Report(results=results, model=model,

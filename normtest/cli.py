@@ -64,7 +64,8 @@ def _parser() -> argparse.ArgumentParser:
     audit.add_argument("--suite", default="all",
                        choices=["all", *SUITES])
     audit.add_argument("--out", type=Path, default=None,
-                       help="folder for report.json, report.md and report.html")
+                       help="folder for report.json, report.md and report.html (default: "
+                            "reports/MODEL/REVISION/, under $NORMTEST_RESULTS_DIR when set)")
     audit.add_argument("--format", nargs="+", dest="formats", default=["json", "md", "html"],
                        choices=["json", "md", "html"], metavar="FORMAT",
                        help="which renderings --out receives: json, md, html (default: all)")
@@ -168,6 +169,11 @@ def _audit(args: argparse.Namespace) -> int:
     load_checks_of(values)
     adapter = load(args.model, **load_options(args.model, values,
                                               progress=sys.stderr.isatty()))
+    if args.out is None:  # one folder per model and revision, as MTEB keeps its results
+        from normtest.paths import default_results_dir
+        from normtest.render import check_writable_folder
+
+        args.out = check_writable_folder(default_results_dir(adapter.name, adapter.revision))
     settings = audit_settings(values)
     if args.until_decided:
         from normtest.sequential import run_sequential
@@ -183,17 +189,21 @@ def _audit(args: argparse.Namespace) -> int:
     if replaced:
         print(f"note: {replaced:,} of the corpus's {report.provenance['corpus_bytes']:,} bytes "
               "were not UTF-8 and were read as U+FFFD (recorded in report.json)")
-    if args.out is not None:
-        from normtest.render import write_renderings
-
-        for written in write_renderings(report, args.out, args.formats):
-            print(f"report written to {written}")
+    _say_written(report, args.out, args.formats)
     if args.gate:
         from normtest.gate import gate_audit
 
         print()
         return gate_audit(report, adapter, settings, args.config, args.baseline, args.summary)
     return EXIT_OK
+
+
+def _say_written(report: Any, folder: Path, formats: Sequence[str]) -> None:
+    """Write the renderings and say where, in one line."""
+    from normtest.render import write_renderings
+
+    written = write_renderings(report, folder, formats)
+    print(f"reports written to {folder}/: {', '.join(p.name for p in written)}")
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
@@ -278,10 +288,7 @@ def _demo(args: argparse.Namespace) -> int:
                title="normtest demonstration: synthetic models built to satisfy or violate each "
                      "claim")
     if args.out is not None:
-        from normtest.render import write_renderings
-
-        for written in write_renderings(report, args.out, args.formats):
-            print(f"report written to {written}")
+        _say_written(report, args.out, args.formats)
     return EXIT_OK
 
 

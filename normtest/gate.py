@@ -44,6 +44,7 @@ from normtest.checking.session import load_model
 from normtest.config import GateConfig, find_config, load_config
 from normtest.errors import NormtestError
 from normtest.settings import (
+    PROFILES,
     RENAMED,
     AuditSettings,
     given,
@@ -74,11 +75,14 @@ def audit_settings(config: GateConfig, baseline: Report | None = None) -> AuditS
     if baseline is not None:
         prov = baseline.provenance
         recorded = {RENAMED.get(k, k): prov[k] for k in ("seed", "resamples", "n_resamples",
-                                                         "scope") if k in prov}
+                                                         "scope", "profile") if k in prov}
         recorded.update({RENAMED.get(k, k): v
                          for k, v in (prov.get("audit_settings") or {}).items()})
     chosen: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v)
                               for k, v in recorded.items() if k in names}
+    profile = config.settings.get("profile") or chosen.get("profile")
+    if profile in PROFILES:  # its sizes, unless the configuration gives one explicitly
+        chosen.update({**PROFILES[profile], "profile": profile})
     chosen.update({k: v for k, v in config.settings.items() if k in names and v is not None})
     return AuditSettings(**chosen)
 

@@ -1,4 +1,5 @@
-"""Where normtest keeps what it caches: the cache root and the variable that moves it.
+"""Where normtest keeps what it caches and writes: the cache root, the results folder, and the
+variables that move them.
 
 The root holds the embedding database (:mod:`normtest.cache`) and SmolLM2's float32 copy
 (``<root>/models/``). It is ``$NORMTEST_CACHE_DIR`` when set, otherwise the user's cache
@@ -11,9 +12,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["CACHE_ENV", "default_cache_dir"]
+__all__ = ["CACHE_ENV", "RESULTS_ENV", "default_cache_dir", "default_results_dir"]
 
 CACHE_ENV = "NORMTEST_CACHE_DIR"
+RESULTS_ENV = "NORMTEST_RESULTS_DIR"
 
 
 def default_cache_dir() -> Path:
@@ -26,3 +28,17 @@ def default_cache_dir() -> Path:
         return Path(user_cache_dir("normtest"))
     except ImportError:  # pragma: no cover - platformdirs is a core dependency
         return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "normtest"
+
+
+def _safe(part: str) -> str:
+    """A name or revision as one folder name: letters, digits, ``.``, ``_`` and ``-`` only."""
+    cleaned = "".join(c if c.isalnum() or c in "._-" else "-" for c in part).strip(".-")
+    return cleaned or "unnamed"
+
+
+def default_results_dir(model: str, revision: str) -> Path:
+    """Where an audit writes its reports when no ``--out`` is given, as MTEB does: one folder
+    per model and revision, ``reports/<model>/<revision>/`` under the current folder (or under
+    ``$NORMTEST_RESULTS_DIR``), so audits of two revisions never overwrite each other."""
+    root = Path(os.environ.get(RESULTS_ENV) or "reports")
+    return root / _safe(model) / _safe(revision)

@@ -108,7 +108,20 @@ def _is_int(text: str) -> bool:
     return text.strip().lstrip("+-").isdigit()
 
 
+#: Sample sizes for a purpose (``--profile``): a pull request (about a fifth of the standard
+#: audit's time on two cores), the default, and a release (the sizes the power analysis of the
+#: embedded models asks for to decide their undecided rows, within about ten minutes a suite).
+#: A size given explicitly (command line, configuration, pytest option) wins over the profile.
+PROFILES: dict[str, dict[str, int]] = {
+    "quick": {"words": 1000, "documents": 40, "sentences": 80, "resamples": 400},
+    "standard": {},
+    "thorough": {"words": 20000, "documents": 600, "sentences": 1280, "resamples": 2000},
+}
+
 SETTINGS: tuple[Setting, ...] = (
+    Setting("profile", "sample sizes for a purpose: quick (a pull request), standard (the "
+            "default) or thorough (a release); --words, --documents, --sentences and "
+            "--resamples given explicitly win", "str", "standard", choices=tuple(PROFILES)),
     Setting("seed", "random seed of the samples and the bootstrap (default 0)", "int", 0,
             minimum=0, metavar="N"),
     # the sample sizes come from the power analysis of the embedded models (docs/statistics.md,
@@ -190,10 +203,17 @@ def from_config(data: Mapping[str, Any], origin: str) -> dict[str, Any]:
 
 
 def resolve(*layers: Mapping[str, Any]) -> dict[str, Any]:
-    """Every setting's value: its default, overridden by each layer in turn."""
+    """Every setting's value: its default, overridden by each layer in turn; the sizes a
+    ``profile`` sets apply where no layer gave them."""
     values = {s.name: s.default for s in SETTINGS}
+    given_names: set[str] = set()
     for layer in layers:
-        values.update({k: v for k, v in layer.items() if k in values and v is not None})
+        chosen = {k: v for k, v in layer.items() if k in values and v is not None}
+        values.update(chosen)
+        given_names |= set(chosen)
+    for name, size in PROFILES[values["profile"]].items():
+        if name not in given_names:
+            values[name] = size
     return values
 
 
@@ -232,11 +252,17 @@ class AuditSettings:
     surprisal_model: str = "smollm2-135m"
     #: which variants run: ``standard`` or ``full`` (see normtest.audit.SCOPES)
     scope: str = BY_NAME["scope"].default
+    #: the profile the sample sizes came from (recorded in the report; it sets nothing here)
+    profile: str = BY_NAME["profile"].default
 
     def __post_init__(self) -> None:
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise NormtestError(
                 f"the seed must be a whole number ≥ 0 (e.g. --seed 0), got {self.seed!r}"
+            )
+        if self.profile not in PROFILES:
+            raise NormtestError(
+                f"profile must be one of {', '.join(PROFILES)}, got {self.profile!r}"
             )
         if self.scope not in BY_NAME["scope"].choices:
             raise NormtestError(

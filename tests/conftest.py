@@ -17,6 +17,17 @@ if TYPE_CHECKING:
     from normtest.adapters.static import StaticVectors
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _results_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """An audit without --out writes to reports/MODEL/REVISION/; in tests, under a temporary
+    folder rather than the checkout's reports/."""
+    import os
+
+    from normtest.paths import RESULTS_ENV
+
+    os.environ[RESULTS_ENV] = str(tmp_path_factory.mktemp("results"))
+
+
 @pytest.fixture(scope="session")
 def glove() -> StaticVectors:
     """GloVe-6B-50d (static vectors, 400,000 words × 50)."""

@@ -115,3 +115,22 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 
     assert main(["--version"]) == EXIT_OK
     assert capsys.readouterr().out.strip() == f"normtest {__version__}"
+
+
+def test_an_audit_without_out_writes_one_folder_per_model_and_revision(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from normtest.paths import RESULTS_ENV, default_results_dir
+
+    monkeypatch.setenv(RESULTS_ENV, str(tmp_path))
+    args = ["audit", "--model", "glove-6b-50d", "--claims", "word.norm_ic", "--words", "200",
+            "--resamples", "200", "--format", "json", "md"]
+    assert main(args) == 0
+    (folder,) = [p.parent for p in tmp_path.rglob("report.json")]
+    model = Report.read(folder / "report.json").model
+    assert folder == default_results_dir(model["name"], model["revision"])
+    assert folder.relative_to(tmp_path).parts[0] == "glove-6b-50d"
+    assert ";" not in folder.name and ":" not in folder.name  # one plain folder name
+    assert sorted(p.name for p in folder.iterdir()) == ["report.json", "report.md"]
+    assert capsys.readouterr().out.rstrip().endswith(
+        f"reports written to {folder}/: report.json, report.md")

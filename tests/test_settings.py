@@ -109,3 +109,31 @@ def test_a_setting_that_is_not_known_is_refused_with_the_known_ones(tmp_path: Pa
     (tmp_path / "normtest.toml").write_text("n_resamples = 300\n", encoding="utf-8")
     with pytest.raises(NormtestError, match=r"unknown key\(s\) \['n_resamples'\].*resamples"):
         load_config(tmp_path / "normtest.toml")
+
+
+# -- profiles --------------------------------------------------------------------------------
+def test_a_profile_sets_the_sample_sizes_and_an_explicit_size_wins(tmp_path: Path) -> None:
+    from normtest.settings import PROFILES
+
+    quick = resolve({"profile": "quick"})
+    assert {k: quick[k] for k in PROFILES["quick"]} == PROFILES["quick"]
+    assert resolve({"profile": "quick"}, {"words": 777})["words"] == 777
+    # a size in the configuration file wins over a profile given on the command line, too
+    assert resolve({"words": 600}, {"profile": "thorough"})["words"] == 600
+    assert resolve({"profile": "thorough"})["documents"] == PROFILES["thorough"]["documents"]
+    assert resolve()["words"] == BY_NAME["words"].default  # standard: the defaults
+    (tmp_path / "normtest.toml").write_text('profile = "quick"\n', encoding="utf-8")
+    gate = gate_settings(load_config(tmp_path / "normtest.toml"))
+    assert (gate.profile, gate.words) == ("quick", PROFILES["quick"]["words"])
+    with pytest.raises(NormtestError, match="profile"):
+        AuditSettings(profile="fastest")
+
+
+def test_the_report_records_the_profile(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit", "--model", "glove-6b-50d", "--claims", "word.norm_ic", "--profile",
+                 "quick", "--words", "300", "--resamples", "200", "--out", str(tmp_path),
+                 "--format", "json"]) == 0
+    provenance = Report.read(tmp_path / "report.json").provenance
+    assert provenance["profile"] == "quick" and provenance["resamples"] == 200
+    assert provenance["words"] <= 300

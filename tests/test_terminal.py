@@ -30,7 +30,7 @@ from normtest.result import Criterion, Measurement, Result, Verdict
 from normtest.sampling import Sampling
 
 FAST = AuditSettings(words=300, resamples=200)
-#: What a default audit may print, "report written to" lines (three) included.
+#: What a default audit may print, its "reports written to" line included.
 SCREEN = 40
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 QUESTION = "Does the model behave as the paper says?"
@@ -203,7 +203,7 @@ def test_the_command_line_answers_first(tmp_path: Path, capsys: pytest.CaptureFi
     assert lines[1].split()[0] in ("REPLICATED", "CONTRADICTED", "UNDECIDED", "NOT")
     assert "\x1b" not in out and len(out.splitlines()) <= SCREEN
     assert max(len(line) for line in out.splitlines()) <= WIDTH
-    assert out.rstrip().endswith(f"report written to {tmp_path / 'report.json'}")
+    assert out.rstrip().endswith(f"reports written to {tmp_path}/: report.json")
     report = Report.read(tmp_path / "report.json")
     exploratory = [r.id for r in report.results if r.role == "exploratory"]
     assert exploratory and not any(i in out for i in exploratory)

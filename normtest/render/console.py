@@ -42,7 +42,8 @@ from normtest.scorecard import Line, counts
 
 #: Width of the plain text written anywhere but a terminal.
 WIDTH = 100
-#: Lines a default view stays within, leaving three for the "report written to" lines.
+#: Lines a default view stays within, leaving one for the "reports written to" line and two
+#: for notes (a corpus read with replaced bytes).
 SCREEN = 37
 #: Lines the reasons always get, however long the rest.
 MIN_REASONS = 4
