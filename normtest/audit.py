@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from normtest import progress
 from normtest.adapters.protocol import Capability, ModelAdapter, supports
 from normtest.catalogue import Claim, claims, get, is_builtin
 from normtest.errors import NormtestError, nothing_ran
@@ -151,13 +152,17 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
     data = AuditData(adapter, settings, family, words, source)
     states = tuple(getattr(adapter, "states", ()))
     results: list[Result] = []
-    for claim in chosen:
-        reason = skip_reason(claim, adapter)
-        if reason is not None:
-            results.append(Result(Verdict.SKIPPED, reason, claim=claim.id,
-                                  criterion=claim.criterion, hypothesis=claim.hypothesis))
-            continue
-        results.extend(measure_claim(claim, data, family, states))
+    runnable = [c for c in chosen if skip_reason(c, adapter) is None]
+    total = sum(len(variants(c, family, states, settings.scope)) for c in runnable)
+    with progress.task("measuring claims", total=total, unit="rows") as bar:
+        for claim in chosen:
+            reason = skip_reason(claim, adapter)
+            if reason is not None:
+                results.append(Result(Verdict.SKIPPED, reason, claim=claim.id,
+                                      criterion=claim.criterion, hypothesis=claim.hypothesis))
+                continue
+            bar.describe(f"measuring {claim.id}")
+            results.extend(measure_claim(claim, data, family, states, bar))
     results = annotate(adjust_audit(results), settings)
     ran = [r for r in results if r.verdict not in (Verdict.SKIPPED, Verdict.ERROR)]
     if not ran:
@@ -188,15 +193,17 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
                   data=plot_data(data, results))
 
 
-def measure_claim(claim: Claim, data: AuditData, family: str,
-                  states: Sequence[str]) -> list[Result]:
+def measure_claim(claim: Claim, data: AuditData, family: str, states: Sequence[str],
+                  bar: progress.Bar | None = None) -> list[Result]:
     """Every variant of one claim measured and judged (not yet adjusted); a variant whose data
-    cannot be had is an ERROR row with the reason."""
+    cannot be had is an ERROR row with the reason. ``bar`` advances by one per variant."""
     settings = data.settings
     criterion = claim.criterion.with_alpha(settings.alpha)
     assert claim.measure is not None and claim.data is not None
-    out = []
+    out: list[Result] = []
     for variant in variants(claim, family, states, settings.scope):
+        if bar is not None and out:
+            bar.update(1)
         row: dict[str, Any] = dict(claim=claim.id, variant=variant,
                                    expected=claim.expectation(family, variant),
                                    role=claim.role(family, variant),
@@ -219,6 +226,8 @@ def measure_claim(claim: Claim, data: AuditData, family: str,
             continue
         judged = Result.judged(measurement, criterion)
         out.append(replace(judged, details={"reconstructed": claim.reconstructed}, **row))
+    if bar is not None and out:
+        bar.update(1)
     return out
 
 

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from normtest import progress
 from normtest.errors import NormtestError
 from normtest.settings import (
     add_cli_options,
@@ -70,6 +71,7 @@ def _parser() -> argparse.ArgumentParser:
                        choices=["json", "md", "html"], metavar="FORMAT",
                        help="which renderings --out receives: json, md, html (default: all)")
     add_cli_options(audit)
+    _add_quiet(audit)
     audit.add_argument("--all", "-v", "--verbose", dest="all_rows", action="store_true",
                        help="print every row (every variant of every claim), the scorecard's "
                             "reasons and every reason in full, after the answer")
@@ -97,6 +99,7 @@ def _parser() -> argparse.ArgumentParser:
     planning.add_argument("--claims", nargs="+", default=None, metavar="ID")
     planning.add_argument("--suite", default="all", choices=["all", *SUITES])
     add_cli_options(planning)
+    _add_quiet(planning)
     gate = sub.add_parser("gate", help="gate a model release: required claims PASS and no "
                                        "regression against a baseline (exit 1 if not)")
     gate.add_argument("--config", type=Path, default=None,
@@ -125,6 +128,7 @@ def _parser() -> argparse.ArgumentParser:
     gate.add_argument("--save-report", type=Path, default=None,
                       help="write the candidate's report.json here (a future baseline)")
     add_cli_options(gate)
+    _add_quiet(gate)
     show = sub.add_parser("show", help="describe one claim")
     show.add_argument("claim", help="a claim id, e.g. cer.linear")
     rendering = sub.add_parser(
@@ -141,6 +145,12 @@ def _parser() -> argparse.ArgumentParser:
                            help="re-judge a claim: CLAIM=VALUE (one-sided threshold) or "
                                 "CLAIM=LOW:HIGH (equivalence margin); Holm again per claim")
     return parser
+
+
+def _add_quiet(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress display (it shows only when standard error is a "
+                             "terminal)")
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -167,21 +177,25 @@ def _audit(args: argparse.Namespace) -> int:
             raise NormtestError(f"--corpus {path}: no such file or folder")
     _check_outputs(args)
     load_checks_of(values)
-    adapter = load(args.model, **load_options(args.model, values,
-                                              progress=sys.stderr.isatty()))
-    if args.out is None:  # one folder per model and revision, as MTEB keeps its results
-        from normtest.paths import default_results_dir
-        from normtest.render import check_writable_folder
+    with progress.showing(_shows_progress(args)):
+        with progress.task(f"loading {args.model}"):
+            adapter = load(args.model, **load_options(args.model, values,
+                                                      progress=sys.stderr.isatty()))
+        if args.out is None:  # one folder per model and revision, as MTEB keeps its results
+            from normtest.paths import default_results_dir
+            from normtest.render import check_writable_folder
 
-        args.out = check_writable_folder(default_results_dir(adapter.name, adapter.revision))
-    settings = audit_settings(values)
-    if args.until_decided:
-        from normtest.sequential import run_sequential
+            args.out = check_writable_folder(default_results_dir(adapter.name, adapter.revision))
+        settings = audit_settings(values)
+        if args.until_decided:
+            from normtest.sequential import run_sequential
 
-        report = run_sequential(adapter, args.claims, args.suite, settings, stages=args.stages,
-                                budget=args.budget, on_stage=_stage_line)
-    else:
-        report = run_audit(adapter, claim_ids=args.claims, suite=args.suite, settings=settings)
+            report = run_sequential(adapter, args.claims, args.suite, settings,
+                                    stages=args.stages, budget=args.budget,
+                                    on_stage=_stage_line)
+        else:
+            report = run_audit(adapter, claim_ids=args.claims, suite=args.suite,
+                               settings=settings)
     from normtest.render.console import print_audit, stdout_console
 
     print_audit(report, stdout_console(), all_rows=args.all_rows)
@@ -204,6 +218,11 @@ def _say_written(report: Any, folder: Path, formats: Sequence[str]) -> None:
 
     written = write_renderings(report, folder, formats)
     print(f"reports written to {folder}/: {', '.join(p.name for p in written)}")
+
+
+def _shows_progress(args: argparse.Namespace) -> bool:
+    """Progress on standard error when it is a terminal and --quiet was not given."""
+    return sys.stderr.isatty() and not getattr(args, "quiet", False)
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
@@ -263,9 +282,12 @@ def _plan(args: argparse.Namespace) -> int:
     chosen = given(args)
     values = resolve({k: v for k, v in PILOT.items() if k not in chosen}, chosen)
     load_checks_of(values)
-    adapter = load(args.model, **load_options(args.model, values, progress=sys.stderr.isatty()))
-    settings = audit_settings(values)
-    report = run_audit(adapter, claim_ids=args.claims, suite=args.suite, settings=settings)
+    with progress.showing(_shows_progress(args)):
+        with progress.task(f"loading {args.model}"):
+            adapter = load(args.model, **load_options(args.model, values,
+                                                      progress=sys.stderr.isatty()))
+        settings = audit_settings(values)
+        report = run_audit(adapter, claim_ids=args.claims, suite=args.suite, settings=settings)
     print(plan_text(plan(report.results, settings), args.model))
     return EXIT_OK
 
@@ -296,7 +318,8 @@ def _gate(args: argparse.Namespace) -> int:
     from normtest.gate import command
 
     _check_outputs(args)
-    return command(args)
+    with progress.showing(_shows_progress(args)):
+        return command(args)
 
 
 def _silence_stdout() -> None:

@@ -213,11 +213,13 @@ class WordData:
     def corpus(self) -> Any:
         """The reference corpus statistics (the user's corpus, else the Wikipedia sample)."""
         if self._corpus is None:
+            from normtest import progress
             from normtest.information import CorpusStatistics, wiki_sample
 
             corpus = self.settings.corpus
-            self._corpus = (CorpusStatistics.from_files(list(corpus), split="paragraph")
-                            if corpus else wiki_sample())
+            with progress.task("counting the reference corpus (PMI, KL)"):
+                self._corpus = (CorpusStatistics.from_files(list(corpus), split="paragraph")
+                                if corpus else wiki_sample())
         return self._corpus
 
     def information_gain(self) -> tuple[np.ndarray, np.ndarray]:
@@ -356,9 +358,11 @@ def surprisal_model(name: str, audited: ModelAdapter) -> LogProbModel:
     The audited adapter's :class:`~normtest.cache.EmbeddingCache` is shared (so a run with the
     cache off computes every surprisal, and a warm re-run reads them all back).
     """
+    from normtest import progress
     from normtest.cache import CachedAdapter, default_cache_dir
 
-    lm = _loaded_surprisal_model(name, str(default_cache_dir()))
+    with progress.task(f"loading the surprisal model {name}"):
+        lm = _loaded_surprisal_model(name, str(default_cache_dir()))
     return CachedAdapter(lm, audited.cache) if isinstance(audited, CachedAdapter) else lm
 
 

@@ -201,6 +201,7 @@ def build_smollm2_cache(
     An interrupted build leaves neither ``target`` nor a half-written folder behind.
     """
     from normtest.fingerprint import file_sha256
+    from normtest.progress import library_bars, task
 
     target = Path(target)
     source = Path(gguf) if gguf is not None else smollm2_gguf_path()
@@ -208,10 +209,11 @@ def build_smollm2_cache(
     log.warning("normtest: building a float32 copy of SmolLM2-135M in %s (once, ~30 s)", target)
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
     try:
-        model, tok = load_smollm2_gguf(gguf=source)
-        _float32_copy(model).save_pretrained(work)
-        tok.save_pretrained(work)
-        gap = _max_logit_gap(model, work, tok)
+        with library_bars(False), task("building SmolLM2's float32 copy (once)"):
+            model, tok = load_smollm2_gguf(gguf=source)
+            _float32_copy(model).save_pretrained(work)
+            tok.save_pretrained(work)
+            gap = _max_logit_gap(model, work, tok)
         if gap > 1e-4:
             raise NormtestError(
                 f"the float32 copy of SmolLM2 disagrees with the GGUF model (max logit gap "

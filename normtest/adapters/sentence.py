@@ -155,9 +155,21 @@ class EncodeAdapter:
 
     def text_vectors(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """``encode(texts)`` as a float32 matrix, one row per text, never normalised."""
+        from normtest import progress
+
         items = _texts(texts, self._name)
         if not items:
             return np.empty((0, self._dim or 0), dtype=np.float32)
+        step = self._batch_size * 8 if progress.active() else len(items)
+        parts = []
+        with progress.task(f"{self._name} encode", total=len(items), unit="texts") as bar:
+            for start in range(0, len(items), step):
+                chunk = items[start:start + step]
+                parts.append(self._encode(chunk))
+                bar.update(len(chunk))
+        return np.concatenate(parts)
+
+    def _encode(self, items: list[str]) -> NDArray[np.float32]:
         if self._sentence_transformer:
             out = self._model.encode(items, batch_size=self._batch_size, convert_to_numpy=True,
                                      normalize_embeddings=False, show_progress_bar=False)
@@ -437,8 +449,10 @@ def load_sentence_folder(folder: str | os.PathLike[str], *, backend: str = "auto
 
     encoder = EncoderAdapter(inner, name=label, device=device, dtype=dtype or "float32",
                              progress=progress, trust_remote_code=trust_remote_code)
-    return PooledEncoder(encoder, pooling, revision=revision + ";transformers",
-                         max_seq_length=_max_seq_length(path))
+    normalized = "Normalize" in kinds  # never applied here: say so, as the other reading does
+    return PooledEncoder(encoder, pooling, max_seq_length=_max_seq_length(path),
+                         revision=revision + ";transformers"
+                         + (";normalize-removed" if normalized else ""))
 
 
 def _max_seq_length(folder: Path) -> int | None:

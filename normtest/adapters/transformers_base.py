@@ -152,16 +152,10 @@ def _reasonable_limit(*values: object) -> int | None:
 @contextlib.contextmanager
 def _transformers_progress(show: bool) -> Iterator[None]:
     """transformers' own progress bars ("Loading weights") only where ours would show."""
-    from transformers.utils import logging as hf_logging
+    from normtest.progress import library_bars
 
-    was_enabled = hf_logging.is_progress_bar_enabled()
-    if not show and was_enabled:
-        hf_logging.disable_progress_bar()
-    try:
+    with library_bars(show):
         yield
-    finally:
-        if not show and was_enabled:
-            hf_logging.enable_progress_bar()
 
 
 class _LazyModel:

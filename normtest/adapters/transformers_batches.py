@@ -74,7 +74,12 @@ class _BatchedAdapter(_TransformersAdapter):
         return batches
 
     def _progress_bar(self, total: int, n_batches: int, what: str) -> Any:
-        """A tqdm bar over tokens, shown only for several batches on a terminal."""
+        """A bar over tokens: on normtest's display when it is on (the command line on a
+        terminal), else a tqdm bar shown only for several batches on a terminal."""
+        from normtest import progress
+
+        if progress.active():
+            return progress.task(f"{self._name} {what}", total=total, unit="tokens")
         from tqdm.auto import tqdm
 
         show = self._progress and n_batches > 1 and sys.stderr.isatty()
