@@ -153,7 +153,7 @@ def test_a_hand_declared_setting_flag_is_found(tmp_path: Path, call: str) -> Non
 
 
 def test_setting_names_are_read_from_the_table() -> None:
-    assert cs.setting_names(REPO / "normtest" / "settings.py")[:2] == ["seed", "words"]
+    assert cs.setting_names(REPO / "normtest" / "settings.py")[:3] == ["profile", "seed", "words"]
 
 
 def test_a_mention_of_an_outside_file_is_found(tmp_path: Path) -> None:

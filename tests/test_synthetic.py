@@ -317,7 +317,7 @@ def test_protocol_checks() -> None:
         supports(_Static(), "no_such_capability")
     assert {c.value for c in Capability} == {
         "word_vectors", "word_tokens", "token_vectors", "special_states", "prefix_vectors",
-        "token_logprobs",
+        "token_logprobs", "text_vectors",
     }
 
 

@@ -4,8 +4,8 @@
 
     from normtest.render import render, write_renderings, with_thresholds
 
-    render(report, "md")                       # a pull-request-sized summary, then the full table
-    render(report, "html")                     # one page: summary, claims, plots, provenance
+    render(report, "md")                       # scorecard, claims, rows; exploratory ones folded
+    render(report, "html")                     # scorecard and contents, plots, rows folded
     write_renderings(report, "reports/glove")  # report.json, report.md, report.html
     with_thresholds(report, ["word.norm_ic=0.5", "cer.linear=0.8:1.25"])   # re-judged copy
 
