@@ -4,7 +4,8 @@ The page marks its examples with an HTML comment on the line before a fence:
 
 - ``<!-- doctest -->`` before a ```` ```python ```` fence: the block is run;
 - ``<!-- doctest: file=NAME -->`` before a ```` ```python ```` fence: the block is written to
-  ``NAME`` in the example's folder (a module that later blocks import, e.g. ``sentence_models:minilm``).
+  ``NAME`` in the example's folder (a module that later blocks import, e.g.
+  ``sentence_models:minilm``).
 
 A ```` ```python ```` fence without a marker is reference material and is not run.
 
