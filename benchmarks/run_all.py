@@ -29,6 +29,8 @@ BENCHMARKS = {
     "words": "bench_words.py",
     "audit_cache": "bench_audit_cache.py",
     "bootstrap": "bench_bootstrap.py",
+    "corpus_counting": "bench_corpus_counting.py",
+    "ray": "bench_ray.py",
     "memory": "bench_memory.py",
 }
 
@@ -76,6 +78,25 @@ def ratios(found: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         add("bootstrap_vs_scipy", b["speedup"], 3.0,
             f"Spearman bootstrap on {b['n']} points, B = {b['resamples']}: normtest vs "
             "scipy.stats.bootstrap", intervals_agree=b["intervals_agree"])
+    if "ray" in found:
+        r = found["ray"]
+        add("ray_overhead_words", 1 / r["ray_overhead"], None,
+            f"minilm-l6 word extraction, {r['words']} words, cold cache: local vs Ray with one "
+            "worker (below 1: Ray's cost of starting actors and loading the model in each)")
+        add("ray_words_2_vs_1", r["ray_two_vs_one"], None,
+            "the same extraction on Ray with two workers vs one (2 CPUs)")
+    if "corpus_counting" in found:
+        c = found["corpus_counting"]
+        what = (f"counting {c['tokens']:,} tokens ({c['corpus_bytes']:,} bytes) for 5,000 "
+                "sample words: 2 workers vs 1")
+        add("corpus_counting_local_2_vs_1", c["speedup_local"], 1.6,
+            what + " (local processes)", same_counts=c["same_counts"])
+        add("corpus_counting_ray_2_vs_1", c["speedup_ray"], 1.6, what + " (Ray tasks)",
+            same_counts=c["same_counts"])
+        table["corpus_counting_peak_memory"] = {
+            "peak_tree_rss_mib": {k: round(v, 1) for k, v in c["peak_tree_rss_mib"].items()},
+            "corpus_mib": round(c["corpus_bytes"] / 2**20, 1), "target": None, "met": None,
+            "what": "peak resident memory of the counting process tree against the corpus size"}
     if "memory" in found:
         m = found["memory"]
         table["memory_glove_20000_words"] = {

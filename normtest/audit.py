@@ -149,10 +149,18 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
         from normtest.information.corpus import corpus_encoding
 
         encoding = corpus_encoding(list(settings.corpus))
+    if settings.executor == "ray":  # the cache's misses are computed by Ray actors
+        from normtest.ray_extraction import enable
+
+        enable(adapter, settings.workers, settings.ray_address)
     data = AuditData(adapter, settings, family, words, source)
     states = tuple(getattr(adapter, "states", ()))
     results: list[Result] = []
     runnable = [c for c in chosen if skip_reason(c, adapter) is None]
+    # every pooling of the prefix claims, computed together (one pass; one job on Ray)
+    data.prefix_poolings = tuple(dict.fromkeys(
+        v["composition"] for c in runnable if c.data == "prefixes"
+        for v in variants(c, family, states, settings.scope)))
     total = sum(len(variants(c, family, states, settings.scope)) for c in runnable)
     with progress.task("measuring claims", total=total, unit="rows") as bar:
         for claim in chosen:

@@ -48,14 +48,9 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from normtest.adapters.protocol import (
-    Capability,
-    Layer,
-    TokenBatch,
-    check_layer,
-    prefix_vectors_of,
-)
+from normtest.adapters.protocol import Capability, Layer, TokenBatch, check_layer
 from normtest.errors import NormtestError
+from normtest.extraction import Remote, compute_items
 from normtest.paths import CACHE_ENV, default_cache_dir  # also importable from normtest.cache
 
 _SCHEMA = 2  # 2: the checksum covers dtype and shape as well as the bytes
@@ -410,10 +405,15 @@ class CachedAdapter:
     the new items, in one batched call to the model.
     """
 
-    def __init__(self, adapter: Any, cache: EmbeddingCache) -> None:
-        """Wrap ``adapter`` (any object speaking the protocol)."""
+    def __init__(self, adapter: Any, cache: EmbeddingCache,
+                 recipe: tuple[str, dict[str, Any]] | None = None) -> None:
+        """Wrap ``adapter`` (any object speaking the protocol). ``recipe``, ``(name or path,
+        load options)``, is how another process loads the same model (normtest.load sets it)."""
         self.adapter = adapter
         self.cache = cache
+        self.recipe = recipe
+        #: computes missing items elsewhere (normtest.ray_extraction); None: in this process
+        self.remote: Remote | None = None
 
     # -- identity passes through -----------------------------------------------------------------
     @property
@@ -487,88 +487,80 @@ class CachedAdapter:
         return checked if isinstance(checked, str) else int(checked)
 
     # -- cached methods --------------------------------------------------------------------------
+    def _compute(self, method: str, items: list[Any], params: dict[str, Any]) -> list[np.ndarray]:
+        """The missing items' arrays: on the remote workers when there are some, else here."""
+        if self.remote is not None:
+            return self.remote(method, items, params)
+        return compute_items(self.adapter, method, items, params)
+
+    def _rows(self, method: str, items: Sequence[str], **params: Any) -> list[np.ndarray]:
+        return self._through(method, list(items),
+                             lambda todo: self._compute(method, todo, params), **params)
+
+    def _stack(self, rows: list[np.ndarray]) -> NDArray[np.floating]:
+        return np.stack(rows) if rows else np.empty((0, self.dim), dtype=np.float32)
+
     def word_vectors(self, words: Sequence[str]) -> NDArray[np.floating]:
         """Word vectors through the cache."""
-        rows = self._through("word_vectors", list(words),
-                             lambda todo: list(self.adapter.word_vectors(todo)))
-        return np.stack(rows) if rows else np.empty((0, self.dim), dtype=np.float32)
+        return self._stack(self._rows("word_vectors", words))
 
     # represents, tokenize and word_tokens are cheap: they pass through __getattr__, so that a
     # wrapped model without them (an open-vocabulary sentence encoder) has none here either
 
     def text_vectors(self, texts: Sequence[str]) -> NDArray[np.floating]:
         """A sentence encoder's text vectors through the cache."""
-        rows = self._through("text_vectors", list(texts),
-                             lambda todo: list(self.adapter.text_vectors(todo)))
-        return np.stack(rows) if rows else np.empty((0, self.dim), dtype=np.float32)
+        return self._stack(self._rows("text_vectors", texts))
 
     def token_vectors(
         self, texts: Sequence[str], *, layer: Layer = "last", special_tokens: bool = False,
         words: bool = False,
     ) -> TokenBatch:
         """Token vectors through the cache, one entry per text."""
-        layer = self._layer(layer)
-        special_tokens, words = bool(special_tokens), bool(words)
-
-        def compute(todo: list[str]) -> list[np.ndarray]:
-            batch = self.adapter.token_vectors(todo, layer=layer, special_tokens=special_tokens,
-                                               words=words)
-            return [batch[i] for i in range(len(batch))]
-
-        rows = self._through("token_vectors", list(texts), compute, layer=layer,
-                             special_tokens=special_tokens, words=words)
+        rows = self._rows("token_vectors", texts, layer=self._layer(layer),
+                          special_tokens=bool(special_tokens), words=bool(words))
         return TokenBatch.from_list(rows, self.dim)
 
     def special_states(
         self, texts: Sequence[str], state: str, *, layer: Layer = "last"
     ) -> NDArray[np.floating]:
         """Special states through the cache."""
-        layer, state = self._layer(layer), str(state)
-        rows = self._through(
-            "special_states", list(texts),
-            lambda todo: list(self.adapter.special_states(todo, state, layer=layer)),
-            state=state, layer=layer,
-        )
-        return np.stack(rows) if rows else np.empty((0, self.dim), dtype=np.float32)
+        return self._stack(self._rows("special_states", texts, state=str(state),
+                                      layer=self._layer(layer)))
 
     def prefix_vectors(
         self, text: str, prefix_lengths: Sequence[int], pooling: str, *, layer: Layer = "last"
     ) -> NDArray[np.floating]:
         """Prefix vectors through the cache (one entry per text and length grid)."""
-        lengths = [int(n) for n in prefix_lengths]
-        layer, pooling = self._layer(layer), str(pooling)
-        (matrix,) = self._through(
-            "prefix_vectors", [text],
-            lambda todo: [self.adapter.prefix_vectors(todo[0], lengths, pooling, layer=layer)],
-            lengths=lengths, pooling=pooling, layer=layer,
-        )
-        return matrix
+        return self.prefix_vectors_many([text], [prefix_lengths], pooling, layer=layer)[0]
 
     def prefix_vectors_many(
         self, texts: Sequence[str], prefix_lengths: Sequence[Sequence[int]], pooling: str, *,
-        layer: Layer = "last",
+        layer: Layer = "last", also: Sequence[str] = (),
     ) -> list[NDArray[np.floating]]:
-        """``prefix_vectors`` of several texts through the cache (the same entries), the missing
-        ones computed in one ``prefix_vectors_many`` call when the model has it."""
+        """``prefix_vectors`` of several texts through the cache, the missing ones computed in
+        one batch. ``also``: other poolings of the same prefixes to compute and store with them
+        (one forward pass serves them all; on remote workers, one job)."""
         texts, grids = list(texts), [[int(n) for n in g] for g in prefix_lengths]
         if len(texts) != len(grids):
             raise NormtestError(
                 f"{len(texts)} texts but {len(grids)} prefix-length lists; give one list per text"
             )
-        layer, pooling = self._layer(layer), str(pooling)
-        keys = [self._key("prefix_vectors", t, lengths=g, pooling=pooling, layer=layer)
-                for t, g in zip(texts, grids, strict=True)]
-        found = self.cache.get_many(keys)
-        todo = [i for i, k in enumerate(keys) if k not in found]
-        if todo:
-            fresh = prefix_vectors_of(self.adapter, [texts[i] for i in todo],
-                                      [grids[i] for i in todo], pooling, layer=layer)
-            new = {keys[i]: np.asarray(v) for i, v in zip(todo, fresh, strict=True)}
+        layer = self._layer(layer)
+        poolings = list(dict.fromkeys([str(pooling), *map(str, also)]))
+        keys = {p: [self._key("prefix_vectors", t, lengths=g, pooling=p, layer=layer)
+                    for t, g in zip(texts, grids, strict=True)] for p in poolings}
+        found = self.cache.get_many([k for p in poolings for k in keys[p]])
+        todo = [i for i in range(len(texts)) if any(keys[p][i] not in found for p in poolings)]
+        if todo:  # every pooling of the texts that lack one, in one batch
+            fresh = self._compute("prefix_vectors", [(texts[i], grids[i]) for i in todo],
+                                  {"poolings": poolings, "layer": layer})
+            new = {keys[p][i]: np.asarray(stacked[j]) for i, stacked in zip(todo, fresh,
+                                                                            strict=True)
+                   for j, p in enumerate(poolings)}
             self.cache.put_many(new)
             found.update(new)
-        return [found[k] for k in keys]
+        return [found[k] for k in keys[str(pooling)]]
 
     def token_logprobs(self, texts: Sequence[str]) -> list[NDArray[np.floating]]:
         """Per-token log-probabilities through the cache."""
-        return self._through("token_logprobs", list(texts),
-                             lambda todo: list(self.adapter.token_logprobs(todo)))
+        return self._rows("token_logprobs", texts)

@@ -58,9 +58,11 @@ def _parser() -> argparse.ArgumentParser:
     listing.add_argument("--suite", default="all",
                          choices=["all", *SUITES])
     audit = sub.add_parser("audit", help="audit a model against the catalogue")
-    audit.add_argument("--model", required=True,
+    audit.add_argument("--model", required=True, action="append",
                        help="embedded name, path, hub id, or module:attribute (an adapter, a "
-                            "class or a function returning one)")
+                            "class or a function returning one, or an object with encode); "
+                            "repeat it to audit several models, each into its own folder (as "
+                            "Ray tasks with --executor ray)")
     audit.add_argument("--claims", nargs="+", default=None, metavar="ID")
     audit.add_argument("--suite", default="all",
                        choices=["all", *SUITES])
@@ -173,10 +175,13 @@ def _audit(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     values = resolve(config.settings, given(args))
     for path in values["corpus"]:
-        if not Path(path).exists():
+        if not Path(path).exists() and not any(c in path for c in "*?["):  # globs: when read
             raise NormtestError(f"--corpus {path}: no such file or folder")
     _check_outputs(args)
     load_checks_of(values)
+    if len(args.model) > 1:
+        return _audit_many(args, values)
+    (args.model,) = args.model
     with progress.showing(_shows_progress(args)):
         with progress.task(f"loading {args.model}"):
             adapter = load(args.model, **load_options(args.model, values,
@@ -209,6 +214,28 @@ def _audit(args: argparse.Namespace) -> int:
 
         print()
         return gate_audit(report, adapter, settings, args.config, args.baseline, args.summary)
+    return EXIT_OK
+
+
+def _audit_many(args: argparse.Namespace, values: dict[str, Any]) -> int:
+    """Several models: each audited on its own (a Ray task each with --executor ray), its
+    answer printed and its reports written to ``--out/MODEL`` or ``reports/MODEL/REVISION``."""
+    from normtest.many import audit_models
+    from normtest.paths import default_results_dir, folder_name
+    from normtest.render.console import print_audit, stdout_console
+
+    for option in ("gate", "until_decided"):
+        if getattr(args, option):
+            raise NormtestError(f"--{option.replace('_', '-')} takes one model; run it for each")
+    with progress.showing(_shows_progress(args)):
+        reports = audit_models(args.model, values, args.claims, args.suite)
+    for report in reports:
+        name, revision = report.model["name"], report.model["revision"]
+        folder = (args.out / folder_name(name) if args.out is not None
+                  else default_results_dir(name, revision))
+        print_audit(report, stdout_console(), all_rows=args.all_rows)
+        _say_written(report, folder, args.formats)
+        print()
     return EXIT_OK
 
 

@@ -125,7 +125,12 @@ def load(name_or_path: str | os.PathLike[str], kind: str | None = None, *, cache
         return adapter
     from normtest.cache import CachedAdapter, EmbeddingCache
 
-    return CachedAdapter(adapter, EmbeddingCache(cache_dir))
+    # how a worker process loads the same model (normtest.ray_extraction): no cache there, no
+    # progress bars; the cache folder still says where SmolLM2's float32 copy lives
+    worker = {k: v for k, v in options.items() if k != "progress"}
+    recipe = (str(name_or_path), {"kind": kind, "cache_dir": None if cache_dir is None
+                                  else str(cache_dir), **worker})
+    return CachedAdapter(adapter, EmbeddingCache(cache_dir), recipe=recipe)
 
 
 def _load_uncached(target: str, kind: str | None, options: dict[str, Any],

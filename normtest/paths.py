@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["CACHE_ENV", "RESULTS_ENV", "default_cache_dir", "default_results_dir"]
+__all__ = ["CACHE_ENV", "RESULTS_ENV", "default_cache_dir", "default_results_dir", "folder_name"]
 
 CACHE_ENV = "NORMTEST_CACHE_DIR"
 RESULTS_ENV = "NORMTEST_RESULTS_DIR"
@@ -30,7 +30,7 @@ def default_cache_dir() -> Path:
         return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "normtest"
 
 
-def _safe(part: str) -> str:
+def folder_name(part: str) -> str:
     """A name or revision as one folder name: letters, digits, ``.``, ``_`` and ``-`` only."""
     cleaned = "".join(c if c.isalnum() or c in "._-" else "-" for c in part).strip(".-")
     return cleaned or "unnamed"
@@ -41,4 +41,4 @@ def default_results_dir(model: str, revision: str) -> Path:
     per model and revision, ``reports/<model>/<revision>/`` under the current folder (or under
     ``$NORMTEST_RESULTS_DIR``), so audits of two revisions never overwrite each other."""
     root = Path(os.environ.get(RESULTS_ENV) or "reports")
-    return root / _safe(model) / _safe(revision)
+    return root / folder_name(model) / folder_name(revision)

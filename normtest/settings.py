@@ -136,9 +136,18 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("scope", "which variants run: standard (last layer; raw, Zipf-centred and "
             "Zipf-whitened geometry; the default) or full (every declared variant)", "str",
             "standard", choices=("standard", "full")),
-    Setting("corpus", "text files or folders (*.txt; documents separated by blank lines) "
-            "replacing the bundled corpora for documents, sentences, PMI and KL", "paths", (),
+    Setting("corpus", "text files, folders or glob patterns (*.txt, *.txt.gz, *.txt.bz2, "
+            "*.parquet with a text column; documents separated by blank lines) replacing the "
+            "bundled corpora for documents, sentences, PMI and KL", "paths", (),
             metavar="PATH"),
+    Setting("executor", "where the heavy work runs: local (this process, the default) or ray "
+            "(embedding extraction and corpus counting as Ray work; pip install "
+            "'normtest[ray]')", "str", "local", choices=("local", "ray")),
+    Setting("ray_address", "the Ray cluster to join with --executor ray (default: a local "
+            "one, or $RAY_ADDRESS)", "str", None, metavar="ADDRESS"),
+    Setting("workers", "Ray workers (actors) for extraction and counting blocks (default: one "
+            "per CPU of the cluster; with --executor local, processes for corpus counting)",
+            "int", None, minimum=1, metavar="N"),
     Setting("checks", "claim files, folders or modules to load besides the catalogue "
             "(docs/claims.md)", "names", (), metavar="PATH_OR_MODULE", audit=False),
     Setting("kind", "how to read the model when its form does not decide it: static, "
@@ -254,6 +263,11 @@ class AuditSettings:
     scope: str = BY_NAME["scope"].default
     #: the profile the sample sizes came from (recorded in the report; it sets nothing here)
     profile: str = BY_NAME["profile"].default
+    #: how the heavy work runs (it changes no number): ``local`` or ``ray``, the cluster to
+    #: join, and how many workers (None: one per CPU)
+    executor: str = BY_NAME["executor"].default
+    ray_address: str | None = None
+    workers: int | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:

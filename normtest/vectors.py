@@ -211,15 +211,19 @@ class WordData:
         return self._norms[key]
 
     def corpus(self) -> Any:
-        """The reference corpus statistics (the user's corpus, else the Wikipedia sample)."""
+        """The reference corpus statistics: the user's corpus counted for the sample words (in
+        blocks, on the settings' executor; read from the store when counted before), else the
+        Wikipedia sample."""
         if self._corpus is None:
             from normtest import progress
-            from normtest.information import CorpusStatistics, wiki_sample
+            from normtest.information import corpus_counts, wiki_sample
 
-            corpus = self.settings.corpus
+            s = self.settings
             with progress.task("counting the reference corpus (PMI, KL)"):
-                self._corpus = (CorpusStatistics.from_files(list(corpus), split="paragraph")
-                                if corpus else wiki_sample())
+                self._corpus = (corpus_counts(list(s.corpus), self.words, split="paragraph",
+                                              executor=s.executor, workers=s.workers,
+                                              ray_address=s.ray_address)
+                                if s.corpus else wiki_sample())
         return self._corpus
 
     def information_gain(self) -> tuple[np.ndarray, np.ndarray]:
@@ -279,6 +283,8 @@ class PrefixData:
     adapter: ModelAdapter
     plans: list[Any]
     unit: str = "model tokens"
+    #: the poolings the audit will ask for (computed together with the first one asked)
+    poolings: tuple[str, ...] = ()
     _curves: dict[tuple[str, str], tuple[np.ndarray, ...]] = field(default_factory=dict)
     _growth: dict[tuple[str, str], Measurement] = field(default_factory=dict)
 
@@ -318,6 +324,8 @@ class PrefixData:
         """(lengths, squared norms, document ids, vectors) of every prefix, for one variant."""
         key = (variant["composition"], variant.get("representation", "last"))
         if key not in self._curves:
+            from normtest.cache import CachedAdapter
+
             if self.unit == "words":  # a sentence encoder: every prefix text in one call
                 from normtest.information import word_prefix
 
@@ -326,6 +334,10 @@ class PrefixData:
                 flat = text_vectors(self.adapter, texts)
                 ends = np.cumsum([p.lengths.size for p in self.plans])[:-1]
                 matrices = list(np.split(flat, ends))
+            elif isinstance(self.adapter, CachedAdapter):  # every pooling asked for at once
+                matrices = self.adapter.prefix_vectors_many(
+                    [p.document.text for p in self.plans], [p.lengths for p in self.plans],
+                    key[0], layer=as_layer(key[1]), also=self.poolings)
             else:  # encoders batch every document's prefixes by length
                 matrices = prefix_vectors_of(self.adapter, [p.document.text for p in self.plans],
                                              [p.lengths for p in self.plans], key[0],
@@ -363,7 +375,13 @@ def surprisal_model(name: str, audited: ModelAdapter) -> LogProbModel:
 
     with progress.task(f"loading the surprisal model {name}"):
         lm = _loaded_surprisal_model(name, str(default_cache_dir()))
-    return CachedAdapter(lm, audited.cache) if isinstance(audited, CachedAdapter) else lm
+    if not isinstance(audited, CachedAdapter):
+        return lm
+    cached = CachedAdapter(lm, audited.cache)
+    remote = audited.remote
+    if remote is not None and hasattr(remote, "for_model"):  # on the same workers
+        cached.remote = remote.for_model((name, {"cache_dir": str(default_cache_dir())}))
+    return cached
 
 
 @dataclass
@@ -431,6 +449,8 @@ class AuditData:
     family: str
     words: Sequence[str] | None = None
     source: Any | None = None
+    #: the poolings of the prefix claims the audit runs (see PrefixData.poolings)
+    prefix_poolings: tuple[str, ...] = ()
     _word: WordData | None = None
     _prefix: PrefixData | None = None
     _text: TextData | None = None
@@ -446,6 +466,7 @@ class AuditData:
         """The CER documents and their prefix vectors (built once)."""
         if self._prefix is None:
             self._prefix = PrefixData.build(self.adapter, self.settings, self.family)
+            self._prefix.poolings = self.prefix_poolings
         return self._prefix
 
     def text(self) -> TextData:

@@ -4,6 +4,10 @@
 - :mod:`~normtest.information.samples`: the stratified default word sample or a user's list;
 - :mod:`~normtest.information.counting`: tokens, unigram and ±h window pair counts, in chunks;
 - :mod:`~normtest.information.corpus`: corpus statistics: PMI, KL(w), the shuffled baseline;
+- :mod:`~normtest.information.readers`: corpus specs (files, folders, globs; plain, gzip,
+  bz2, Parquet) read as streams and cut into blocks;
+- :mod:`~normtest.information.scaled` and :mod:`~normtest.information.counts`: corpora at scale,
+  counted for a vocabulary in parallel blocks (local processes or Ray), merged and stored;
 - :mod:`~normtest.information.surprisal`: IC_LM(t) = −Σ log P(t_i | t_<i) from a model adapter;
 - :mod:`~normtest.information.documents`: CER documents and prefix-length grids;
 - :mod:`~normtest.information.texts`: reading files (non-UTF-8 bytes replaced and counted) and the
@@ -25,6 +29,7 @@ from normtest.information.corpus import (
     tokenize,
     wiki_sample,
 )
+from normtest.information.counts import CorpusCounts
 from normtest.information.documents import (
     Document,
     PrefixPlan,
@@ -46,12 +51,14 @@ from normtest.information.frequency import (
     opensubtitles_counts_path,
     opensubtitles_source,
 )
+from normtest.information.readers import corpus_files, iter_documents
 from normtest.information.samples import (
     WordSample,
     default_word_sample,
     stratified_word_sample,
     user_word_sample,
 )
+from normtest.information.scaled import corpus_counts, count_block, count_corpus
 from normtest.information.surprisal import (
     TextSurprisal,
     surprisal,
@@ -62,6 +69,7 @@ from normtest.information.surprisal import (
 __all__ = [
     "CDS_ALPHA",
     "DEFAULT_WINDOW",
+    "CorpusCounts",
     "CorpusStatistics",
     "CountsFileSource",
     "Document",
@@ -73,10 +81,15 @@ __all__ = [
     "WordKL",
     "WordSample",
     "WordfreqSource",
+    "corpus_counts",
     "corpus_documents",
+    "corpus_files",
+    "count_block",
+    "count_corpus",
     "default_documents",
     "default_word_sample",
     "document_sentences",
+    "iter_documents",
     "lee_corpus",
     "model_token_count",
     "opensubtitles_counts_path",

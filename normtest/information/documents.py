@@ -236,18 +236,19 @@ def corpus_documents(
 ) -> list[Document]:
     """Up to ``n`` documents of at least ``min_words`` words from the user's text files.
 
-    ``paths`` are files or folders (searched for ``*.txt``), cut into documents by ``split``
-    (default: blank-line paragraphs). Ids are ``file:index``.
+    ``paths`` is a corpus spec (:func:`~normtest.information.readers.corpus_files`: files,
+    folders, glob patterns; plain, gzip, bz2 or Parquet text), read as a stream until ``n`` are
+    found and cut into documents by ``split`` (default: blank-line paragraphs). Ids are
+    ``file:index``.
     """
-    from normtest.information.texts import read_text_file, split_documents, text_files
+    from normtest.information.readers import iter_documents
 
     if n < 1 or min_words < 1:
         raise NormtestError(f"n and min_words must be positive, got n={n}, min_words={min_words}")
     out: list[Document] = []
-    for f in text_files(paths):
-        for i, text in enumerate(split_documents(read_text_file(f).text, split)):
-            if len(text.split()) >= min_words:
-                out.append(Document(f"{f.name}:{i}", text, str(f)))
-                if len(out) == n:
-                    return out
+    for f, i, text in iter_documents(paths, split):
+        if len(text.split()) >= min_words:
+            out.append(Document(f"{f.path.name}:{i}", text, str(f.path)))
+            if len(out) == n:
+                return out
     return out

@@ -33,6 +33,7 @@ __all__ = [
     "TextFile",
     "bundled_corpus_path",
     "corpus_encoding",
+    "decode_utf8",
     "lee_texts",
     "package_version",
     "read_text_file",
@@ -109,11 +110,19 @@ def read_text_file(path: str | PathLike[str]) -> TextFile:
         if isinstance(exc, NormtestError):
             raise
         raise NormtestError(f"cannot read {p!r}: {exc}; check the file name") from None
+    text, n_bad = decode_utf8(raw)
+    return TextFile(path=p, text=text.removeprefix("\ufeff"), n_replaced_bytes=n_bad)
+
+
+def decode_utf8(raw: bytes) -> tuple[str, int]:
+    """``raw`` decoded as UTF-8 with every byte that is not UTF-8 replaced by U+FFFD, and how
+    many were replaced (a leading byte-order mark is kept: the caller drops it at a file's
+    start)."""
     text = raw.decode("utf-8", errors="surrogateescape")
     n_bad = len(_ESCAPED_BYTE.findall(text))
     if n_bad:
         text = _ESCAPED_BYTE.sub("\ufffd", text)
-    return TextFile(path=p, text=text.removeprefix("\ufeff"), n_replaced_bytes=n_bad)
+    return text, n_bad
 
 
 def text_files(
@@ -235,18 +244,40 @@ class CorpusEncoding:
         return self.n_replaced_bytes / self.n_bytes if self.n_bytes else 0.0
 
 
+def _file_encodings(paths: str | PathLike[str] | Iterable[str | PathLike[str]],
+                    pattern: str, text_column: str) -> Iterable[tuple[str, int, int]]:
+    """(file, replaced bytes, bytes) of each file: with the default pattern, of a corpus spec
+    (files, folders, globs; plain, gzip, bz2, Parquet), streamed; else of ``text_files``."""
+    if pattern != "*.txt":
+        for f in text_files(paths, pattern):
+            yield str(f), read_text_file(f).n_replaced_bytes, f.stat().st_size
+        return
+    from normtest.information.readers import FilePart, corpus_files, read_part
+
+    for cf in corpus_files(paths):
+        replaced = total = 0
+        for piece in read_part(FilePart(str(cf.path), cf.kind, text_column=text_column), "line"):
+            replaced += piece.n_replaced
+            total += piece.n_bytes
+        yield str(cf.path), replaced, total
+
+
 def corpus_encoding(paths: str | PathLike[str] | Iterable[str | PathLike[str]],
-                    pattern: str = "*.txt") -> CorpusEncoding:
+                    pattern: str = "*.txt", text_column: str = "text") -> CorpusEncoding:
     """Count the bytes of a corpus that are not UTF-8; refuse one that is mostly in another
-    encoding (more than :data:`MAX_REPLACED_SHARE` of its bytes), saying how to convert it."""
+    encoding (more than :data:`MAX_REPLACED_SHARE` of its bytes), saying how to convert it.
+
+    ``paths`` is a corpus spec (:func:`normtest.information.readers.corpus_files`: files,
+    folders, glob patterns; compressed files count their decompressed bytes) unless another
+    folder ``pattern`` than ``*.txt`` is given, which reads plain files as :func:`text_files`
+    finds them."""
     replaced = total = 0
     worst: tuple[int, str] | None = None
-    for f in text_files(paths, pattern):
-        tf = read_text_file(f)
-        replaced += tf.n_replaced_bytes
-        total += f.stat().st_size
-        if tf.n_replaced_bytes and (worst is None or tf.n_replaced_bytes > worst[0]):
-            worst = (tf.n_replaced_bytes, str(f))
+    for name, n_bad, n_bytes in _file_encodings(paths, pattern, text_column):
+        replaced += n_bad
+        total += n_bytes
+        if n_bad and (worst is None or n_bad > worst[0]):
+            worst = (n_bad, name)
     found = CorpusEncoding(replaced, total, None if worst is None else worst[1])
     if found.share > MAX_REPLACED_SHARE:
         raise NormtestError(

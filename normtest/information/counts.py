@@ -1,0 +1,346 @@
+"""Corpus counts restricted to a vocabulary: the questions an audit asks, answered exactly.
+
+:class:`CorpusCounts` holds what :mod:`normtest.information.scaled` counts: the unigram count
+c(w) and the marginal m(w) = Σ_c n(w, c) of *every* word type of the corpus, but co-occurrence
+rows n(x, ·) only for the words x of a vocabulary (the audit's sample). Memory is then bounded by
+the vocabulary (its rows) and the corpus's types (two integers each), not by the corpus's pairs.
+
+Every quantity it answers — ``count``, ``information_content``, ``kl``, ``pmi``,
+``pair_counts``, ``cooccurring_pairs`` — is computed with the same formulas, in the same order, as
+:class:`~normtest.information.corpus.CorpusStatistics` (word types are kept in order of first
+appearance, the contexts of a row in that order too), so the numbers equal the full statistics'
+bit for bit for words of the vocabulary. A question about a word outside the vocabulary that the
+corpus holds raises a NormtestError (its row was not counted); a word absent from the corpus is
+missing, as there.
+
+Stored as ``.npz`` (``allow_pickle=False``): strings as UTF-8 bytes with offsets, counts as
+integers, the description as JSON (:meth:`CorpusCounts.save`, :meth:`CorpusCounts.load`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import sparse
+
+from normtest.errors import NormtestError
+from normtest.information.corpus import (
+    PairPMI,
+    WordKL,
+    _check_alpha,
+    _check_min_count,
+    _check_pairs,
+    _readonly,
+)
+from normtest.information.frequency import InformationContent, check_words, information_content
+
+__all__ = ["FORMAT", "CorpusCounts"]
+
+#: The stored format's version (a file of another version is counted again).
+FORMAT = 1
+
+
+def _pack(words: Sequence[str]) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
+    encoded = [w.encode("utf-8") for w in words]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    return np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets
+
+
+def _unpack(blob: NDArray[np.uint8], offsets: NDArray[np.int64]) -> list[str]:
+    raw = blob.tobytes()
+    ends = offsets.tolist()
+    return [raw[a:b].decode("utf-8") for a, b in itertools.pairwise(ends)]
+
+
+class CorpusCounts:
+    """Unigram counts and marginals of every type, co-occurrence rows of a vocabulary (module
+    doc); answers as :class:`~normtest.information.corpus.CorpusStatistics` does."""
+
+    def __init__(
+        self,
+        *,
+        types: Sequence[str],
+        unigram_counts: NDArray[np.int64],
+        marginals: NDArray[np.int64],
+        rows: Sequence[str],
+        cooccurrence: sparse.csr_array,
+        window: int,
+        lang: str,
+        source: str,
+        n_documents: int,
+        n_empty_documents: int = 0,
+        n_replaced_bytes: int = 0,
+    ) -> None:
+        """Wrap merged counts: ``cooccurrence`` has one row per word of ``rows`` and one column
+        per type of ``types`` (n(x, c), columns sorted)."""
+        self._types = tuple(types)
+        self._index = {w: i for i, w in enumerate(self._types)}
+        self._unigram = _readonly(np.asarray(unigram_counts, dtype=np.int64))
+        self._marginals = _readonly(np.asarray(marginals, dtype=np.int64))
+        self._rows = tuple(rows)
+        self._row_of = {w: i for i, w in enumerate(self._rows)}
+        if cooccurrence.shape != (len(self._rows), len(self._types)):
+            raise NormtestError(f"co-occurrence rows of shape {cooccurrence.shape} do not match "
+                                f"{len(self._rows)} rows and {len(self._types)} types")
+        self._cooc = cooccurrence
+        self._cooc.data.setflags(write=False)
+        self.window = window
+        self.lang = lang
+        self.source = source
+        self.n_documents = n_documents
+        self.n_empty_documents = n_empty_documents
+        self.n_replaced_bytes = n_replaced_bytes
+
+    # -- the counts ---------------------------------------------------------------------------
+
+    @property
+    def vocabulary(self) -> tuple[str, ...]:
+        """Every word type of the corpus, in order of first appearance."""
+        return self._types
+
+    @property
+    def rows(self) -> tuple[str, ...]:
+        """The words whose co-occurrence rows were counted (sorted)."""
+        return self._rows
+
+    @property
+    def unigram_counts(self) -> NDArray[np.int64]:
+        """c(w) for every type, aligned with :attr:`vocabulary`."""
+        return self._unigram
+
+    @property
+    def marginals(self) -> NDArray[np.int64]:
+        """m(w) = Σ_c n(w, c) for every type: the window neighbours of all occurrences of w."""
+        return self._marginals
+
+    @property
+    def cooccurrence(self) -> sparse.csr_array:
+        """n(x, c): one row per word of :attr:`rows`, one column per type (int64 CSR)."""
+        return self._cooc
+
+    @property
+    def n_tokens(self) -> int:
+        """N: the number of tokens in the corpus."""
+        return int(self._unigram.sum())
+
+    @property
+    def n_pairs(self) -> int:
+        """T = Σ n(x, y): the number of ordered co-occurring position pairs."""
+        return int(self._marginals.sum())
+
+    def word_ids(self, words: Sequence[str]) -> NDArray[np.int64]:
+        """Type ids of the words (−1 for a word absent from the corpus)."""
+        return np.array([self._index.get(w, -1) for w in words], dtype=np.int64)
+
+    def count(self, word: str) -> int:
+        """c(word), 0 when absent."""
+        i = self._index.get(word, -1)
+        return int(self._unigram[i]) if i >= 0 else 0
+
+    def _row_ids(self, words: Sequence[str], ids: NDArray[np.int64]) -> NDArray[np.int64]:
+        """Row of each word present in the corpus (−1 where absent); refuses uncounted rows."""
+        rows = np.array([self._row_of.get(w, -1) for w in words], dtype=np.int64)
+        outside = [w for w, r, i in zip(words, rows, ids, strict=True) if r < 0 and i >= 0]
+        if outside:
+            raise NormtestError(
+                f"{len(outside)} words (e.g. {outside[0]!r}) are in the corpus but outside the "
+                f"vocabulary whose co-occurrences were counted ({len(self._rows)} words); count "
+                "the corpus with a vocabulary that includes them"
+            )
+        return rows
+
+    def pair_counts(self, pairs: Sequence[tuple[str, str]]) -> NDArray[np.int64]:
+        """n(x, y) of each pair (0 when never together or a word is absent); x or y must be in
+        the vocabulary (n is symmetric)."""
+        ps = _check_pairs(pairs)
+        x = self.word_ids([a for a, _ in ps])
+        y = self.word_ids([b for _, b in ps])
+        rx = np.array([self._row_of.get(a, -1) for a, _ in ps], dtype=np.int64)
+        ry = np.array([self._row_of.get(b, -1) for _, b in ps], dtype=np.int64)
+        present = (x >= 0) & (y >= 0)
+        by_x = present & (rx >= 0)
+        by_y = present & (rx < 0) & (ry >= 0)
+        if (present & (rx < 0) & (ry < 0)).any():
+            k = int(np.flatnonzero(present & (rx < 0) & (ry < 0))[0])
+            self._row_ids([ps[k][0]], x[k : k + 1])  # raises: neither word's row was counted
+        out = np.zeros(len(ps), dtype=np.int64)
+        if by_x.any():
+            out[by_x] = np.asarray(self._cooc[rx[by_x], y[by_x]]).ravel()
+        if by_y.any():
+            out[by_y] = np.asarray(self._cooc[ry[by_y], x[by_y]]).ravel()
+        return out
+
+    def __repr__(self) -> str:
+        return (
+            f"CorpusCounts({self.source}: {self.n_documents} documents, {self.n_tokens} tokens, "
+            f"{len(self._types)} types, {len(self._rows)} rows, window ±{self.window})"
+        )
+
+    # -- information quantities (the formulas of CorpusStatistics, in its order) ---------------
+
+    def information_content(self, words: Sequence[str]) -> InformationContent:
+        """Corpus IC(w) = −log(c(w)/N) in nats; absent words are missing."""
+        ws = check_words(words)
+        c = np.array([self.count(w) for w in ws], dtype=np.float64)
+        return information_content(c / self.n_tokens, ws, f"{self.source} unigram counts")
+
+    def context_distribution(self, smoothing_alpha: float | None = None) -> NDArray[np.float64]:
+        """P_α(c) = m(c)^α / Σ m^α over every type (α = None: m(c)/T)."""
+        alpha = _check_alpha(smoothing_alpha)
+        m = self._marginals.astype(np.float64)
+        if alpha is not None:
+            m = np.where(m > 0, m**alpha, 0.0)
+        total = m.sum()
+        return m / total if total > 0 else m
+
+    def _log_context(self, alpha: float | None) -> NDArray[np.float64]:
+        p = self.context_distribution(alpha)
+        with np.errstate(divide="ignore"):
+            return np.log(p)
+
+    def pmi(self, pairs: Sequence[tuple[str, str]], *, smoothing_alpha: float | None = None,
+            min_count: int = 1) -> PairPMI:
+        """PMI(x,y) = log P(x,y) − log P(x) − log P_α(y) of pairs seen ≥ ``min_count`` times."""
+        alpha = _check_alpha(smoothing_alpha)
+        min_count = _check_min_count(min_count)
+        ps = _check_pairs(pairs)
+        x = self.word_ids([a for a, _ in ps])
+        y = self.word_ids([b for _, b in ps])
+        n = self.pair_counts(ps)
+        absent = (x < 0) | (y < 0)
+        keep = ~absent & (n >= min_count)
+        t = float(self.n_pairs)
+        log_p_xy = np.log(n[keep] / t)
+        log_p_x = np.log(self._marginals[x[keep]] / t)
+        log_p_y = self._log_context(alpha)[y[keep]]
+        return PairPMI(
+            pairs=tuple(p for p, k in zip(ps, keep, strict=True) if k),
+            values=log_p_xy - log_p_x - log_p_y,
+            counts=n[keep],
+            missing=tuple(p for p, k in zip(ps, keep, strict=True) if not k),
+            n_absent=int(absent.sum()),
+            n_rare=int((~absent & ~keep).sum()),
+            smoothing_alpha=alpha,
+            min_count=min_count,
+            source=self.source,
+        )
+
+    def kl(self, words: Sequence[str], *, smoothing_alpha: float | None = None) -> WordKL:
+        """KL_α(w) = Σ_c P(c|w) log(P(c|w)/P_α(c)) in nats; words without contexts are missing."""
+        alpha = _check_alpha(smoothing_alpha)
+        ws = check_words(words)
+        ids = self.word_ids(ws)
+        rows = self._row_ids(ws, ids)
+        known = ids >= 0
+        known[known] = self._marginals[ids[known]] > 0
+        ids_of, rows_of = ids[known], rows[known]
+        sub = self._cooc[rows_of]  # CSR rows of the kept words, in order
+        row = np.repeat(np.arange(len(rows_of)), np.diff(sub.indptr))
+        p_cw = sub.data / self._marginals[ids_of][row].astype(np.float64)
+        terms = p_cw * (np.log(p_cw) - self._log_context(alpha)[sub.indices])
+        values = np.bincount(row, weights=terms, minlength=len(rows_of)).astype(np.float64)
+        return WordKL(
+            words=tuple(w for w, k in zip(ws, known, strict=True) if k),
+            values=values,
+            counts=self._unigram[ids_of].copy(),
+            missing=tuple(w for w, k in zip(ws, known, strict=True) if not k),
+            smoothing_alpha=alpha,
+            source=self.source,
+        )
+
+    def cooccurring_pairs(self, words: Sequence[str] | None = None, *,
+                          min_count: int = 5) -> list[tuple[str, str]]:
+        """Distinct pairs (x, y), x before y alphabetically, of ``words`` (default: the whole
+        vocabulary) seen together ≥ ``min_count`` times."""
+        min_count = _check_min_count(min_count)
+        ws = list(self._rows) if words is None else check_words(words)
+        ids = self.word_ids(ws)
+        rows = self._row_ids(ws, ids)
+        present = ids >= 0
+        ids, rows = ids[present], rows[present]
+        mask = np.zeros(len(self._types), dtype=bool)
+        mask[ids] = True
+        c = self._cooc
+        row_index = np.repeat(np.arange(c.shape[0]), np.diff(c.indptr))
+        row_type = np.full(c.shape[0], -1, dtype=np.int64)
+        row_type[rows] = ids
+        chosen = np.zeros(c.shape[0], dtype=bool)
+        chosen[rows] = True
+        keep = ((c.data >= min_count) & chosen[row_index] & mask[c.indices]
+                & (row_type[row_index] != c.indices))
+        voc = self._types
+        found: set[tuple[str, str]] = set()
+        for a, b in zip(row_type[row_index[keep]].tolist(), c.indices[keep].tolist(),
+                        strict=True):
+            x, y = voc[a], voc[b]
+            found.add((x, y) if x <= y else (y, x))
+        return sorted(found)
+
+    # -- storage -------------------------------------------------------------------------------
+
+    def save(self, path: str | os.PathLike[str], key: dict[str, Any] | None = None) -> None:
+        """Write the counts to ``path`` (``.npz``, no pickles) atomically: a temporary file in
+        the same folder, then ``os.replace``."""
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        c = self._cooc
+        meta = {"format": FORMAT, "window": self.window, "lang": self.lang,
+                "source": self.source, "n_documents": self.n_documents,
+                "n_empty_documents": self.n_empty_documents,
+                "n_replaced_bytes": self.n_replaced_bytes, "key": key or {}}
+        types_blob, types_offsets = _pack(self._types)
+        rows_blob, rows_offsets = _pack(self._rows)
+        index_type = np.int32 if len(self._types) < 2**31 else np.int64
+        data_type = np.uint32 if c.data.size == 0 or c.data.max() < 2**32 else np.int64
+        arrays = {
+            "meta": np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8),
+            "types_blob": types_blob, "types_offsets": types_offsets,
+            "rows_blob": rows_blob, "rows_offsets": rows_offsets,
+            "unigram": self._unigram, "marginals": self._marginals,
+            "indptr": c.indptr.astype(np.int64), "indices": c.indices.astype(index_type),
+            "data": c.data.astype(data_type),
+        }
+        fd, tmp = tempfile.mkstemp(prefix=target.name + ".", suffix=".tmp", dir=target.parent)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                np.savez(out, **arrays)
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> tuple[CorpusCounts, dict[str, Any]]:
+        """Counts written by :meth:`save`, and the key stored with them (NormtestError when the
+        file is not such counts)."""
+        try:
+            with np.load(Path(path), allow_pickle=False) as z:
+                meta = json.loads(z["meta"].tobytes().decode("utf-8"))
+                if meta.get("format") != FORMAT:
+                    raise NormtestError(f"{path} holds counts of format {meta.get('format')}")
+                types = _unpack(z["types_blob"], z["types_offsets"])
+                rows = _unpack(z["rows_blob"], z["rows_offsets"])
+                matrix = sparse.csr_array(
+                    (z["data"].astype(np.int64), z["indices"].astype(np.int32
+                     if len(types) < 2**31 else np.int64), z["indptr"]),
+                    shape=(len(rows), len(types)))
+                counts = cls(types=types, unigram_counts=z["unigram"],
+                             marginals=z["marginals"], rows=rows, cooccurrence=matrix,
+                             window=int(meta["window"]), lang=str(meta["lang"]),
+                             source=str(meta["source"]), n_documents=int(meta["n_documents"]),
+                             n_empty_documents=int(meta["n_empty_documents"]),
+                             n_replaced_bytes=int(meta["n_replaced_bytes"]))
+        except NormtestError:
+            raise
+        except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+            raise NormtestError(f"{path} is not stored corpus counts: {exc}") from None
+        return counts, dict(meta.get("key") or {})

@@ -1,0 +1,87 @@
+"""Audits on Ray: the same report as a local audit, the cache shared, several models as tasks,
+and a clear message where Ray is missing. A local cluster is started here (two CPUs, no
+dashboard) and stopped at the end of the module."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import normtest
+from normtest.audit import run_audit
+from normtest.cli import EXIT_USAGE, main
+from normtest.errors import NormtestError
+from normtest.report import Report
+from normtest.settings import AuditSettings
+
+SMALL = {"words": 300, "documents": 16, "resamples": 200}
+#: the word and CER suites of MiniLM (word claims on 300 words, CER on 16 documents)
+CLAIMS = ["word.norm_ic", "word.norm_ic.multitoken", "cer.monotone", "cer.linear",
+          "cer.fixed_point"]
+
+
+@pytest.fixture(scope="module")
+def ray_cluster() -> Any:
+    ray = pytest.importorskip("ray", reason="the ray extra is not installed")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
+def _same(a: Report, b: Report) -> None:
+    """Every row of the two reports agrees: verdict, estimate, interval, adjusted p-values."""
+    assert [r.id for r in a.results] == [r.id for r in b.results]
+    for x, y in zip(a.results, b.results, strict=True):
+        assert (x.verdict, x.estimate, x.ci, x.p_adjusted, x.p_fail_adjusted) == \
+            (y.verdict, y.estimate, y.ci, y.p_adjusted, y.p_fail_adjusted), x.id
+
+
+def test_a_ray_audit_of_minilm_equals_the_local_one_and_shares_its_cache(
+        ray_cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    local = run_audit(normtest.load("minilm-l6", cache_dir=tmp_path / "local", progress=False),
+                      claim_ids=CLAIMS, settings=AuditSettings(**SMALL))
+    on_ray = normtest.load("minilm-l6", cache_dir=tmp_path / "ray", progress=False)
+    remote = run_audit(on_ray, claim_ids=CLAIMS,
+                       settings=AuditSettings(**SMALL, executor="ray", workers=2))
+    assert on_ray.remote is not None  # the misses went to the actors
+    _same(local, remote)
+    # the Ray run filled its cache: a local audit on it computes nothing and agrees
+    def no_model(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a vector was computed although the cache holds every one")
+
+    monkeypatch.setattr("normtest.cache.compute_items", no_model)
+    again = run_audit(normtest.load("minilm-l6", cache_dir=tmp_path / "ray", progress=False),
+                      claim_ids=CLAIMS, settings=AuditSettings(**SMALL))
+    _same(local, again)
+
+
+def test_several_models_are_audited_as_ray_tasks(
+        ray_cluster: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["audit", "--model", "glove-6b-50d", "--model", "minilm-l6", "--claims",
+            "word.norm_ic", "--words", "300", "--resamples", "200", "--out", str(tmp_path),
+            "--format", "json"]
+    assert main([*args, "--executor", "ray"]) == 0
+    assert main([*args, "--out", str(tmp_path / "local")]) == 0
+    out = capsys.readouterr().out
+    assert out.count("Does the model behave as the paper says?") == 4
+    for name in ("glove-6b-50d", "minilm-l6"):
+        _same(Report.read(tmp_path / name / "report.json"),
+              Report.read(tmp_path / "local" / name / "report.json"))
+
+
+def test_without_ray_the_message_names_the_extra(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray now fails, as when not installed
+    code = main(["audit", "--model", "glove-6b-50d", "--claims", "word.norm_ic", "--words",
+                 "200", "--resamples", "200", "--executor", "ray", "--format", "json"])
+    assert code == EXIT_USAGE
+    assert "pip install 'normtest[ray]'" in capsys.readouterr().err
+
+
+def test_a_model_that_workers_cannot_load_is_refused_on_ray(ray_cluster: Any) -> None:
+    with pytest.raises(NormtestError, match="loaded by name or path"):
+        run_audit(normtest.load("glove-6b-50d", cache=False), claim_ids=["word.norm_ic"],
+                  settings=AuditSettings(words=200, resamples=200, executor="ray"))
