@@ -102,6 +102,8 @@ class RayExtraction:
         available = ray.cluster_resources().get("GPU" if gpus else "CPU", 1)
         actors = max(1, min(self.workers or int(available), int(available) or 1, len(items)))
         batch = max(MIN_BATCH, min(MAX_BATCH, -(-len(items) // (actors * 2))))
+        blocks = -(-len(items) // batch)  # a block goes to one actor: one block per batch
+        actors = min(actors, blocks)  # no actor started that would have nothing to do
         rows = [{"i": i, "item": json.dumps(item)} for i, item in enumerate(items)]
         # the recipe travels with the class (no constructor arguments in the object store)
         extractor = type("Extractor", (_Extractor,), {"recipe": self.recipe})
@@ -109,7 +111,6 @@ class RayExtraction:
             warnings.simplefilter("ignore", DeprecationWarning)
             # an actor that dies is not restarted (the job fails and says so): Ray would log an
             # error line on the terminal for every actor it could restart
-            blocks = -(-len(rows) // batch)  # a block goes to one actor: one block per batch
             done = unwrap(ray, lambda: ray.data.from_items(rows, override_num_blocks=blocks)
                           .map_batches(
                 extractor, fn_kwargs={"method": method, "params": params}, batch_size=batch,

@@ -85,3 +85,18 @@ def test_a_model_that_workers_cannot_load_is_refused_on_ray(ray_cluster: Any) ->
     with pytest.raises(NormtestError, match="loaded by name or path"):
         run_audit(normtest.load("glove-6b-50d", cache=False), claim_ids=["word.norm_ic"],
                   settings=AuditSettings(words=200, resamples=200, executor="ray"))
+
+
+def test_the_pytest_plugin_runs_on_ray(ray_cluster: Any, pytester: pytest.Pytester) -> None:
+    import normtest.checks
+
+    checks = Path(normtest.checks.__file__).parent
+    result = pytester.runpytest(str(checks), "-p", "no:cacheprovider", "--normtest-model",
+                                "glove-6b-50d", "--normtest-claims", "word.norm_ic",
+                                "--normtest-words", "300", "--normtest-resamples", "200",
+                                "--normtest-executor", "ray")
+    # GloVe's confirmatory row: Zipf-whitened norms track IC (the paper's positive control)
+    result.assert_outcomes(passed=1)
+
+
+pytest_plugins = ["pytester"]
