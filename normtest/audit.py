@@ -156,15 +156,17 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
     data = AuditData(adapter, settings, family, words, source)
     states = tuple(getattr(adapter, "states", ()))
     results: list[Result] = []
-    runnable = [c for c in chosen if skip_reason(c, adapter) is None]
+    skipped = {c.id: skip_reason(c, adapter) for c in chosen}
+    planned = {c.id: variants(c, family, states, settings.scope) for c in chosen
+               if skipped[c.id] is None}
     # every pooling of the prefix claims, computed together (one pass; one job on Ray)
     data.prefix_poolings = tuple(dict.fromkeys(
-        v["composition"] for c in runnable if c.data == "prefixes"
-        for v in variants(c, family, states, settings.scope)))
-    total = sum(len(variants(c, family, states, settings.scope)) for c in runnable)
+        v["composition"] for c in chosen if c.id in planned and c.data == "prefixes"
+        for v in planned[c.id]))
+    total = sum(len(v) for v in planned.values())
     with progress.task("measuring claims", total=total, unit="rows") as bar:
         for claim in chosen:
-            reason = skip_reason(claim, adapter)
+            reason = skipped[claim.id]
             if reason is not None:
                 results.append(Result(Verdict.SKIPPED, reason, claim=claim.id,
                                       criterion=claim.criterion, hypothesis=claim.hypothesis))

@@ -8,7 +8,7 @@ once). A Ray task's report is the report a local audit gives: the same code runs
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from normtest.report import Report
@@ -36,28 +36,15 @@ def _audit_json(spec: str, values: Mapping[str, Any], claims: Sequence[str] | No
 
 
 def audit_models(specs: Sequence[str], values: Mapping[str, Any],
-                 claims: Sequence[str] | None = None, suite: str = "all",
-                 on_report: Callable[[str, Report], None] | None = None) -> list[Report]:
-    """Audit each model of ``specs``: one after the other, or as Ray tasks when
-    ``values["executor"] == "ray"``. ``on_report(spec, report)`` is called for each, in the
-    order given, as soon as its report is in."""
+                 claims: Sequence[str] | None = None, suite: str = "all") -> list[Report]:
+    """Audit each model of ``specs`` (reports in the order given): one after the other, or as
+    Ray tasks when ``values["executor"] == "ray"``."""
     chosen = list(claims) if claims else None
-    reports = []
-    if values.get("executor") == "ray":
-        from normtest.ray_extraction import connect, unwrap
+    if values.get("executor") != "ray":
+        return [audit_one(spec, values, chosen, suite) for spec in specs]
+    from normtest.ray_extraction import connect, unwrap
 
-        ray = connect(values.get("ray_address"), values.get("workers"))
-        task = ray.remote(num_cpus=1)(_audit_json)
-        futures = [task.remote(spec, dict(values), chosen, suite) for spec in specs]
-        for spec, future in zip(specs, futures, strict=True):
-            report = Report.from_json(unwrap(ray, lambda f=future: ray.get(f)))
-            if on_report is not None:
-                on_report(spec, report)
-            reports.append(report)
-        return reports
-    for spec in specs:
-        report = audit_one(spec, values, chosen, suite)
-        if on_report is not None:
-            on_report(spec, report)
-        reports.append(report)
-    return reports
+    ray = connect(values.get("ray_address"), values.get("workers"))
+    task = ray.remote(num_cpus=1)(_audit_json)
+    futures = [task.remote(spec, dict(values), chosen, suite) for spec in specs]
+    return [Report.from_json(unwrap(ray, lambda f=future: ray.get(f))) for future in futures]

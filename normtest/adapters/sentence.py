@@ -71,7 +71,37 @@ def _as_matrix(value: Any, rows: int, name: str) -> NDArray[np.float32]:
     return matrix
 
 
-class EncodeAdapter:
+class _TextEncoder:
+    """What every sentence encoder here is: a name, a revision (the cache key), text vectors
+    only, and its one pooling as its ``states``."""
+
+    _name: str
+    _revision: str
+    _pooling: str = "pooled"
+
+    @property
+    def name(self) -> str:
+        """Model name used in results."""
+        return self._name
+
+    @property
+    def revision(self) -> str:
+        """What keys the embedding cache."""
+        return self._revision
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """Text vectors only."""
+        return frozenset({Capability.TEXT_VECTORS})
+
+    @property
+    def states(self) -> tuple[str, ...]:
+        """``(pooling,)``: the model's own pooling, its one composition (``pooled`` when not
+        known)."""
+        return (self._pooling,)
+
+
+class EncodeAdapter(_TextEncoder):
     """Any object with ``encode(list[str])`` as a sentence encoder (``Capability.TEXT_VECTORS``).
 
     ``pooling`` names the model's pooling (read from a ``SentenceTransformer``'s ``Pooling``
@@ -107,26 +137,6 @@ class EncodeAdapter:
         self._pooling = pooling or (own_pooling if isinstance(own_pooling, str) and own_pooling
                                     else "pooled")
         self._dim: int | None = None
-
-    @property
-    def name(self) -> str:
-        """Model name used in results."""
-        return self._name
-
-    @property
-    def revision(self) -> str:
-        """What keys the cache (see the class doc)."""
-        return self._revision
-
-    @property
-    def capabilities(self) -> frozenset[Capability]:
-        """Text vectors only."""
-        return frozenset({Capability.TEXT_VECTORS})
-
-    @property
-    def states(self) -> tuple[str, ...]:
-        """``(pooling,)``: the model's own pooling, its one composition."""
-        return (self._pooling,)
 
     @property
     def dim(self) -> int:
@@ -235,7 +245,7 @@ def pool(batch: TokenBatch, mode: str) -> NDArray[np.float32]:
     return np.asarray(rows, dtype=np.float32)
 
 
-class PooledEncoder:
+class PooledEncoder(_TextEncoder):
     """A sentence-transformers folder read through transformers alone: the folder's encoder
     (:class:`~normtest.adapters.encoder.EncoderAdapter`, every safety check included) and its
     pooling over all token states, special tokens included (what sentence-transformers pools).
@@ -247,29 +257,10 @@ class PooledEncoder:
             raise NormtestError(f"pooling {pooling!r} needs sentence-transformers: pip install "
                                 "sentence-transformers")
         self._encoder = encoder
+        self._name = str(encoder.name)
         self._pooling = pooling
         self._revision = revision
         self._max_seq_length = max_seq_length
-
-    @property
-    def name(self) -> str:
-        """The folder's name."""
-        return str(self._encoder.name)
-
-    @property
-    def revision(self) -> str:
-        """The folder's hash, dtype and reading."""
-        return self._revision
-
-    @property
-    def capabilities(self) -> frozenset[Capability]:
-        """Text vectors only (the folder is audited as it is shipped: pooled)."""
-        return frozenset({Capability.TEXT_VECTORS})
-
-    @property
-    def states(self) -> tuple[str, ...]:
-        """``(pooling,)``."""
-        return (self._pooling,)
 
     @property
     def dim(self) -> int:
@@ -301,7 +292,7 @@ class PooledEncoder:
         return pool(batch, self._pooling)
 
 
-class PrecomputedTexts:
+class PrecomputedTexts(_TextEncoder):
     """Text vectors computed elsewhere, keyed by the exact text: a sentence encoder that knows
     only its own ``texts`` (the text claim runs on them; the word and prefix claims are skipped)."""
 
@@ -312,26 +303,6 @@ class PrecomputedTexts:
         self.vectors = np.asarray(vectors, dtype=np.float32)
         self._row = {t: i for i, t in reversed(list(enumerate(texts)))}
         self.texts: list[str] = list(dict.fromkeys(texts))
-
-    @property
-    def name(self) -> str:
-        """Model name used in results."""
-        return self._name
-
-    @property
-    def revision(self) -> str:
-        """SHA-256 of the file."""
-        return self._revision
-
-    @property
-    def capabilities(self) -> frozenset[Capability]:
-        """Text vectors only."""
-        return frozenset({Capability.TEXT_VECTORS})
-
-    @property
-    def states(self) -> tuple[str, ...]:
-        """How the vectors were pooled is not known: ``pooled``."""
-        return ("pooled",)
 
     @property
     def dim(self) -> int:

@@ -134,7 +134,124 @@ def _readonly(a: NDArray[Any]) -> NDArray[Any]:
     return a
 
 
-class CorpusStatistics:
+class _Quantities:
+    """The information quantities of window counts — IC, the context distribution, PMI and KL —
+    written once for :class:`CorpusStatistics` (every row counted) and
+    :class:`~normtest.information.counts.CorpusCounts` (the rows of a vocabulary). A subclass
+    holds ``_index`` (type → id), ``_unigram``, ``_marginals`` (per type), ``_cooc`` (the rows),
+    ``source``, and says where a word's row is (:meth:`_context_rows`) and what a pair counts
+    (``pair_counts``)."""
+
+    _index: dict[str, int]
+    _unigram: NDArray[np.int64]
+    _marginals: NDArray[np.int64]
+    _cooc: sparse.csr_array
+    source: str
+
+    def pair_counts(self, pairs: Sequence[tuple[str, str]]) -> NDArray[np.int64]:
+        """n(x, y) of each pair (0 when never together or a word is absent)."""
+        raise NotImplementedError
+
+    def _context_rows(self, words: Sequence[str], ids: NDArray[np.int64]) -> NDArray[np.int64]:
+        """The row of ``_cooc`` of each word (its type id where every row is counted)."""
+        return ids
+
+    @property
+    def n_tokens(self) -> int:
+        """N: the number of tokens in the corpus."""
+        return int(self._unigram.sum())
+
+    @property
+    def n_pairs(self) -> int:
+        """T = Σ n(x, y): the number of ordered co-occurring position pairs."""
+        return int(self._marginals.sum())
+
+    def word_ids(self, words: Sequence[str]) -> NDArray[np.int64]:
+        """Vocabulary ids of the words (−1 for a word absent from the corpus)."""
+        return np.array([self._index.get(w, -1) for w in words], dtype=np.int64)
+
+    def count(self, word: str) -> int:
+        """c(word), 0 when absent."""
+        i = self._index.get(word, -1)
+        return int(self._unigram[i]) if i >= 0 else 0
+
+    def information_content(self, words: Sequence[str]) -> InformationContent:
+        """Corpus IC(w) = −log(c(w)/N) in nats; absent words are missing."""
+        ws = check_words(words)
+        c = np.array([self.count(w) for w in ws], dtype=np.float64)
+        return information_content(c / self.n_tokens, ws, f"{self.source} unigram counts")
+
+    def context_distribution(self, smoothing_alpha: float | None = None) -> NDArray[np.float64]:
+        """P_α(c) = m(c)^α / Σ m^α over the vocabulary (α = None: m(c)/T)."""
+        alpha = _check_alpha(smoothing_alpha)
+        m = self._marginals.astype(np.float64)
+        if alpha is not None:
+            m = np.where(m > 0, m**alpha, 0.0)
+        total = m.sum()
+        return m / total if total > 0 else m
+
+    def _log_context(self, alpha: float | None) -> NDArray[np.float64]:
+        p = self.context_distribution(alpha)
+        with np.errstate(divide="ignore"):
+            return np.log(p)
+
+    def pmi(
+        self,
+        pairs: Sequence[tuple[str, str]],
+        *,
+        smoothing_alpha: float | None = None,
+        min_count: int = 1,
+    ) -> PairPMI:
+        """PMI(x,y) = log P(x,y) − log P(x) − log P_α(y) of pairs seen ≥ ``min_count`` times."""
+        alpha = _check_alpha(smoothing_alpha)
+        min_count = _check_min_count(min_count)
+        ps = _check_pairs(pairs)
+        x = self.word_ids([a for a, _ in ps])
+        y = self.word_ids([b for _, b in ps])
+        n = self.pair_counts(ps)
+        absent = (x < 0) | (y < 0)
+        keep = ~absent & (n >= min_count)
+        t = float(self.n_pairs)
+        log_p_xy = np.log(n[keep] / t)
+        log_p_x = np.log(self._marginals[x[keep]] / t)
+        log_p_y = self._log_context(alpha)[y[keep]]
+        return PairPMI(
+            pairs=tuple(p for p, k in zip(ps, keep, strict=True) if k),
+            values=log_p_xy - log_p_x - log_p_y,
+            counts=n[keep],
+            missing=tuple(p for p, k in zip(ps, keep, strict=True) if not k),
+            n_absent=int(absent.sum()),
+            n_rare=int((~absent & ~keep).sum()),
+            smoothing_alpha=alpha,
+            min_count=min_count,
+            source=self.source,
+        )
+
+    def kl(self, words: Sequence[str], *, smoothing_alpha: float | None = None) -> WordKL:
+        """KL_α(w) = Σ_c P(c|w) log(P(c|w)/P_α(c)) in nats; words without contexts are missing."""
+        alpha = _check_alpha(smoothing_alpha)
+        ws = check_words(words)
+        ids = self.word_ids(ws)
+        rows = self._context_rows(ws, ids)
+        known = ids >= 0
+        known[known] = self._marginals[ids[known]] > 0
+        ids_of, rows_of = ids[known], rows[known]
+        sub = self._cooc[rows_of]  # CSR rows of the kept words, in order
+        row = np.repeat(np.arange(len(rows_of)), np.diff(sub.indptr))
+        p_cw = sub.data / self._marginals[ids_of][row].astype(np.float64)
+        terms = p_cw * (np.log(p_cw) - self._log_context(alpha)[sub.indices])
+        values = np.bincount(row, weights=terms, minlength=len(rows_of)).astype(np.float64)
+        return WordKL(
+            words=tuple(w for w, k in zip(ws, known, strict=True) if k),
+            values=values,
+            counts=self._unigram[ids_of].copy(),
+            missing=tuple(w for w, k in zip(ws, known, strict=True) if not k),
+            smoothing_alpha=alpha,
+            source=self.source,
+        )
+
+
+class CorpusStatistics(_Quantities):
     """Unigram and ±h window co-occurrence counts of a corpus, with PMI and KL (module doc)."""
 
     def __init__(
@@ -295,25 +412,6 @@ class CorpusStatistics:
         """m(x) = Σ_y n(x, y): the window neighbours of all occurrences of x."""
         return self._marginals
 
-    @property
-    def n_tokens(self) -> int:
-        """N: the number of tokens in the corpus."""
-        return int(self._unigram.sum())
-
-    @property
-    def n_pairs(self) -> int:
-        """T = Σ n(x, y): the number of ordered co-occurring position pairs."""
-        return int(self._marginals.sum())
-
-    def word_ids(self, words: Sequence[str]) -> NDArray[np.int64]:
-        """Vocabulary ids of the words (−1 for a word absent from the corpus)."""
-        return np.array([self._index.get(w, -1) for w in words], dtype=np.int64)
-
-    def count(self, word: str) -> int:
-        """c(word), 0 when absent."""
-        i = self._index.get(word, -1)
-        return int(self._unigram[i]) if i >= 0 else 0
-
     def pair_counts(self, pairs: Sequence[tuple[str, str]]) -> NDArray[np.int64]:
         """n(x, y) of each pair (0 when never together or a word is absent)."""
         ps = _check_pairs(pairs)
@@ -333,58 +431,6 @@ class CorpusStatistics:
 
     # -- information quantities --------------------------------------------------------------
 
-    def information_content(self, words: Sequence[str]) -> InformationContent:
-        """Corpus IC(w) = −log(c(w)/N) in nats; absent words are missing."""
-        ws = check_words(words)
-        c = np.array([self.count(w) for w in ws], dtype=np.float64)
-        return information_content(c / self.n_tokens, ws, f"{self.source} unigram counts")
-
-    def context_distribution(self, smoothing_alpha: float | None = None) -> NDArray[np.float64]:
-        """P_α(c) = m(c)^α / Σ m^α over the vocabulary (α = None: m(c)/T)."""
-        alpha = _check_alpha(smoothing_alpha)
-        m = self._marginals.astype(np.float64)
-        if alpha is not None:
-            m = np.where(m > 0, m**alpha, 0.0)
-        total = m.sum()
-        return m / total if total > 0 else m
-
-    def _log_context(self, alpha: float | None) -> NDArray[np.float64]:
-        p = self.context_distribution(alpha)
-        with np.errstate(divide="ignore"):
-            return np.log(p)
-
-    def pmi(
-        self,
-        pairs: Sequence[tuple[str, str]],
-        *,
-        smoothing_alpha: float | None = None,
-        min_count: int = 1,
-    ) -> PairPMI:
-        """PMI(x,y) = log P(x,y) − log P(x) − log P_α(y) of pairs seen ≥ ``min_count`` times."""
-        alpha = _check_alpha(smoothing_alpha)
-        min_count = _check_min_count(min_count)
-        ps = _check_pairs(pairs)
-        x = self.word_ids([a for a, _ in ps])
-        y = self.word_ids([b for _, b in ps])
-        n = self.pair_counts(ps)
-        absent = (x < 0) | (y < 0)
-        keep = ~absent & (n >= min_count)
-        t = float(self.n_pairs)
-        log_p_xy = np.log(n[keep] / t)
-        log_p_x = np.log(self._marginals[x[keep]] / t)
-        log_p_y = self._log_context(alpha)[y[keep]]
-        return PairPMI(
-            pairs=tuple(p for p, k in zip(ps, keep, strict=True) if k),
-            values=log_p_xy - log_p_x - log_p_y,
-            counts=n[keep],
-            missing=tuple(p for p, k in zip(ps, keep, strict=True) if not k),
-            n_absent=int(absent.sum()),
-            n_rare=int((~absent & ~keep).sum()),
-            smoothing_alpha=alpha,
-            min_count=min_count,
-            source=self.source,
-        )
-
     def pmi_matrix(
         self, *, smoothing_alpha: float | None = None, min_count: int = 1
     ) -> sparse.csr_array:
@@ -401,28 +447,6 @@ class CorpusStatistics:
         t = float(self.n_pairs)
         vals = np.log(n / t) - np.log(self._marginals[r] / t) - self._log_context(alpha)[k]
         return sparse.csr_array((vals, (r, k)), shape=c.shape)
-
-    def kl(self, words: Sequence[str], *, smoothing_alpha: float | None = None) -> WordKL:
-        """KL_α(w) = Σ_c P(c|w) log(P(c|w)/P_α(c)) in nats; words without contexts are missing."""
-        alpha = _check_alpha(smoothing_alpha)
-        ws = check_words(words)
-        ids = self.word_ids(ws)
-        known = ids >= 0
-        known[known] = self._marginals[ids[known]] > 0
-        rows_of = ids[known]
-        sub = self._cooc[rows_of]  # CSR rows of the kept words, in order
-        row = np.repeat(np.arange(len(rows_of)), np.diff(sub.indptr))
-        p_cw = sub.data / self._marginals[rows_of][row].astype(np.float64)
-        terms = p_cw * (np.log(p_cw) - self._log_context(alpha)[sub.indices])
-        values = np.bincount(row, weights=terms, minlength=len(rows_of)).astype(np.float64)
-        return WordKL(
-            words=tuple(w for w, k in zip(ws, known, strict=True) if k),
-            values=values,
-            counts=self._unigram[ids[known]].copy(),
-            missing=tuple(w for w, k in zip(ws, known, strict=True) if not k),
-            smoothing_alpha=alpha,
-            source=self.source,
-        )
 
     def cooccurring_pairs(
         self, words: Sequence[str] | None = None, *, min_count: int = 5

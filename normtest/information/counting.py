@@ -123,6 +123,15 @@ class _PairAccumulator:
         return out
 
 
+def assign_ids(vocab: dict[str, int],
+               tokens: Sequence[str]) -> tuple[list[str], NDArray[np.int64]]:
+    """Give the words of ``tokens`` new to ``vocab`` the next ids (in order of appearance) and
+    return them with every token's id: one hash lookup per token (never per pair), in C."""
+    new = [w for w in dict.fromkeys(tokens) if w not in vocab]
+    vocab.update(zip(new, range(len(vocab), len(vocab) + len(new)), strict=True))
+    return new, np.fromiter(map(vocab.__getitem__, tokens), dtype=np.int64, count=len(tokens))
+
+
 class _StreamCounter:
     """Streams tokenised documents into ids, unigram counts and window pair counts."""
 
@@ -154,12 +163,8 @@ class _StreamCounter:
         """Map the queued tokens to ids (new words get the next ids) and count them."""
         if not self._buffer:
             return
-        vocab, tokens = self.vocab, self._buffer
-        # one hash lookup per token (never per pair), in C: new words in order of appearance,
-        # then every token's id
-        new = [w for w in dict.fromkeys(tokens) if w not in vocab]
-        vocab.update(zip(new, range(len(vocab), len(vocab) + len(new)), strict=True))
-        ids = np.fromiter(map(vocab.__getitem__, tokens), dtype=np.int64, count=len(tokens))
+        vocab = self.vocab
+        _, ids = assign_ids(vocab, self._buffer)
         lengths = np.array(self._buffer_lengths, dtype=np.int64)
         self._buffer, self._buffer_lengths = [], []
         self.count_ids(ids, lengths, len(vocab))

@@ -33,14 +33,12 @@ from scipy import sparse
 
 from normtest.errors import NormtestError
 from normtest.information.corpus import (
-    PairPMI,
-    WordKL,
-    _check_alpha,
     _check_min_count,
     _check_pairs,
+    _Quantities,
     _readonly,
 )
-from normtest.information.frequency import InformationContent, check_words, information_content
+from normtest.information.frequency import check_words
 
 __all__ = ["FORMAT", "CorpusCounts"]
 
@@ -61,9 +59,10 @@ def _unpack(blob: NDArray[np.uint8], offsets: NDArray[np.int64]) -> list[str]:
     return [raw[a:b].decode("utf-8") for a, b in itertools.pairwise(ends)]
 
 
-class CorpusCounts:
+class CorpusCounts(_Quantities):
     """Unigram counts and marginals of every type, co-occurrence rows of a vocabulary (module
-    doc); answers as :class:`~normtest.information.corpus.CorpusStatistics` does."""
+    doc); answers as :class:`~normtest.information.corpus.CorpusStatistics` does, with the same
+    formulas (:class:`~normtest.information.corpus._Quantities`)."""
 
     def __init__(
         self,
@@ -127,26 +126,8 @@ class CorpusCounts:
         """n(x, c): one row per word of :attr:`rows`, one column per type (int64 CSR)."""
         return self._cooc
 
-    @property
-    def n_tokens(self) -> int:
-        """N: the number of tokens in the corpus."""
-        return int(self._unigram.sum())
-
-    @property
-    def n_pairs(self) -> int:
-        """T = Σ n(x, y): the number of ordered co-occurring position pairs."""
-        return int(self._marginals.sum())
-
-    def word_ids(self, words: Sequence[str]) -> NDArray[np.int64]:
-        """Type ids of the words (−1 for a word absent from the corpus)."""
-        return np.array([self._index.get(w, -1) for w in words], dtype=np.int64)
-
-    def count(self, word: str) -> int:
-        """c(word), 0 when absent."""
-        i = self._index.get(word, -1)
-        return int(self._unigram[i]) if i >= 0 else 0
-
-    def _row_ids(self, words: Sequence[str], ids: NDArray[np.int64]) -> NDArray[np.int64]:
+    def _context_rows(self, words: Sequence[str],
+                      ids: NDArray[np.int64]) -> NDArray[np.int64]:
         """Row of each word present in the corpus (−1 where absent); refuses uncounted rows."""
         rows = np.array([self._row_of.get(w, -1) for w in words], dtype=np.int64)
         outside = [w for w, r, i in zip(words, rows, ids, strict=True) if r < 0 and i >= 0]
@@ -171,7 +152,7 @@ class CorpusCounts:
         by_y = present & (rx < 0) & (ry >= 0)
         if (present & (rx < 0) & (ry < 0)).any():
             k = int(np.flatnonzero(present & (rx < 0) & (ry < 0))[0])
-            self._row_ids([ps[k][0]], x[k : k + 1])  # raises: neither word's row was counted
+            self._context_rows([ps[k][0]], x[k : k + 1])  # raises: neither word's row was counted
         out = np.zeros(len(ps), dtype=np.int64)
         if by_x.any():
             out[by_x] = np.asarray(self._cooc[rx[by_x], y[by_x]]).ravel()
@@ -185,78 +166,6 @@ class CorpusCounts:
             f"{len(self._types)} types, {len(self._rows)} rows, window ±{self.window})"
         )
 
-    # -- information quantities (the formulas of CorpusStatistics, in its order) ---------------
-
-    def information_content(self, words: Sequence[str]) -> InformationContent:
-        """Corpus IC(w) = −log(c(w)/N) in nats; absent words are missing."""
-        ws = check_words(words)
-        c = np.array([self.count(w) for w in ws], dtype=np.float64)
-        return information_content(c / self.n_tokens, ws, f"{self.source} unigram counts")
-
-    def context_distribution(self, smoothing_alpha: float | None = None) -> NDArray[np.float64]:
-        """P_α(c) = m(c)^α / Σ m^α over every type (α = None: m(c)/T)."""
-        alpha = _check_alpha(smoothing_alpha)
-        m = self._marginals.astype(np.float64)
-        if alpha is not None:
-            m = np.where(m > 0, m**alpha, 0.0)
-        total = m.sum()
-        return m / total if total > 0 else m
-
-    def _log_context(self, alpha: float | None) -> NDArray[np.float64]:
-        p = self.context_distribution(alpha)
-        with np.errstate(divide="ignore"):
-            return np.log(p)
-
-    def pmi(self, pairs: Sequence[tuple[str, str]], *, smoothing_alpha: float | None = None,
-            min_count: int = 1) -> PairPMI:
-        """PMI(x,y) = log P(x,y) − log P(x) − log P_α(y) of pairs seen ≥ ``min_count`` times."""
-        alpha = _check_alpha(smoothing_alpha)
-        min_count = _check_min_count(min_count)
-        ps = _check_pairs(pairs)
-        x = self.word_ids([a for a, _ in ps])
-        y = self.word_ids([b for _, b in ps])
-        n = self.pair_counts(ps)
-        absent = (x < 0) | (y < 0)
-        keep = ~absent & (n >= min_count)
-        t = float(self.n_pairs)
-        log_p_xy = np.log(n[keep] / t)
-        log_p_x = np.log(self._marginals[x[keep]] / t)
-        log_p_y = self._log_context(alpha)[y[keep]]
-        return PairPMI(
-            pairs=tuple(p for p, k in zip(ps, keep, strict=True) if k),
-            values=log_p_xy - log_p_x - log_p_y,
-            counts=n[keep],
-            missing=tuple(p for p, k in zip(ps, keep, strict=True) if not k),
-            n_absent=int(absent.sum()),
-            n_rare=int((~absent & ~keep).sum()),
-            smoothing_alpha=alpha,
-            min_count=min_count,
-            source=self.source,
-        )
-
-    def kl(self, words: Sequence[str], *, smoothing_alpha: float | None = None) -> WordKL:
-        """KL_α(w) = Σ_c P(c|w) log(P(c|w)/P_α(c)) in nats; words without contexts are missing."""
-        alpha = _check_alpha(smoothing_alpha)
-        ws = check_words(words)
-        ids = self.word_ids(ws)
-        rows = self._row_ids(ws, ids)
-        known = ids >= 0
-        known[known] = self._marginals[ids[known]] > 0
-        ids_of, rows_of = ids[known], rows[known]
-        sub = self._cooc[rows_of]  # CSR rows of the kept words, in order
-        row = np.repeat(np.arange(len(rows_of)), np.diff(sub.indptr))
-        p_cw = sub.data / self._marginals[ids_of][row].astype(np.float64)
-        terms = p_cw * (np.log(p_cw) - self._log_context(alpha)[sub.indices])
-        values = np.bincount(row, weights=terms, minlength=len(rows_of)).astype(np.float64)
-        return WordKL(
-            words=tuple(w for w, k in zip(ws, known, strict=True) if k),
-            values=values,
-            counts=self._unigram[ids_of].copy(),
-            missing=tuple(w for w, k in zip(ws, known, strict=True) if not k),
-            smoothing_alpha=alpha,
-            source=self.source,
-        )
-
     def cooccurring_pairs(self, words: Sequence[str] | None = None, *,
                           min_count: int = 5) -> list[tuple[str, str]]:
         """Distinct pairs (x, y), x before y alphabetically, of ``words`` (default: the whole
@@ -264,7 +173,7 @@ class CorpusCounts:
         min_count = _check_min_count(min_count)
         ws = list(self._rows) if words is None else check_words(words)
         ids = self.word_ids(ws)
-        rows = self._row_ids(ws, ids)
+        rows = self._context_rows(ws, ids)
         present = ids >= 0
         ids, rows = ids[present], rows[present]
         mask = np.zeros(len(self._types), dtype=bool)

@@ -56,7 +56,7 @@ from scipy import sparse
 
 from normtest.errors import NormtestError
 from normtest.information.corpus import DEFAULT_WINDOW, _check_window
-from normtest.information.counting import tokenize
+from normtest.information.counting import assign_ids, tokenize
 from normtest.information.counts import FORMAT, CorpusCounts
 from normtest.information.frequency import check_words
 from normtest.information.readers import (
@@ -148,12 +148,10 @@ class _RowCounter:
         """Count the queued documents."""
         if not self._buffer:
             return
-        vocab, tokens = self.vocab, self._buffer
-        new = [w for w in dict.fromkeys(tokens) if w not in vocab]
-        vocab.update(zip(new, range(len(vocab), len(vocab) + len(new)), strict=True))
+        vocab = self.vocab
+        new, ids = assign_ids(vocab, self._buffer)
         self.row_of_id = np.concatenate(
             [self.row_of_id, np.array([self.row_of.get(w, -1) for w in new], dtype=np.int64)])
-        ids = np.fromiter(map(vocab.__getitem__, tokens), dtype=np.int64, count=len(tokens))
         lengths = np.array(self._lengths, dtype=np.int64)
         self._buffer, self._lengths = [], []
         size, h = len(vocab), self.window
