@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -67,12 +67,15 @@ SCOPES: dict[str, dict[str, tuple[str, ...]]] = {
 
 
 def applicable_axes(claim: Claim, family: str, states: Sequence[str] = (),
-                    scope: str = "full") -> dict[str, tuple[str, ...]]:
+                    scope: str = "full", representations: Sequence[str] | None = None,
+                    ) -> dict[str, tuple[str, ...]]:
     """The claim's variant axes that apply to a model family, its special states and a scope.
 
     Whole-word (static) models have no subword composition and one representation; the model
     states ``cls``/``eos`` apply only where the model produces them. A sentence encoder has one
     representation and one composition, its own pooling (its ``states``, e.g. ``("mean",)``).
+    ``representations`` (a layer profile, :meth:`AuditSettings.representations`) replaces the
+    representation axis of the claims that have one.
     """
     if scope not in SCOPES:
         raise NormtestError(f"unknown scope {scope!r}; use one of {', '.join(SCOPES)}")
@@ -88,13 +91,16 @@ def applicable_axes(claim: Claim, family: str, states: Sequence[str] = (),
     else:
         axes["composition"] = tuple(c for c in axes.get("composition", ())
                                     if c not in ("cls", "eos") or c in states)
+        if representations is not None and "representation" in axes:
+            axes["representation"] = tuple(representations)
     return axes
 
 
 def variants(claim: Claim, family: str, states: Sequence[str] = (),
-             scope: str = "full") -> list[dict[str, str]]:
+             scope: str = "full", representations: Sequence[str] | None = None,
+             ) -> list[dict[str, str]]:
     """Every variant of a claim for a model family (the product of its applicable axes)."""
-    axes = applicable_axes(claim, family, states, scope)
+    axes = applicable_axes(claim, family, states, scope, representations)
     names = list(axes)
     return [dict(zip(names, combo, strict=True))
             for combo in itertools.product(*(axes[n] for n in names))]
@@ -136,7 +142,13 @@ def run_audit(
     # numpy's BLAS threads and torch's OpenMP threads spin against each other in one process:
     # a 1000×384 SVD took 4.6 s after a forward pass instead of 0.12 s on one BLAS thread.
     with threadpool_limits(limits=1, user_api="blas"):
-        return _run_audit(adapter, claim_ids, suite, settings or AuditSettings(), words, source)
+        try:
+            return _run_audit(adapter, claim_ids, suite, settings or AuditSettings(), words,
+                              source)
+        finally:
+            keep = getattr(adapter, "keep_layers", None)
+            if (settings is not None and settings.layers is not None and callable(keep)):
+                keep(())  # a layer profile's kept states are freed with the audit
 
 
 def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: str,
@@ -155,9 +167,10 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
         enable(adapter, settings.workers, settings.ray_address)
     data = AuditData(adapter, settings, family, words, source)
     states = tuple(getattr(adapter, "states", ()))
+    layers = profile_layers(adapter, family, settings)
     results: list[Result] = []
     skipped = {c.id: skip_reason(c, adapter) for c in chosen}
-    planned = {c.id: variants(c, family, states, settings.scope) for c in chosen
+    planned = {c.id: variants(c, family, states, settings.scope, layers) for c in chosen
                if skipped[c.id] is None}
     # every pooling of the prefix claims, computed together (one pass; one job on Ray)
     data.prefix_poolings = tuple(dict.fromkeys(
@@ -172,13 +185,16 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
                                       criterion=claim.criterion, hypothesis=claim.hypothesis))
                 continue
             bar.describe(f"measuring {claim.id}")
-            results.extend(measure_claim(claim, data, family, states, bar))
+            results.extend(measure_claim(claim, data, family, states, bar, layers))
     results = annotate(adjust_audit(results), settings)
     ran = [r for r in results if r.verdict not in (Verdict.SKIPPED, Verdict.ERROR)]
     if not ran:
         raise nothing_ran("this model", [(str(r.claim), r.reason) for r in results])
     model = {"name": adapter.name, "revision": adapter.revision, "family": family,
              "dim": adapter.dim}
+    architecture = getattr(adapter, "architecture", None)
+    if isinstance(architecture, str):  # transformers' model_type: bert, modernbert, llama …
+        model["architecture"] = architecture
     extra: dict[str, Any] = {}
     built = data.built()
     if "words" in built:
@@ -194,6 +210,10 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
     if encoding is not None:
         extra.update(corpus_bytes=encoding.n_bytes,
                      corpus_replaced_bytes=encoding.n_replaced_bytes)
+    if layers is not None:
+        extra.update(layers=list(layers), n_layers=int(cast(Any, adapter).n_layers))
+    if settings.prefix_unit != "tokens":
+        extra.update(prefix_unit=settings.prefix_unit)
     extra.update(scope=settings.scope, profile=settings.profile, multiplicity={
         role: {"method": method, "rows": tested(results, role)}
         for role, method in METHOD_OF_ROLE.items()})
@@ -203,15 +223,40 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
                   data=plot_data(data, results))
 
 
+def profile_layers(adapter: ModelAdapter, family: str,
+                   settings: AuditSettings) -> tuple[str, ...] | None:
+    """The representations of a layer profile (``--layers``) for this model, or None.
+
+    Every layer's vectors come from the same forward passes: the adapter is told which layers
+    the audit will ask for (``profile_layers``), keeps the others of each pass, and serves them
+    from memory when they are asked for.
+    """
+    if settings.layers is None:
+        return None
+    if family not in ("encoder", "decoder"):
+        raise NormtestError(
+            f"--layers profiles a transformers encoder or decoder; {adapter.name} is a "
+            f"{family} model with one representation"
+        )
+    names = settings.representations(getattr(adapter, "n_layers", None))
+    assert names is not None
+    hidden = tuple(int(n) for n in names if n.isdigit())
+    keep = getattr(adapter, "keep_layers", None)
+    if callable(keep):
+        keep((*hidden, "last") if hidden else ())
+    return names
+
+
 def measure_claim(claim: Claim, data: AuditData, family: str, states: Sequence[str],
-                  bar: progress.Bar | None = None) -> list[Result]:
+                  bar: progress.Bar | None = None,
+                  representations: Sequence[str] | None = None) -> list[Result]:
     """Every variant of one claim measured and judged (not yet adjusted); a variant whose data
     cannot be had is an ERROR row with the reason. ``bar`` advances by one per variant."""
     settings = data.settings
     criterion = claim.criterion.with_alpha(settings.alpha)
     assert claim.measure is not None and claim.data is not None
     out: list[Result] = []
-    for variant in variants(claim, family, states, settings.scope):
+    for variant in variants(claim, family, states, settings.scope, representations):
         if bar is not None and out:
             bar.update(1)
         row: dict[str, Any] = dict(claim=claim.id, variant=variant,
@@ -251,11 +296,25 @@ def _rounded(values: np.ndarray) -> list[float]:
     return [float(f"{v:.6g}") for v in np.asarray(values, dtype=np.float64)]
 
 
+def sentence_id(text: str) -> str:
+    """A short stable id of a sentence (pairs the sentences of two reports)."""
+    import hashlib
+
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=6).hexdigest()
+
+
+def _profiled(representation: str) -> bool:
+    """A hidden layer below the last (a layer profile's own rows)."""
+    return representation.isdigit()
+
+
 def plot_data(data: AuditData, results: Sequence[Result]) -> dict[str, Any]:
     """What the report's plots need (see :mod:`normtest.report`), from what was measured."""
     out: dict[str, Any] = {}
     plotted = {c.id for c in claims() if c.plotted and c.data == "words"}
-    measured = [r.variant for r in results if r.claim in plotted and r.measurement is not None]
+    # a layer profile's hidden layers are reported by their rows only (its plot reads those)
+    measured = [r.variant for r in results if r.claim in plotted and r.measurement is not None
+                and not _profiled(r.variant.get("representation", "last"))]
     word = data._word
     if word is not None and measured:
         out["words"] = {
@@ -269,17 +328,24 @@ def plot_data(data: AuditData, results: Sequence[Result]) -> dict[str, Any]:
     if prefix is not None and prefix._curves:
         curves = {}
         for (composition, representation), (lengths, values, groups, _) in prefix._curves.items():
+            if _profiled(representation):
+                continue
             key = variant_key({"composition": composition, "representation": representation})
             curves[key] = {"lengths": [int(x) for x in lengths], "squared_norms": _rounded(values),
                            "document": [int(g) for g in groups]}
         out["prefixes"] = {"documents": [p.document.doc_id for p in prefix.plans],
-                           "curves": curves}
+                           "unit": prefix.unit, "curves": curves}
+        if prefix.plans and prefix.plans[0].tokens is not None:  # a word grid's model tokens
+            out["prefixes"]["tokens"] = [[int(t) for t in p.tokens] for p in prefix.plans
+                                         if p.tokens is not None]
     text = data._text
     if text is not None and text._vectors:
         out["texts"] = {
+            "sentences": [sentence_id(t) for t in text.sentences],
+            "surprisal_model": text.surprisal_model,
             "information": _rounded(text.information),
             "document": [int(d) for d in text.documents],
             "squared_norms": {variant_key({"composition": c, "representation": r}): _rounded(v)
-                              for (c, r), v in text._vectors.items()},
+                              for (c, r), v in text._vectors.items() if not _profiled(r)},
         }
     return out

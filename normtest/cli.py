@@ -93,6 +93,26 @@ def _parser() -> argparse.ArgumentParser:
                             "it fails)")
     audit.add_argument("--baseline", type=Path, default=None, help="baseline report.json")
     audit.add_argument("--summary", type=Path, default=None, help="write the gate's Markdown here")
+    comparing = sub.add_parser(
+        "compare", help="audit several models on one paired sample and test claims about the "
+                        "difference of their effects (a leaderboard with intervals)")
+    comparing.add_argument("--model", action="append", default=[],
+                           help="a model as for audit; two or more (each earlier one is "
+                                "'first' against each later one)")
+    comparing.add_argument("--report", action="append", default=[], type=Path,
+                           help="a stored report.json to compare instead of auditing a model "
+                                "(audited with --prefix-unit words for the growth claims)")
+    comparing.add_argument("--claims", nargs="+", default=None, metavar="ID",
+                           help="comparative claims (default: every one whose data the "
+                                "audits hold; normtest list shows them)")
+    comparing.add_argument("--suite", default="all", choices=["all", *SUITES],
+                           help="audit only this suite's claims (cer and text: the growth and "
+                                "text comparisons)")
+    comparing.add_argument("--out", type=Path, default=None,
+                           help="folder for comparison.json/.md/.html and each model's report "
+                                "(default: reports/compare/A-vs-B/)")
+    add_cli_options(comparing)
+    _add_quiet(comparing)
     planning = sub.add_parser(
         "plan", help="run a small pilot audit and say what sample decides each of the paper's "
                      "hypotheses")
@@ -137,9 +157,11 @@ def _parser() -> argparse.ArgumentParser:
         "report", help="re-render a stored report.json as Markdown or HTML, optionally "
                        "re-judged under other thresholds (no model needed)")
     rendering.add_argument("report", type=Path, help="a report.json written by normtest")
-    rendering.add_argument("--format", default="md", choices=["md", "html", "json", "text"],
-                           help="md (default), html, json, or text (what normtest audit prints, "
-                                "as plain text)")
+    rendering.add_argument("--format", default="md",
+                           choices=["md", "html", "json", "text", "layers"],
+                           help="md (default), html, json, text (what normtest audit prints, "
+                                "as plain text), or layers (the layer profile of a --layers "
+                                "audit as a figure: PNG, SVG or PDF by the --out suffix)")
     rendering.add_argument("--out", type=Path, default=None,
                            help="file to write (default: standard output)")
     rendering.add_argument("--threshold", nargs="+", action="extend", default=[],
@@ -164,6 +186,15 @@ def _list(args: argparse.Namespace) -> int:
         mark = " (reconstructed)" if c.reconstructed else ""
         print(f"{c.id:<{width}}  {c.suite:<10}  {c.statement}{mark}")
     print(f"\n{len(chosen)} claims; `normtest show ID` describes one")
+    if args.suite == "all":
+        from normtest.comparison import comparatives
+
+        pairs = comparatives()
+        width = max(len(pair.id) for pair in pairs)
+        print(f"\n{len(pairs)} comparative claims (normtest compare --model A --model B):")
+        for pair in pairs:
+            statement = pair.statement.format(first="A", second="B")
+            print(f"{pair.id:<{width}}  {pair.data:<10}  {statement}")
     return EXIT_OK
 
 
@@ -214,6 +245,56 @@ def _audit(args: argparse.Namespace) -> int:
 
         print()
         return gate_audit(report, adapter, settings, args.config, args.baseline, args.summary)
+    return EXIT_OK
+
+
+def _compare(args: argparse.Namespace) -> int:
+    """``normtest compare``: audit the models on one paired sample (or read stored reports),
+    judge the comparative claims, print the answer and write the renderings."""
+    from normtest.comparison import audit_claims, compare_reports
+    from normtest.gate import load_config
+    from normtest.many import audit_models
+    from normtest.paths import folder_name
+    from normtest.render.comparison import (
+        print_comparison,
+        render_comparison_html,
+        render_comparison_markdown,
+    )
+    from normtest.render.console import stdout_console
+    from normtest.report import Report
+
+    if len(args.model) + len(args.report) < 2:
+        raise NormtestError("compare needs two models or more: --model A --model B (or stored "
+                            "reports with --report)")
+    values = {**resolve(load_config(None).settings, given(args)), "prefix_unit": "words"}
+    _check_outputs(args)
+    load_checks_of(values)
+    audited = audit_claims(args.claims, args.suite)
+    if not audited and args.model:
+        raise NormtestError(f"no claim of suite {args.suite!r} reads the data the chosen "
+                            "comparative claims need")
+    with progress.showing(_shows_progress(args)):
+        reports = [Report.read(path) for path in args.report]
+        reports += audit_models(args.model, values, audited, args.suite) if args.model else []
+        comparison = compare_reports(reports, args.claims, audit_settings(values))
+    names = comparison.provenance["models"]
+    folder = args.out or Path("reports", "compare", "-vs-".join(folder_name(n) for n in names))
+    print_comparison(comparison, stdout_console())
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        comparison.write(folder / "comparison.json")
+        (folder / "comparison.md").write_text(render_comparison_markdown(comparison),
+                                              encoding="utf-8")
+        (folder / "comparison.html").write_text(render_comparison_html(comparison),
+                                                encoding="utf-8")
+    except OSError as exc:
+        raise NormtestError(f"cannot write the comparison to {folder}: {exc.strerror}") from exc
+    from normtest.render import write_renderings
+
+    for name, report in zip(names, comparison.reports, strict=True):
+        write_renderings(report, folder / folder_name(name))
+    print(f"comparison written to {folder}/: comparison.json, comparison.md, comparison.html "
+          f"(and each model's report in {', '.join(folder_name(n) + '/' for n in names)})")
     return EXIT_OK
 
 
@@ -272,6 +353,19 @@ def _report(args: argparse.Namespace) -> int:
 
         check_writable_file(args.out, "--out")
     report = with_thresholds(Report.read(args.report), args.threshold)
+    if args.format == "layers":
+        from normtest.render.layers import report_profiles, save_layer_plot
+
+        found = report_profiles(report)
+        if found is None:
+            raise NormtestError(f"{args.report} has no layer profile; audit with --layers all "
+                                "(or a list of layers) first")
+        if args.out is None or args.out.suffix.lower() not in (".png", ".svg", ".pdf"):
+            raise NormtestError("--format layers writes a figure: give --out FILE.png (or "
+                                ".svg, .pdf)")
+        save_layer_plot(*found, args.out, title=str(report.model.get("name", "")))
+        print(f"layer profile written to {args.out}")
+        return EXIT_OK
     if args.format == "text":
         from normtest.render.console import audit_text
 
@@ -371,7 +465,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.unraisablehook = _keep_interrupts
     try:
         commands = {"demo": _demo, "list": _list, "show": _show, "audit": _audit,
-                    "gate": _gate, "report": _report, "plan": _plan}
+                    "gate": _gate, "report": _report, "plan": _plan, "compare": _compare}
         code = commands[args.command](args)
         sys.stdout.flush()  # a closed pipe is reported here, inside the handlers below
         return code

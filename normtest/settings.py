@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Literal
@@ -24,6 +24,46 @@ from typing import Any, Literal
 from normtest.errors import NormtestError
 
 Kind = Literal["int", "str", "bool", "path", "paths", "names"]
+
+
+def parse_layers(text: str) -> tuple[str, ...]:
+    """``"all"`` or a comma list of ``input``, ``last`` and layer numbers, checked."""
+    if not isinstance(text, str) or not text.strip():
+        raise NormtestError(f"--layers takes all or a comma list such as 0,3,last, got {text!r}")
+    parts = tuple(p.strip() for p in text.split(",") if p.strip())
+    if not parts:
+        raise NormtestError(f"--layers takes all or a comma list such as 0,3,last, got {text!r}")
+    if parts == ("all",):
+        return parts
+    for part in parts:
+        if part not in ("input", "last") and not (part.isascii() and part.isdigit()):
+            raise NormtestError(
+                f"--layers takes all or a comma list of input, last and layer numbers "
+                f"(0 = the embedding output), got {part!r} in {text!r}"
+            )
+    return parts
+
+
+def layer_names(parts: Sequence[str], n_layers: int | None) -> tuple[str, ...]:
+    """The representation names of parsed ``--layers`` for a model with ``n_layers`` blocks:
+    layer L is ``last``, which every profile keeps (its rows are the audit's confirmatory ones;
+    the other layers add exploratory rows around them); numbers beyond L are refused."""
+    if n_layers is None:
+        raise NormtestError("this model has no hidden layers to profile (--layers needs a "
+                            "transformers encoder or decoder)")
+    if tuple(parts) == ("all",):
+        return ("input", *(str(i) for i in range(n_layers)), "last")
+    out: list[str] = ["last"]
+    for part in parts:
+        if part.isdigit():
+            if int(part) > n_layers:
+                raise NormtestError(f"layer {part} does not exist: this model has hidden "
+                                    f"states 0..{n_layers} ({n_layers} = last)")
+            part = "last" if int(part) == n_layers else str(int(part))
+        out.append(part)
+    order = {"input": -1, "last": n_layers}
+    return tuple(sorted(dict.fromkeys(out), key=lambda p: order.get(p, int(p) if p.isdigit()
+                                                                    else 0)))
 
 
 @dataclass(frozen=True)
@@ -136,6 +176,13 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("scope", "which variants run: standard (last layer; raw, Zipf-centred and "
             "Zipf-whitened geometry; the default) or full (every declared variant)", "str",
             "standard", choices=("standard", "full")),
+    Setting("layers", "a layer profile: the word, text and CER claims measured at every layer "
+            "(all: the input embeddings, hidden states 0..L−1 and the last) or at the listed "
+            "ones (e.g. 0,3,last); every layer comes from the same forward pass, and the rows "
+            "below the last layer are exploratory", "str", None, metavar="all|LIST"),
+    Setting("prefix_unit", "what a CER prefix length counts: tokens (model tokens, the default) "
+            "or words (the same word grid for every tokenizer, as normtest compare uses)",
+            "str", "tokens", choices=("tokens", "words")),
     Setting("corpus", "text files, folders or glob patterns (*.txt, *.txt.gz, *.txt.bz2, "
             "*.parquet with a text column; documents separated by blank lines) replacing the "
             "bundled corpora for documents, sentences, PMI and KL", "paths", (),
@@ -261,6 +308,10 @@ class AuditSettings:
     surprisal_model: str = "smollm2-135m"
     #: which variants run: ``standard`` or ``full`` (see normtest.audit.SCOPES)
     scope: str = BY_NAME["scope"].default
+    #: a layer profile: None (the scope's representations), ``"all"`` or a comma list
+    layers: str | None = None
+    #: CER prefix lengths in model ``tokens`` or in ``words`` (a grid shared by tokenizers)
+    prefix_unit: str = BY_NAME["prefix_unit"].default
     #: the profile the sample sizes came from (recorded in the report; it sets nothing here)
     profile: str = BY_NAME["profile"].default
     #: how the heavy work runs (it changes no number): ``local`` or ``ray``, the cluster to
@@ -282,8 +333,21 @@ class AuditSettings:
             raise NormtestError(
                 f"scope must be one of {', '.join(BY_NAME['scope'].choices)}, got {self.scope!r}"
             )
+        if self.prefix_unit not in BY_NAME["prefix_unit"].choices:
+            raise NormtestError(
+                f"prefix_unit must be tokens or words, got {self.prefix_unit!r}"
+            )
+        if self.layers is not None:
+            parse_layers(self.layers)  # a bad list is refused before any work
         if isinstance(self.corpus, str):
             object.__setattr__(self, "corpus", (self.corpus,))
+
+    def representations(self, n_layers: int | None) -> tuple[str, ...] | None:
+        """The representations a layer profile measures for a model with ``n_layers`` blocks
+        (None: no profile). ``all`` is ``input``, ``0`` … ``L−1`` and ``last`` (= L)."""
+        if self.layers is None:
+            return None
+        return layer_names(parse_layers(self.layers), n_layers)
 
     @property
     def text_documents(self) -> int:

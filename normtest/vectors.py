@@ -293,19 +293,24 @@ class PrefixData:
               family: str = "encoder") -> PrefixData:
         """The default documents with a non-empty prefix grid for this model."""
         from normtest.information import plan_prefixes, plan_word_prefixes
+        from normtest.information.documents import on_token_grid
 
         documents = settings.documents_for(settings.documents)
+        words = family == "sentence" or settings.prefix_unit == "words"
         if family == "sentence":
             count, most = getattr(adapter, "count_tokens", None), getattr(adapter, "max_tokens",
                                                                          None)
             limit = (count, int(most)) if callable(count) and most else None
             planned = plan_word_prefixes(documents, settings.prefix_step, settings.max_prefix,
                                          token_limit=limit)
+        elif words:  # the same word grid for every tokenizer, read as each prefix's tokens
+            planned = on_token_grid(adapter, plan_word_prefixes(
+                documents, settings.prefix_step, settings.max_prefix))
         else:
             planned = plan_prefixes(adapter, documents, settings.prefix_step,
                                     settings.max_prefix)
         plans = [p for p in planned if p.lengths.size >= 2]
-        return cls(adapter, plans, "words" if family == "sentence" else "model tokens")
+        return cls(adapter, plans, "words" if words else "model tokens")
 
     def growth(self, variant: Mapping[str, str], settings: AuditSettings) -> Measurement:
         """How s(L) grows for one variant (:func:`~normtest.stats.measure_linear_growth`),
@@ -326,7 +331,9 @@ class PrefixData:
         if key not in self._curves:
             from normtest.cache import CachedAdapter
 
-            if self.unit == "words":  # a sentence encoder: every prefix text in one call
+            tokens = [p.lengths if p.tokens is None else p.tokens for p in self.plans]
+            if self.unit == "words" and self.plans and self.plans[0].tokens is None:
+                # a sentence encoder: every prefix text in one call
                 from normtest.information import word_prefix
 
                 texts = [word_prefix(p.document.text, int(n)) for p in self.plans
@@ -336,12 +343,11 @@ class PrefixData:
                 matrices = list(np.split(flat, ends))
             elif isinstance(self.adapter, CachedAdapter):  # every pooling asked for at once
                 matrices = self.adapter.prefix_vectors_many(
-                    [p.document.text for p in self.plans], [p.lengths for p in self.plans],
+                    [p.document.text for p in self.plans], tokens,
                     key[0], layer=as_layer(key[1]), also=self.poolings)
             else:  # encoders batch every document's prefixes by length
                 matrices = prefix_vectors_of(self.adapter, [p.document.text for p in self.plans],
-                                             [p.lengths for p in self.plans], key[0],
-                                             layer=key[1])
+                                             tokens, key[0], layer=key[1])
             lengths, values, groups, vectors = [], [], [], []
             for doc, (plan, matrix) in enumerate(zip(self.plans, matrices, strict=True)):
                 v = np.asarray(matrix, dtype=np.float64)

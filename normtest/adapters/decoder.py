@@ -273,15 +273,12 @@ class DecoderAdapter(_BatchedAdapter):
         blocked = torch.from_numpy(~allowed).to(self._device)[None, None]
         mask.masked_fill_(blocked, torch.finfo(self._dtype).min)
         with torch.inference_mode():
-            out = self._base_model()(
-                input_ids=torch.from_numpy(tokens[None]).to(self._device),
+            hidden = self._hidden(
+                chosen, input_ids=torch.from_numpy(tokens[None]).to(self._device),
                 position_ids=torch.from_numpy(np.asarray(positions, dtype=np.int64)[None])
                 .to(self._device),
-                attention_mask=mask, output_hidden_states=isinstance(chosen, int),
-                use_cache=False,
+                attention_mask=mask, use_cache=False,
             )
-            hidden = out.hidden_states[chosen] if isinstance(chosen, int) \
-                else out.last_hidden_state
             rows: FloatRows = hidden[0].float().cpu().numpy()
         return rows
 

@@ -407,6 +407,11 @@ class _TransformersAdapter:
         return self._dim
 
     @property
+    def architecture(self) -> str:
+        """The model's architecture as transformers names it (``config.model_type``)."""
+        return str(getattr(self._config, "model_type", "") or "unknown")
+
+    @property
     def n_layers(self) -> int:
         """Number of transformer blocks L (hidden states are numbered 0 … L)."""
         return self._n_layers

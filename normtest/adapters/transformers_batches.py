@@ -22,6 +22,7 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
+from normtest.adapters.layer_stash import LayerStash
 from normtest.adapters.protocol import SPECIAL_STATE_NAMES, Layer, TokenBatch, check_layer
 from normtest.adapters.transformers_base import FloatRows, _TransformersAdapter
 from normtest.errors import NormtestError
@@ -100,6 +101,24 @@ class _BatchedAdapter(_TransformersAdapter):
         """The module that returns hidden states (the causal LM's body for decoders)."""
         return self._model
 
+    @property
+    def layer_stash(self) -> LayerStash:
+        """The hidden states of a layer profile kept between calls (:mod:`.layer_stash`)."""
+        stash = self.__dict__.get("_layer_stash")
+        if stash is None:
+            stash = self.__dict__["_layer_stash"] = LayerStash()
+        return stash
+
+    def keep_layers(self, layers: Sequence[Layer]) -> None:
+        """Keep ``layers`` (hidden-state indices and ``"last"``) from every forward pass, so a
+        layer profile runs each batch once (``()`` stops keeping and frees them)."""
+        self.layer_stash.keep([check_layer(x, self._n_layers) for x in layers])
+
+    def _hidden(self, chosen: Layer, **inputs: Any) -> torch.Tensor:
+        """The ``chosen`` hidden states of the model on ``inputs`` (one forward pass, or none
+        when a layer profile's earlier pass kept them)."""
+        return self.layer_stash.run(self._base_model(), chosen, **inputs)
+
     def _run_states(
         self, seqs: Sequence[Sequence[int]], layer: Layer, keep: Sequence[slice], what: str
     ) -> list[FloatRows]:
@@ -111,14 +130,10 @@ class _BatchedAdapter(_TransformersAdapter):
         results: list[FloatRows | None] = [None] * len(seqs)
         lengths = [len(s) for s in seqs]
         batches = self._batches(lengths, self._max_tokens)
-        base = self._base_model()
         with self._progress_bar(sum(lengths), len(batches), what) as bar, torch.inference_mode():
             for batch in batches:
                 ids, mask = self._padded([seqs[i] for i in batch])
-                out = base(input_ids=ids, attention_mask=mask,
-                           output_hidden_states=isinstance(chosen, int))
-                hidden = out.hidden_states[chosen] if isinstance(chosen, int) \
-                    else out.last_hidden_state
+                hidden = self._hidden(chosen, input_ids=ids, attention_mask=mask)
                 for row, i in enumerate(batch):
                     results[i] = hidden[row, keep[i]].float().cpu().numpy()
                 bar.update(sum(lengths[i] for i in batch))
@@ -198,7 +213,6 @@ class _BatchedAdapter(_TransformersAdapter):
         self._check_sizes(sizes)
         out = np.empty((int(out_offsets[-1]), self._dim), dtype=np.float32)
         batches = self._batch_index(sizes)
-        base = self._base_model()
         first = 0 if special_tokens else nb
         with self._progress_bar(int(sizes.sum()), len(batches), what) as bar, \
                 torch.inference_mode():
@@ -218,11 +232,8 @@ class _BatchedAdapter(_TransformersAdapter):
                     ids[np.arange(idx.size), nb + n_item + j] = token
                 mask = np.arange(ids.shape[1])[None, :] < sizes[idx][:, None]
                 attention = torch.from_numpy(mask.astype(np.int64)).to(self._device)
-                result = base(input_ids=torch.from_numpy(ids).to(self._device),
-                              attention_mask=attention,
-                              output_hidden_states=isinstance(chosen, int))
-                hidden = result.hidden_states[chosen] if isinstance(chosen, int) \
-                    else result.last_hidden_state
+                hidden = self._hidden(chosen, input_ids=torch.from_numpy(ids).to(self._device),
+                                      attention_mask=attention)
                 width = int(kept[idx].max())
                 keep_cols = np.arange(width)
                 keep = keep_cols[None, :] < kept[idx][:, None]

@@ -75,7 +75,8 @@ class PlannedCheck:
 
 def plan(family: str, states: Sequence[str], selectors: Sequence[Selector] = (),
          adapter: ModelAdapter | None = None, scope: str = "full",
-         exploratory: bool = True) -> list[PlannedCheck]:
+         exploratory: bool = True,
+         representations: Sequence[str] | None = None) -> list[PlannedCheck]:
     """The checks of the selected claims for a model family and variant scope, in catalogue
     order.
 
@@ -96,7 +97,8 @@ def plan(family: str, states: Sequence[str], selectors: Sequence[Selector] = (),
             if any(s.matches(claim.id, {}) for s in wanted):
                 out.append(PlannedCheck(claim.id, claim.suite, {}, reason, claim.origin))
             continue
-        for variant in variants(claim, family, tuple(states), scope=scope):
+        for variant in variants(claim, family, tuple(states), scope=scope,
+                                representations=representations):
             chosen = [s for s in wanted if s.matches(claim.id, variant)]
             role = claim.role(family, variant)
             if chosen and (exploratory or role == "confirmatory"
@@ -136,8 +138,12 @@ class AuditSession:
     def plan(self, selectors: Sequence[Selector] = (),
              exploratory: bool = True) -> list[PlannedCheck]:
         """The checks of the selected claims for this model (measured together later)."""
+        from normtest.audit import profile_layers
+
+        layers = profile_layers(self.adapter, self.family, self.settings)
         planned = plan(self.family, self.states, selectors, adapter=self.adapter,
-                       scope=scope_of(self.settings), exploratory=exploratory)
+                       scope=scope_of(self.settings), exploratory=exploratory,
+                       representations=layers)
         self.expect(p.claim for p in planned)
         return planned
 

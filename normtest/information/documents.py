@@ -57,6 +57,9 @@ class PrefixPlan:
     document: Document
     n_tokens: int
     lengths: NDArray[np.int64]
+    #: on a word grid read by a token model: the model tokens of each prefix (the first
+    #: ``tokens[i]`` tokens of the text are its first ``lengths[i]`` words); else None
+    tokens: NDArray[np.int64] | None = None
 
 
 def default_documents(
@@ -195,6 +198,23 @@ def plan_word_prefixes(
             grid = grid[sizes <= most]
         plans.append(PrefixPlan(d, n, grid))
     return plans
+
+
+def on_token_grid(adapter: ModelAdapter, plans: Sequence[PrefixPlan]) -> list[PrefixPlan]:
+    """Word-grid plans with each prefix's model tokens, for a model that reads token prefixes.
+
+    The first k words of a text hold the first n_k tokens of the whole text (tokenizers split
+    into words before they split words into tokens), so the prefix of k words is the text's
+    first n_k tokens. Lengths that add no token to the one before are dropped.
+    """
+    out = []
+    for plan in plans:
+        counts = np.array([model_token_count(adapter, word_prefix(plan.document.text, int(k)))
+                           for k in plan.lengths], dtype=np.int64)
+        keep = np.ones(counts.size, dtype=bool)
+        keep[1:] = np.diff(counts) > 0
+        out.append(PrefixPlan(plan.document, plan.n_tokens, plan.lengths[keep], counts[keep]))
+    return out
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'“(A-Z0-9])")

@@ -138,12 +138,26 @@ def audit_view(report: Report, *, title: str | None = None, all_rows: bool = Fal
                 _every_row(report.results), Text(""), *tail]
     body: list[RenderableType] = [Text(""), *map(_indent, claims_table(claims, width - 2)),
                                   Text("")]
+    body += layer_part(report)
     pending = pending_rows(report.results)
     if pending:
-        used = len(top) + len(claims) + 3 + 1 + len(tail)  # and the title
+        used = len(top) + len(claims) + 3 + 1 + len(tail) + len(body) - len(claims) - 3
         budget = None if all_rows else max(MIN_REASONS, SCREEN - used)
         body += [_reasons_title(pending), *reason_lines(pending, budget, width, full=all_rows)]
     return [*top, *body, *tail]
+
+
+def layer_part(report: Report) -> list[RenderableType]:
+    """A layer profile's lines (where each followed row passes, where it peaks), or none."""
+    from normtest.render.layers import profile_summary, report_profiles
+
+    found = report_profiles(report)
+    if found is None:
+        return []
+    profiles, n_layers = found
+    return [_line(f"Layer profile over {n_layers + 2} representations (exploratory below the "
+                  "last layer; report.html plots it):", "bold"),
+            *(_indent(_line(profile_summary(p))) for p in profiles), Text("")]
 
 
 def _line(text: str, style: str = "") -> Text:

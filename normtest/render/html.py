@@ -330,7 +330,7 @@ def render_html(report: Report) -> str:
     """The self-contained HTML page (see the module doc)."""
     page = _Page(report)
     scorecard = page.scorecard()
-    rest = [page.summary(), page.forest(), page.words(), page.texts(), page.cer(),
+    rest = [page.summary(), page.layers(), page.forest(), page.words(), page.texts(), page.cer(),
             page.confirmatory_rows(), page.exploratory_rows(), page.provenance()]
     sections = [s for s in rest if s is not None]
     body = "\n".join([page.header(), scorecard.html, page.contents([scorecard, *sections]),

@@ -25,7 +25,7 @@ import numpy as np
 
 from normtest.errors import NormtestError
 from normtest.render import _format as fmt
-from normtest.render import fits, plots
+from normtest.render import fits, layers, plots
 from normtest.report import Report
 from normtest.result import Result
 
@@ -156,7 +156,9 @@ class Figures:
                "where an interval must lie for a PASS. An interval reaching past the drawn range "
                "ends in a triangle. Bold labels are confirmatory rows.</p>"]
         items: list[tuple[bool, str]] = []
-        for family in fmt.families(self.results):
+        # a layer profile's hidden layers are drawn by layer (section "layers"), not here
+        shown = [r for r in self.results if not layers.in_profile(r)]
+        for family in fmt.families(shown):
             rows = family.measured
             if not rows or not self.can_plot:
                 continue
@@ -186,6 +188,39 @@ class Figures:
         return Section("effects", "Effects: forest plots",
                        '<section id="effects" class="forest"><h2>Effects</h2>'
                        + "".join(out) + "</section>")
+
+    # -- layer profile ---------------------------------------------------------------------------
+    def layers(self) -> Section | None:
+        found = layers.report_profiles(self.report)
+        if found is None:
+            return None
+        profiles, n_layers = found
+        lines = "".join(f"<li><code>{esc(layers.profile_summary(p))}</code></li>"
+                        for p in profiles)
+        name, _ = fmt.model_line(self.report.model)
+        figure = ""
+        if self.can_plot:
+            figure = self.figure(
+                partial(layers.layer_plot, profiles, n_layers, name),
+                "each claim's effect by layer",
+                "x: the representation — <em>in</em> is the input embedding rows, 0 the "
+                "embedding output, then each block's output to the last layer; y: the claim's "
+                "statistic, with its interval as a band (filled dots: PASS). The dashed line is "
+                "the threshold, a shaded band the equivalence margin.")
+        table = layers.layer_table(profiles)
+        head = "".join(f"<th>{esc(c)}</th>" for c in table[0])
+        body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>"
+                       for row in table[1:])
+        html_ = ('<section id="layers"><h2>Layer profile</h2>'
+                 '<p class="note">Each claim measured at every layer from the same forward '
+                 "passes. The rows below the last layer are exploratory (adjusted by "
+                 "Benjamini–Hochberg); the last layer's rows are the audit's own.</p>"
+                 f"<ul>{lines}</ul>{figure}"
+                 + fold("Estimates and verdicts by layer",
+                        f'<table class="rows"><thead><tr>{head}</tr></thead>'
+                        f"<tbody>{body}</tbody></table>")
+                 + "</section>")
+        return Section("layers", "Layer profile", html_)
 
     # -- scatters --------------------------------------------------------------------------------
     def _scatters(self, series: Mapping[str, Any], x: np.ndarray, claim: str,

@@ -178,12 +178,30 @@ def _provenance(report: Report) -> list[str]:
     return [f"- {md_text(k)}: {md_text(fmt.flatten(v))}" for k, v in items.items()]
 
 
+def _layers(report: Report) -> list[str]:
+    """The layer profile: where each followed row passes, and its estimates by layer."""
+    from normtest.render.layers import layer_table, profile_summary, report_profiles
+
+    found = report_profiles(report)
+    if found is None:
+        return []
+    profiles, _ = found
+    table = layer_table(profiles)
+    out = ["", "### Layer profile", "",
+           "Each claim at every layer, from the same forward passes; the rows below the last "
+           "layer are exploratory (Benjamini–Hochberg).", ""]
+    out += [f"- {md_code(profile_summary(p))}" for p in profiles]
+    out += ["", _row([md_text(c) for c in table[0]]), _row(["---"] * len(table[0]))]
+    out += [_row([md_code(row[0]), *(md_text(c) for c in row[1:])]) for row in table[1:]]
+    return out
+
+
 def render_markdown(report: Report) -> str:
     """The Markdown rendering (see the module doc)."""
     results = list(report.results)
     confirmatory = [r for r in results if r.confirmatory]
     others = [r for r in results if not r.confirmatory]
-    lines = _summary(report)
+    lines = _summary(report) + _layers(report)
     lines += ["", f"### Confirmatory rows ({len(confirmatory)})", ""]
     if confirmatory:
         lines += ["The rows that decide the scorecard, adjusted together by Holm. Intervals are "

@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -104,6 +105,21 @@ def _svg(fig: Figure) -> str:
     text = _METADATA.sub("", _COMMENT.sub("", text))
     text = re.sub(r"\s*\n\s*", " ", text).strip()
     return _EMBEDDED.sub(lambda m: m.group(1) + re.sub(r"\s+", "", m.group(2)), text)
+
+
+#: The figure context and the SVG writer, for the other figure modules (render/layers.py).
+figure = _figure
+svg = _svg
+
+
+def save(fig: Figure, path: Path) -> Path:
+    """Write a figure to a file (PNG, SVG or PDF by the suffix) in the report's style."""
+    import matplotlib
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with matplotlib.rc_context(_STYLE):
+        fig.savefig(path, dpi=130, metadata={"Date": None} if path.suffix == ".svg" else None)
+    return path
 
 
 def data_uri(svg: str) -> str:
