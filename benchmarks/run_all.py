@@ -31,6 +31,7 @@ BENCHMARKS = {
     "bootstrap": "bench_bootstrap.py",
     "corpus_counting": "bench_corpus_counting.py",
     "ray": "bench_ray.py",
+    "layers": "bench_layers.py",
     "memory": "bench_memory.py",
 }
 
@@ -97,6 +98,22 @@ def ratios(found: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
             "peak_tree_rss_mib": {k: round(v, 1) for k, v in c["peak_tree_rss_mib"].items()},
             "corpus_mib": round(c["corpus_bytes"] / 2**20, 1), "target": None, "met": None,
             "what": "peak resident memory of the counting process tree against the corpus size"}
+    if "layers" in found:
+        lay = found["layers"]
+        for name in ("minilm-l6", "smollm2-135m"):
+            if name in lay:
+                m = lay[name]
+                add(f"layer_profile_extraction_{name}", 1 / m["profile_over_last"], 0.5,
+                    f"{name}: vectors of the last layer vs of all {m['representations']} "
+                    "representations kept from the same passes (above 0.5: a profile's "
+                    "extraction costs at most twice a last-layer one)",
+                    identical=m["identical"], forward_passes=m["forward_passes_profile"])
+                add(f"layer_profile_keeping_{name}", m["per_layer_over_profile"], None,
+                    f"{name}: every layer with one pass per layer vs kept from one pass")
+        if "audit_minilm_quick" in lay:
+            add("layer_profile_audit_minilm", 1 / lay["audit_minilm_quick"]["profile_over_last"],
+                None, "minilm-l6 audit of four claims (quick, cold): last layer vs --layers all "
+                "(below 1: the statistics and report of eight times the rows)")
     if "memory" in found:
         m = found["memory"]
         table["memory_glove_20000_words"] = {

@@ -61,3 +61,26 @@ def minilm() -> object:
     from normtest.adapters.embedded import minilm_folder
 
     return SentenceTransformer(str(minilm_folder()), device="cpu", local_files_only=True)
+
+
+class Saturating(IndependentSum):
+    """e(text) = Σ_i r(i, w_i) · 0.9^i: the terms fade, so ‖e‖² converges (a fixed point)."""
+
+    name = "saturating"
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """One vector per text."""
+        return np.stack([sum(0.9 ** i * _token_vector(i, w) for i, w in enumerate(t.split()))
+                         for t in texts]).astype(np.float32)
+
+
+class OtherSum(IndependentSum):
+    """The same construction as :class:`IndependentSum` with other random vectors: a second
+    model that grows linearly, equally."""
+
+    name = "other-sum"
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """One vector per text."""
+        return np.stack([sum(_token_vector(i + 7919, w) for i, w in enumerate(t.split()))
+                         for t in texts]).astype(np.float32)

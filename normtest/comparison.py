@@ -1,0 +1,412 @@
+"""Comparisons between models: claims about the *difference* of an effect, paired on one sample.
+
+A single-model audit cannot test "ModernBERT's CLS grows closer to linearly than BERT's" or "is
+model B better than model A on this claim, beyond noise?". A comparison audits every model on
+the same sample — the same words, the same sentences, the same documents with prefixes on a
+*word* grid (``prefix_unit = words``: the k-word prefix of a document is the same text for every
+tokenizer; each model reads it as its own tokens, reported) — and then judges comparative claims
+on pairs of the models' reports:
+
+- a :class:`Comparative` is declared like a claim (id, statement, source, statistic, criterion
+  on the difference, variant axes, the paper's expectation for a pair of architectures) with
+  :func:`compares` on its measurement, a function of a :class:`Pair` of reports and a variant;
+- its rows are ordinary :class:`~normtest.result.Result` rows, judged against a *minimum
+  difference* (never a test against zero), confirmatory where the paper states an expectation
+  for the pair's architectures and exploratory otherwise, adjusted like an audit's rows (Holm
+  over the confirmatory rows, Benjamini–Hochberg over the rest);
+- everything is computed from the reports' stored data (``report.json``), so stored audits can
+  be compared again without the models.
+
+The composition value ``state`` stands for each model's own non-compositional state (``cls`` for
+an encoder, ``eos`` for a decoder), so that BERT's CLS and LLaMA's EOS can be compared.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from normtest.errors import NormtestError
+from normtest.report import Report
+from normtest.result import Criterion, Measurement, Result, Verdict
+from normtest.settings import AuditSettings
+
+__all__ = ["SCHEMA", "Comparative", "Comparison", "Pair", "PairExpectation", "audit_claims",
+           "comparatives", "compare_models", "compare_reports", "compares", "get_comparative"]
+
+SCHEMA = "normtest.comparison/1"
+#: The model states a ``state`` composition resolves to, in the order they are looked for.
+STATES = ("cls", "eos")
+
+
+@dataclass(frozen=True)
+class PairExpectation:
+    """The paper's expected verdict for a pair of architectures (transformers' ``model_type``:
+    ``bert``, ``modernbert``, ``llama`` …) and a partial variant."""
+
+    verdict: Verdict
+    first: str
+    second: str
+    variant: Mapping[str, str] = field(default_factory=dict)
+    note: str = ""
+
+    def matches(self, first: Mapping[str, Any], second: Mapping[str, Any],
+                variant: Mapping[str, str]) -> bool:
+        return (first.get("architecture") == self.first
+                and second.get("architecture") == self.second
+                and all(variant.get(k) == v for k, v in self.variant.items()))
+
+
+Measure = Callable[["Pair", Mapping[str, str], AuditSettings], Measurement]
+
+
+@dataclass(frozen=True)
+class Comparative:
+    """A claim about the difference of an effect between two models (see the module doc).
+
+    ``statement`` may name ``{first}`` and ``{second}``; the criterion judges the difference
+    (first − second, in the direction the statement says is better), with the smallest
+    difference worth caring about as its threshold.
+    """
+
+    id: str
+    statement: str
+    source: str
+    data: str
+    statistic: str
+    criterion: Criterion
+    axes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    expected: tuple[PairExpectation, ...] = ()
+    notes: str = ""
+    measure: Measure | None = None
+
+    def expectation(self, first: Mapping[str, Any], second: Mapping[str, Any],
+                    variant: Mapping[str, str]) -> PairExpectation | None:
+        return next((e for e in self.expected if e.matches(first, second, variant)), None)
+
+
+_REGISTRY: dict[str, Comparative] = {}
+
+
+def compares(comparative: Comparative) -> Callable[[Measure], Measure]:
+    """Decorator: register ``comparative`` with the decorated function as its measurement."""
+    if comparative.data not in ("words", "prefixes", "texts"):
+        raise NormtestError(f"a comparative claim reads words, prefixes or texts, not "
+                            f"{comparative.data!r}")
+
+    def decorate(function: Measure) -> Measure:
+        _REGISTRY[comparative.id] = replace(comparative, measure=function)
+        return function
+
+    return decorate
+
+
+def comparatives() -> list[Comparative]:
+    """Every comparative claim: the built-in ones (``normtest.checks.comparisons``) and any a
+    loaded claim file declared."""
+    from normtest.catalogue import claims
+
+    claims()  # loads the built-in catalogue, comparisons included
+    return list(_REGISTRY.values())
+
+
+def get_comparative(claim_id: str) -> Comparative:
+    known = {c.id: c for c in comparatives()}
+    if claim_id not in known:
+        raise NormtestError(f"no comparative claim {claim_id!r}; the comparative claims are "
+                            f"{', '.join(sorted(known))}")
+    return known[claim_id]
+
+
+# -- pairing two reports ---------------------------------------------------------------------
+def _key(variant: Mapping[str, str]) -> str:
+    return ",".join(f"{k}={v}" for k, v in variant.items())
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Two models' reports, and their data paired item by item."""
+
+    first: Report
+    second: Report
+
+    @property
+    def names(self) -> tuple[str, str]:
+        return (str(self.first.model.get("name")), str(self.second.model.get("name")))
+
+    def missing(self, data: str) -> str | None:
+        """Why this pair cannot be compared on ``data`` (None: it can)."""
+        for report in (self.first, self.second):
+            name = report.model.get("name")
+            if data not in report.data:
+                return (f"{name}'s report has no {data} data (audit it on the claims that read "
+                        f"{data}: normtest compare runs them)")
+            if data == "prefixes" and report.data["prefixes"].get("unit") != "words":
+                return (f"{name}'s prefixes are on a grid of model tokens; comparing growth "
+                        "needs the same word grid for both (audit with --prefix-unit words, "
+                        "as normtest compare does)")
+        return None
+
+    def state(self, report: Report, data: str) -> str | None:
+        """The model state (``cls`` / ``eos``) whose vectors the report holds for ``data``."""
+        keys = self._series(report, data)
+        return next((s for s in STATES if any(f"composition={s}," in k + "," for k in keys)),
+                    None)
+
+    def compositions(self, data: str, declared: Sequence[str]) -> tuple[str, ...]:
+        """The declared compositions both reports hold (``state``: both have one)."""
+        out = []
+        for c in declared:
+            if c == "state":
+                if self.state(self.first, data) and self.state(self.second, data):
+                    out.append(c)
+            elif all(self._lookup(r, data, {"composition": c, "representation": "last",
+                                             "transform": "raw"}, strict=False) is not None
+                     for r in (self.first, self.second)):
+                out.append(c)
+        return tuple(out)
+
+    @staticmethod
+    def _series(report: Report, data: str) -> Mapping[str, Any]:
+        block = report.data.get(data, {})
+        return block.get("curves" if data == "prefixes" else "squared_norms", {})
+
+    def _lookup(self, report: Report, data: str, variant: Mapping[str, str],
+                strict: bool = True) -> Any:
+        """The stored series of one variant; a whole-word model's for any composition."""
+        series = self._series(report, data)
+        wanted = dict(variant)
+        if wanted.get("composition") == "state":
+            wanted["composition"] = self.state(report, data) or "state"
+        candidates = [_key({k: wanted[k] for k in ("composition", "representation",
+                                                      "transform") if k in wanted})]
+        if report.model.get("family") == "static":
+            candidates.append(_key({k: v for k, v in wanted.items() if k == "transform"}))
+        if data != "words":
+            candidates = [_key({"composition": wanted.get("composition", ""),
+                                "representation": wanted.get("representation", "last")})]
+        found = next((series[k] for k in candidates if k in series), None)
+        if found is None and strict:
+            raise NormtestError(f"{report.model.get('name')}'s report holds no {data} series "
+                                f"for {_key(variant)}")
+        return found
+
+    def curves(self, variant: Mapping[str, str]) -> tuple[np.ndarray, ...]:
+        """(word lengths, s_first, s_second, document) of the prefixes both models read."""
+        rows = []
+        for report in (self.first, self.second):
+            block = report.data["prefixes"]
+            curve = self._lookup(report, "prefixes", variant)
+            docs = [block["documents"][i] for i in curve["document"]]
+            rows.append({(d, int(n)): float(v) for d, n, v in
+                         zip(docs, curve["lengths"], curve["squared_norms"], strict=True)})
+        shared = sorted(set(rows[0]) & set(rows[1]))
+        codes = {d: i for i, d in enumerate(sorted({d for d, _ in shared}))}
+        return (np.array([n for _, n in shared], dtype=np.float64),
+                np.array([rows[0][k] for k in shared]), np.array([rows[1][k] for k in shared]),
+                np.array([codes[d] for d, _ in shared], dtype=np.intp))
+
+    def texts(self, variant: Mapping[str, str]) -> tuple[np.ndarray, ...]:
+        """(IC_first, ‖e‖²_first, IC_second, ‖e‖²_second, document) of the shared sentences."""
+        sides = []
+        for report in (self.first, self.second):
+            block = report.data["texts"]
+            values = self._lookup(report, "texts", variant)
+            ids = block.get("sentences") or [str(i) for i in range(len(values))]
+            sides.append({s: (float(ic), float(v), int(d)) for s, ic, v, d in
+                          zip(ids, block["information"], values, block["document"],
+                              strict=True)})
+        shared = [s for s in sides[0] if s in sides[1]]
+        return (np.array([sides[0][s][0] for s in shared]),
+                np.array([sides[0][s][1] for s in shared]),
+                np.array([sides[1][s][0] for s in shared]),
+                np.array([sides[1][s][1] for s in shared]),
+                np.array([sides[0][s][2] for s in shared], dtype=np.intp))
+
+    def words(self, variant: Mapping[str, str]) -> tuple[np.ndarray, ...]:
+        """(IC, ‖e‖²_first, ‖e‖²_second) of the words both models kept (IC of the first)."""
+        sides = []
+        for report in (self.first, self.second):
+            block = report.data["words"]
+            values = self._lookup(report, "words", variant)
+            sides.append({w: (float(ic), float(v)) for w, ic, v in
+                          zip(block["words"], block["information"], values, strict=True)})
+        shared = [w for w in sides[0] if w in sides[1]]
+        return (np.array([sides[0][w][0] for w in shared]),
+                np.array([sides[0][w][1] for w in shared]),
+                np.array([sides[1][w][1] for w in shared]))
+
+
+# -- the comparison -------------------------------------------------------------------------
+@dataclass
+class Comparison:
+    """The outcome of comparing models: each model's report and the comparative rows."""
+
+    reports: list[Report]
+    results: list[Result]
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def models(self) -> list[dict[str, Any]]:
+        return [dict(r.model) for r in self.reports]
+
+    def result(self, result_id: str) -> Result:
+        """One row by its id (``compare.cer.linearity[first=A,second=B,composition=state]``)."""
+        for r in self.results:
+            if r.id == result_id:
+                return r
+        raise NormtestError(f"no comparison row {result_id!r}; rows: "
+                            + ", ".join(r.id for r in self.results[:8])
+                            + (" …" if len(self.results) > 8 else ""))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"schema": SCHEMA, "models": self.models,
+                "results": [r.to_dict() for r in self.results],
+                "provenance": self.provenance,
+                "reports": [r.to_dict() for r in self.reports]}
+
+    def write(self, path: str | Path) -> Path:
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(self.to_dict(), indent=1, allow_nan=False) + "\n",
+                          encoding="utf-8")
+        return target
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Comparison:
+        if data.get("schema") != SCHEMA:
+            raise NormtestError(f"not a normtest comparison (schema {data.get('schema')!r}, "
+                                f"expected {SCHEMA!r})")
+        return cls([Report.from_dict(r) for r in data.get("reports", [])],
+                   [Result.from_dict(r) for r in data.get("results", [])],
+                   dict(data.get("provenance", {})))
+
+    @classmethod
+    def read(cls, path: str | Path) -> Comparison:
+        try:
+            return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise NormtestError(f"cannot read the comparison {path}: {exc}") from exc
+
+
+def _names(reports: Sequence[Report]) -> list[str]:
+    """Each model's name, made unique with #2, #3 … where two share one."""
+    names = [str(r.model.get("name") or "model") for r in reports]
+    seen: dict[str, int] = {}
+    out = []
+    for n in names:
+        seen[n] = seen.get(n, 0) + 1
+        out.append(n if names.count(n) == 1 else f"{n}#{seen[n]}")
+    return out
+
+
+def compare_reports(reports: Sequence[Report], claim_ids: Iterable[str] | None = None,
+                    settings: AuditSettings | None = None) -> Comparison:
+    """Judge the comparative claims on every pair of ``reports`` (in the order given: each
+    earlier model is ``first`` against each later one). Holm over the confirmatory rows,
+    Benjamini–Hochberg over the exploratory ones, as in an audit."""
+    from normtest.stats import adjust_audit
+
+    if len(reports) < 2:
+        raise NormtestError("a comparison needs two models or more (--model A --model B)")
+    settings = settings or AuditSettings()
+    if claim_ids:
+        chosen = [get_comparative(i) for i in claim_ids]
+    else:  # every comparative claim whose data the reports hold
+        chosen = [c for c in comparatives() if all(c.data in r.data for r in reports)]
+        if not chosen:
+            raise NormtestError("the reports hold none of the data the comparative claims read "
+                                "(word, prefix or text series); audit the models on the word, "
+                                "cer or text claims")
+    names = _names(reports)
+    rows: list[Result] = []
+    for (i, a), (j, b) in itertools.combinations(enumerate(reports), 2):
+        pair = Pair(a, b)
+        for claim in chosen:
+            rows.extend(_measure(claim, pair, names[i], names[j], settings))
+    if not rows:
+        raise NormtestError("no comparative claim was selected")
+    provenance = {"seed": settings.seed, "resamples": settings.resamples,
+                  "alpha": settings.alpha, "models": names,
+                  "prefix_unit": "words", "multiplicity": {
+                      "confirmatory": "holm", "exploratory": "benjamini-hochberg"}}
+    return Comparison(list(reports), adjust_audit(rows), provenance)
+
+
+def _measure(claim: Comparative, pair: Pair, first: str, second: str,
+             settings: AuditSettings) -> list[Result]:
+    criterion = claim.criterion.with_alpha(settings.alpha)
+    base = {"first": first, "second": second}
+    reason = pair.missing(claim.data)
+    compositions = claim.axes.get("composition")
+    if reason is None and compositions is not None:
+        compositions = pair.compositions(claim.data, compositions)
+        if not compositions:
+            reason = (f"{first} and {second} share none of its compositions "
+                      f"({', '.join(claim.axes['composition'])})")
+    if reason is not None:
+        return [Result(Verdict.SKIPPED, reason, claim=claim.id, variant=base,
+                       criterion=claim.criterion)]
+    axes = {**claim.axes, **({"composition": compositions} if compositions else {})}
+    out = []
+    for combo in itertools.product(*axes.values()):
+        variant = dict(zip(axes, combo, strict=True))
+        stated = claim.expectation(pair.first.model, pair.second.model, variant)
+        row: dict[str, Any] = dict(claim=claim.id, variant={**base, **variant},
+                                   expected=None if stated is None else stated.verdict,
+                                   role="exploratory" if stated is None else "confirmatory")
+        assert claim.measure is not None
+        try:
+            measurement = claim.measure(pair, variant, settings)
+        except NormtestError as exc:
+            out.append(Result(Verdict.ERROR, str(exc), criterion=claim.criterion, **row))
+            continue
+        judged = Result.judged(measurement, criterion)
+        details = {"statement": claim.statement.format(first=first, second=second)}
+        if "composition" in variant and variant["composition"] == "state":
+            details["states"] = (f"{pair.state(pair.first, claim.data)} vs "
+                                 f"{pair.state(pair.second, claim.data)}")
+        out.append(replace(judged, details=details, **row))
+    return out
+
+
+def audit_claims(claim_ids: Iterable[str] | None = None, suite: str = "all") -> list[str]:
+    """The audit claims whose data the chosen comparative claims read (within ``suite``)."""
+    from normtest.catalogue import claims
+
+    chosen = [get_comparative(i) for i in claim_ids] if claim_ids else comparatives()
+    kinds = {c.data for c in chosen}
+    return [c.id for c in claims(suite) if c.data in kinds]
+
+
+def compare_models(models: Sequence[Any], claim_ids: Iterable[str] | None = None,
+                   suite: str = "all", settings: AuditSettings | None = None) -> Comparison:
+    """Audit each model (a name, path or adapter) on the same sample, prefixes on a word grid,
+    and judge the comparative claims on every pair (the Python form of ``normtest compare``).
+
+    For example, in a test::
+
+        comparison = compare_models(["minilm-l6", "smollm2-135m"],
+                                    ["compare.cer.linearity"], suite="cer")
+        row = comparison.result(
+            "compare.cer.linearity[first=minilm-l6,second=smollm2-135m,composition=state]")
+        assert row.verdict is not Verdict.FAIL, row.reason
+    """
+    from normtest.audit import run_audit
+    from normtest.models import load
+
+    chosen = list(claim_ids) if claim_ids else None
+    base = replace(settings or AuditSettings(), prefix_unit="words")
+    audit = audit_claims(chosen, suite)
+    if not audit:
+        raise NormtestError(f"no claim of suite {suite!r} reads the data the comparative claims "
+                            "need; use --suite all")
+    reports = [run_audit(load(m) if isinstance(m, (str, Path)) else m, claim_ids=audit,
+                         settings=base) for m in models]
+    return compare_reports(reports, chosen, base)

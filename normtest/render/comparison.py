@@ -1,0 +1,325 @@
+"""Renderings of a :class:`~normtest.comparison.Comparison`: terminal, Markdown and HTML.
+
+Answer first, in every form:
+
+1. the comparative verdicts: for each pair of models and each comparative claim, the statement
+   ("A's s(L) grows closer to linearly than B's"), its verdict, the paired difference with its
+   interval and the minimum difference it was held to;
+2. each model's scorecard, side by side (the paper's hypotheses, one line each);
+3. the leaderboard: every row that is confirmatory for at least one model, each model's
+   estimate and interval (a model's own CLS or EOS is shown as ``state``), with a plot in HTML.
+
+Every string that comes from data goes through the escaping of its format.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING
+
+from normtest.render import _format as fmt
+from normtest.result import Result, Verdict
+
+if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
+
+    from normtest.comparison import Comparison
+
+__all__ = ["Leader", "comparison_text", "leaderboard", "print_comparison",
+           "render_comparison_html", "render_comparison_markdown"]
+
+_MODEL_STATES = ("cls", "eos")
+
+
+@dataclass(frozen=True)
+class Leader:
+    """One leaderboard row: a claim's variant and each model's result for it (None: absent)."""
+
+    label: str
+    claim: str
+    cells: tuple[Result | None, ...]
+
+
+def _label(r: Result) -> str:
+    from normtest.catalogue import REFERENCE
+
+    variant = {k: ("state" if k == "composition" and v in _MODEL_STATES else v)
+               for k, v in r.variant.items() if REFERENCE.get(k) != v}
+    return f"{r.claim}[{', '.join(variant.values())}]" if variant else str(r.claim)
+
+
+def leaderboard(comparison: Comparison) -> list[Leader]:
+    """Rows confirmatory for at least one model and measured for two or more, in catalogue
+    order; a model's CLS or EOS row is its ``state`` row."""
+    per_model = [{_label(r): r for r in report.results if r.measurement is not None
+                  and r.variant.get("representation", "last") == "last"}
+                 for report in comparison.reports]
+    wanted = [label for rows in per_model for label, r in rows.items() if r.confirmatory]
+    out = []
+    for label in dict.fromkeys(wanted):
+        cells = tuple(rows.get(label) for rows in per_model)
+        if sum(c is not None for c in cells) >= 2:
+            claim = next(c.claim for c in cells if c is not None)
+            out.append(Leader(label, str(claim), cells))
+    order = {c: i for i, c in enumerate(dict.fromkeys(
+        r.claim for report in comparison.reports for r in report.results))}
+    return sorted(out, key=lambda x: order.get(x.claim, 0))
+
+
+_SHORT = {Verdict.INCONCLUSIVE: "undecided"}
+
+
+def _cell(r: Result | None) -> str:
+    if r is None:
+        return "—"
+    return (f"{fmt.number(r.estimate)} {fmt.interval(r)} "
+            f"{_SHORT.get(r.verdict, r.verdict.value)}")
+
+
+def _statement(r: Result) -> str:
+    return str(r.details.get("statement") or r.id)
+
+
+def _difference(r: Result) -> str:
+    statistic = r.measurement.statistic if r.measurement else "difference"
+    if r.measurement is None or not math.isfinite(r.estimate):
+        return r.reason
+    return (f"{statistic} {fmt.number(r.estimate)} {fmt.interval(r)} "
+            f"(minimum {fmt.threshold(r)})")
+
+
+def _variant_note(r: Result) -> str:
+    rest = {k: v for k, v in r.variant.items() if k not in ("first", "second")}
+    note = ", ".join(f"{k}={v}" for k, v in rest.items())
+    states = r.details.get("states")
+    return note + (f" ({states})" if states else "")
+
+
+def _scorecards(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
+    """(model names, rows of hypothesis title then each model's status)."""
+    names = list(comparison.provenance.get("models") or [r.model.get("name")
+                                                         for r in comparison.reports])
+    lines = [report.scorecard for report in comparison.reports]
+    titles = list(dict.fromkeys(line.title for card in lines for line in card))
+    rows = []
+    for title in titles:
+        statuses = [next((x.status for x in card if x.title == title), "—") for card in lines]
+        if any(status not in ("not tested", "—") for status in statuses):
+            rows.append([title, *statuses])
+    return [str(n) for n in names], rows
+
+
+def _head(comparison: Comparison) -> str:
+    names = comparison.provenance.get("models") or []
+    return f"normtest compare: {' vs '.join(str(n) for n in names)}"
+
+
+def _sample(comparison: Comparison) -> str:
+    bits = []
+    for report in comparison.reports[:1]:
+        p = report.provenance
+        for key, what in (("words", "words"), ("documents", "documents"),
+                          ("sentences", "sentences")):
+            if key in p:
+                bits.append(f"{p[key]:,} {what}")
+    tokens = []
+    for report in comparison.reports:
+        block = report.data.get("prefixes", {})
+        if block.get("tokens"):
+            mean = sum(t[-1] for t in block["tokens"]) / max(1, len(block["tokens"]))
+            tokens.append(f"{mean:.0f} ({report.model.get('name')})")
+    sample = "paired on the same " + ", ".join(bits) if bits else "paired on one sample"
+    if tokens:
+        longest = comparison.reports[0].provenance.get("max_prefix")
+        sample += (f"; prefixes on a word grid, the longest {longest} words = "
+                   + ", ".join(tokens) + " model tokens")
+    return sample
+
+
+# -- terminal ------------------------------------------------------------------------------------
+def comparison_view(comparison: Comparison, width: int = 100) -> list[RenderableType]:
+    from rich.text import Text
+
+    from normtest.render.console import _VERDICT, _indent, _line, _table
+
+    out: list[RenderableType] = [_line(_head(comparison), "bold"),
+                                 _line(_sample(comparison), "dim")]
+    statement = None
+    for r in comparison.results:
+        if _statement(r) != statement:
+            statement = _statement(r)
+            out.append(_line(statement, "bold"))
+        line = Text("  ")
+        line.append(f"{r.verdict.value:<13}", style=_VERDICT.get(r.verdict, ""))
+        note = _variant_note(r)
+        line.append(f"{note}: " if note else "", style="cyan")
+        line.append(_difference(r))
+        if r.expected:
+            line.append(f"; paper: {r.expected.value}", style="dim")
+        out.append(line)
+    tally = ", ".join(f"{sum(r.verdict is v for r in comparison.results)} {v.value}"
+                      for v in fmt.ORDER if any(r.verdict is v for r in comparison.results))
+    out += [_line(f"{len(comparison.results)} comparative rows: {tally}"), Text("")]
+    names, rows = _scorecards(comparison)
+    table = _table()
+    for column in ("scorecard", *names):
+        table.add_column(column, no_wrap=True, overflow="ellipsis",
+                         max_width=44 if column == "scorecard" else None)
+    for row in rows:
+        table.add_row(*row)
+    out += [_indent(table), Text("")]
+    board = leaderboard(comparison)
+    if board:
+        out.append(_line("Leaderboard: estimate [interval] verdict, on the rows the paper "
+                         "states an expectation for", "bold"))
+        table = _table()
+        for column in ("row", *names):
+            table.add_column(column, no_wrap=True, overflow="ellipsis")
+        for leader in board:
+            table.add_row(leader.label, *(_cell(c) for c in leader.cells))
+        out += [_indent(table), Text("")]
+    return out
+
+
+def print_comparison(comparison: Comparison, console: Console) -> None:
+    from normtest.render.console import _print
+
+    _print(console, comparison_view(comparison, console.width))
+
+
+def comparison_text(comparison: Comparison, width: int = 100) -> str:
+    """The terminal view as plain text."""
+    from normtest.render.console import _console
+
+    buffer = io.StringIO()
+    print_comparison(comparison, _console(file=buffer, width=width, plain=True))
+    return buffer.getvalue()
+
+
+# -- Markdown --------------------------------------------------------------------------------------
+def render_comparison_markdown(comparison: Comparison) -> str:
+    from normtest.render.markdown import _row, md_code, md_text
+
+    out = [f"## {md_text(_head(comparison))}", "", md_text(_sample(comparison)) + ".", "",
+           "### Comparative claims", "",
+           "| verdict | statement | variant | difference [interval] | minimum | paper |",
+           "|---|---|---|---|---|---|"]
+    for r in comparison.results:
+        out.append(_row([f"**{r.verdict.value}**", md_text(_statement(r)),
+                         md_text(_variant_note(r)) or "—",
+                         f"{fmt.number(r.estimate)} {fmt.interval(r)}"
+                         if math.isfinite(r.estimate) else md_text(r.reason),
+                         md_text(fmt.threshold(r)),
+                         r.expected.value if r.expected else "exploratory"]))
+    names, rows = _scorecards(comparison)
+    out += ["", "### Scorecards", "", _row(["hypothesis", *map(md_code, names)]),
+            _row(["---"] * (len(names) + 1))]
+    out += [_row([md_text(row[0]), *(md_text(c) for c in row[1:])]) for row in rows]
+    board = leaderboard(comparison)
+    if board:
+        out += ["", "### Leaderboard", "", "Estimate [interval] and verdict of each model on "
+                "the rows the paper states an expectation for.", "",
+                _row(["row", *map(md_code, names)]), _row(["---"] * (len(names) + 1))]
+        out += [_row([md_code(x.label), *(md_text(_cell(c)) for c in x.cells)])
+                for x in board]
+    return "\n".join(out).rstrip() + "\n"
+
+
+# -- HTML ------------------------------------------------------------------------------------------
+def _esc(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def leaderboard_plot(board: Sequence[Leader], names: Sequence[str]) -> str:
+    """Each model's estimate and interval per leaderboard row (one colour per model)."""
+    from normtest.render.plots import figure, svg
+
+    palette = ["#0969da", "#bf3989", "#1a7f37", "#9a6700", "#8250df", "#cf222e"]
+    n = len(board)
+    with figure(8.0, 0.9 + 0.34 * n) as fig:
+        ax = fig.add_subplot()
+        for m, name in enumerate(names):
+            offset = (m - (len(names) - 1) / 2) * 0.18
+            for i, leader in enumerate(board):
+                r = leader.cells[m]
+                if r is None or not math.isfinite(r.estimate):
+                    continue
+                y = n - 1 - i + offset
+                low, high = r.ci
+                colour = palette[m % len(palette)]
+                if math.isfinite(low) and math.isfinite(high):
+                    ax.hlines(y, low, high, color=colour, lw=1.8)
+                filled = r.verdict is Verdict.PASS
+                ax.plot([r.estimate], [y], marker="o", ms=4.5, color=colour,
+                        mfc=colour if filled else "white", label=name if i == 0 else None)
+        ax.set_yticks(range(n), [x.label for x in reversed(board)])
+        ax.tick_params(axis="y", length=0)
+        ax.grid(axis="x", color="#d0d7de", lw=0.5)
+        ax.set_xlabel("each row's statistic: estimate and interval (filled: PASS)")
+        ax.legend(loc="best", frameon=False)
+        return svg(fig)
+
+
+def render_comparison_html(comparison: Comparison) -> str:
+    from normtest import __version__
+    from normtest.render import plots
+    from normtest.render.html import _CSS, CSP
+    from normtest.render.html_figures import badge
+
+    def figure(draw: partial[str], alt: str, caption: str) -> str:
+        if not plots.available():
+            return '<p class="note">No plots (matplotlib is not installed).</p>'
+        try:
+            drawn = draw()
+        except (ValueError, TypeError, KeyError, IndexError) as exc:
+            return f'<p class="note">This plot could not be drawn: {_esc(exc)}</p>'
+        return (f'<figure><img src="{plots.data_uri(drawn)}" alt="{_esc(alt)}">'
+                f"<figcaption>{caption}</figcaption></figure>")
+
+    rows = "".join(
+        f"<tr><td>{badge(r.verdict.value)}</td><td>{_esc(_statement(r))}</td>"
+        f"<td><code>{_esc(_variant_note(r))}</code></td><td>{_esc(_difference(r))}</td>"
+        f"<td>{_esc(r.expected.value if r.expected else 'exploratory')}</td></tr>"
+        for r in comparison.results)
+    measured = [r for r in comparison.results if math.isfinite(r.estimate)]
+    forest = figure(partial(plots.forest_plot, measured, "paired difference"),
+                    "paired differences", "x: each comparative row's paired difference "
+                    "(first − second) and its interval; the dashed line is the minimum "
+                    "difference a PASS must exceed.") if measured else ""
+    names, cards = _scorecards(comparison)
+    head = "".join(f"<th>{_esc(n)}</th>" for n in names)
+    card_rows = "".join(f"<tr><td>{_esc(row[0])}</td>"
+                        + "".join(f"<td>{_esc(c)}</td>" for c in row[1:]) + "</tr>"
+                        for row in cards)
+    board = leaderboard(comparison)
+    board_html = ""
+    if board:
+        lines = "".join(f"<tr><td><code>{_esc(x.label)}</code></td>"
+                        + "".join(f"<td>{_esc(_cell(c))}</td>" for c in x.cells) + "</tr>"
+                        for x in board)
+        board_html = ("<section id=\"leaderboard\"><h2>Leaderboard</h2>"
+                      + figure(partial(leaderboard_plot, board, names), "leaderboard",
+                               "Per row (y), each model's estimate and interval (x), one colour "
+                               "per model; a filled dot is a PASS.")
+                      + f'<table class="rows"><thead><tr><th>row</th>{head}</tr></thead>'
+                      f"<tbody>{lines}</tbody></table></section>")
+    body = (f"<h1>{_esc(_head(comparison))}</h1><p>{_esc(_sample(comparison))}.</p>"
+            '<section id="comparisons"><h2>Comparative claims</h2>'
+            '<table class="rows"><thead><tr><th>verdict</th><th>statement</th><th>variant</th>'
+            f"<th>difference [interval] (minimum)</th><th>paper</th></tr></thead><tbody>{rows}"
+            f"</tbody></table>{forest}</section>"
+            f'<section id="scorecards"><h2>Scorecards</h2><table class="rows"><thead><tr>'
+            f"<th>hypothesis</th>{head}</tr></thead><tbody>{card_rows}</tbody></table></section>"
+            + board_html)
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+            '<meta name="referrer" content="no-referrer"><link rel="icon" href="data:,">'
+            f"<title>{_esc(_head(comparison))}</title><style>{_CSS}</style></head>\n"
+            f"<body><main>\n{body}\n<footer>Rendered by normtest {_esc(__version__)}; "
+            "self-contained: no script, no network, no font file.</footer></main></body>"
+            "</html>\n")
