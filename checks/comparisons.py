@@ -24,7 +24,7 @@ MIN_RHO_DIFFERENCE = 0.1
 #: Compositions compared; ``state`` is each model's own CLS or EOS state.
 GROWTH_COMPOSITIONS = ("state", "sqrt_n", "f_ind", "mean", "sum", "pooled")
 TEXT_COMPOSITIONS = ("sqrt_n", "f_ind", "mean", "state", "pooled")
-WORD_COMPOSITIONS = ("sqrt_n", "f_ind", "sum", "mean")
+WORD_COMPOSITIONS = ("sqrt_n", "f_ind", "sum", "mean", "pooled")
 
 
 @compares(Comparative(

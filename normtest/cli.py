@@ -96,10 +96,12 @@ def _parser() -> argparse.ArgumentParser:
     comparing = sub.add_parser(
         "compare", help="audit several models on one paired sample and test claims about the "
                         "difference of their effects (a leaderboard with intervals)")
-    comparing.add_argument("--model", action="append", default=[],
-                           help="a model as for audit; two or more (each earlier one is "
-                                "'first' against each later one)")
-    comparing.add_argument("--report", action="append", default=[], type=Path,
+    comparing.add_argument("--model", action="append", dest="sources", default=[],
+                           type=lambda v: ("model", v),
+                           help="a model as for audit; two or more, with --report (each "
+                                "earlier one is 'first' against each later one)")
+    comparing.add_argument("--report", action="append", dest="sources",
+                           type=lambda v: ("report", Path(v)),
                            help="a stored report.json to compare instead of auditing a model "
                                 "(audited with --prefix-unit words for the growth claims)")
     comparing.add_argument("--claims", nargs="+", default=None, metavar="ID",
@@ -263,19 +265,21 @@ def _compare(args: argparse.Namespace) -> int:
     from normtest.render.console import stdout_console
     from normtest.report import Report
 
-    if len(args.model) + len(args.report) < 2:
+    models = [v for kind, v in args.sources if kind == "model"]
+    if len(args.sources) < 2:
         raise NormtestError("compare needs two models or more: --model A --model B (or stored "
                             "reports with --report)")
     values = {**resolve(load_config(None).settings, given(args)), "prefix_unit": "words"}
     _check_outputs(args)
     load_checks_of(values)
     audited = audit_claims(args.claims, args.suite)
-    if not audited and args.model:
+    if not audited and models:
         raise NormtestError(f"no claim of suite {args.suite!r} reads the data the chosen "
                             "comparative claims need")
     with progress.showing(_shows_progress(args)):
-        reports = [Report.read(path) for path in args.report]
-        reports += audit_models(args.model, values, audited, args.suite) if args.model else []
+        stored = {v: Report.read(v) for kind, v in args.sources if kind == "report"}
+        fresh = iter(audit_models(models, values, audited, args.suite) if models else [])
+        reports = [stored[v] if kind == "report" else next(fresh) for kind, v in args.sources]
         comparison = compare_reports(reports, args.claims, audit_settings(values))
     names = comparison.provenance["models"]
     folder = args.out or Path("reports", "compare", "-vs-".join(folder_name(n) for n in names))
@@ -291,10 +295,15 @@ def _compare(args: argparse.Namespace) -> int:
         raise NormtestError(f"cannot write the comparison to {folder}: {exc.strerror}") from exc
     from normtest.render import write_renderings
 
+    folders: list[str] = []
     for name, report in zip(names, comparison.reports, strict=True):
-        write_renderings(report, folder / folder_name(name))
+        sub = folder_name(name)
+        while sub in folders:  # two names that map to one folder name
+            sub += "_"
+        folders.append(sub)
+        write_renderings(report, folder / sub)
     print(f"comparison written to {folder}/: comparison.json, comparison.md, comparison.html "
-          f"(and each model's report in {', '.join(folder_name(n) + '/' for n in names)})")
+          f"(and each model's report in {', '.join(f + '/' for f in folders)})")
     return EXIT_OK
 
 

@@ -147,6 +147,9 @@ class Pair:
             if data not in report.data:
                 return (f"{name}'s report has no {data} data (audit it on the claims that read "
                         f"{data}: normtest compare runs them)")
+            if data == "texts" and not report.data["texts"].get("sentences"):
+                return (f"{name}'s report does not identify its sentences (written by an older "
+                        "normtest); audit it again to pair its sentences")
             if data == "prefixes" and report.data["prefixes"].get("unit") != "words":
                 return (f"{name}'s prefixes are on a grid of model tokens; comparing growth "
                         "needs the same word grid for both (audit with --prefix-unit words, "
@@ -179,18 +182,19 @@ class Pair:
 
     def _lookup(self, report: Report, data: str, variant: Mapping[str, str],
                 strict: bool = True) -> Any:
-        """The stored series of one variant; a whole-word model's for any composition."""
+        """The stored series of one variant at the last layer: the model's own keys (a sentence
+        encoder's have no representation; a whole-word model's one vector stands for every
+        composition)."""
         series = self._series(report, data)
-        wanted = dict(variant)
+        wanted = {"representation": "last", **variant}
         if wanted.get("composition") == "state":
             wanted["composition"] = self.state(report, data) or "state"
-        candidates = [_key({k: wanted[k] for k in ("composition", "representation",
-                                                      "transform") if k in wanted})]
+        axes = ("composition", "representation") if data != "words" else \
+            ("composition", "representation", "transform")
+        full = {k: wanted[k] for k in axes if k in wanted}
+        candidates = [_key(full), _key({k: v for k, v in full.items() if k != "representation"})]
         if report.model.get("family") == "static":
-            candidates.append(_key({k: v for k, v in wanted.items() if k == "transform"}))
-        if data != "words":
-            candidates = [_key({"composition": wanted.get("composition", ""),
-                                "representation": wanted.get("representation", "last")})]
+            candidates.append(_key({k: v for k, v in full.items() if k == "transform"}))
         found = next((series[k] for k in candidates if k in series), None)
         if found is None and strict:
             raise NormtestError(f"{report.model.get('name')}'s report holds no {data} series "
@@ -218,7 +222,7 @@ class Pair:
         for report in (self.first, self.second):
             block = report.data["texts"]
             values = self._lookup(report, "texts", variant)
-            ids = block.get("sentences") or [str(i) for i in range(len(values))]
+            ids = block["sentences"]
             sides.append({s: (float(ic), float(v), int(d)) for s, ic, v, d in
                           zip(ids, block["information"], values, block["document"],
                               strict=True)})
@@ -238,6 +242,10 @@ class Pair:
             sides.append({w: (float(ic), float(v)) for w, ic, v in
                           zip(block["words"], block["information"], values, strict=True)})
         shared = [w for w in sides[0] if w in sides[1]]
+        if not np.allclose([sides[0][w][0] for w in shared], [sides[1][w][0] for w in shared],
+                           rtol=1e-4, atol=1e-6):
+            raise NormtestError("the two reports give their words different IC (another "
+                                "frequency source or corpus); audit both with the same one")
         return (np.array([sides[0][w][0] for w in shared]),
                 np.array([sides[0][w][1] for w in shared]),
                 np.array([sides[1][w][1] for w in shared]))
@@ -280,9 +288,10 @@ class Comparison:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Comparison:
-        if data.get("schema") != SCHEMA:
-            raise NormtestError(f"not a normtest comparison (schema {data.get('schema')!r}, "
-                                f"expected {SCHEMA!r})")
+        schema = data.get("schema") if isinstance(data, Mapping) else None
+        if schema != SCHEMA:
+            raise NormtestError(f"not a normtest comparison (schema {schema!r}, expected "
+                                f"{SCHEMA!r})")
         return cls([Report.from_dict(r) for r in data.get("reports", [])],
                    [Result.from_dict(r) for r in data.get("results", [])],
                    dict(data.get("provenance", {})))
@@ -324,6 +333,7 @@ def compare_reports(reports: Sequence[Report], claim_ids: Iterable[str] | None =
             raise NormtestError("the reports hold none of the data the comparative claims read "
                                 "(word, prefix or text series); audit the models on the word, "
                                 "cer or text claims")
+    _same_sample(reports)
     names = _names(reports)
     rows: list[Result] = []
     for (i, a), (j, b) in itertools.combinations(enumerate(reports), 2):
@@ -332,11 +342,36 @@ def compare_reports(reports: Sequence[Report], claim_ids: Iterable[str] | None =
             rows.extend(_measure(claim, pair, names[i], names[j], settings))
     if not rows:
         raise NormtestError("no comparative claim was selected")
+    if all(r.verdict in (Verdict.SKIPPED, Verdict.ERROR) for r in rows):
+        from normtest.errors import nothing_ran
+
+        raise nothing_ran(" vs ".join(names), [(r.id, r.reason) for r in rows])
     provenance = {"seed": settings.seed, "resamples": settings.resamples,
                   "alpha": settings.alpha, "models": names,
                   "prefix_unit": "words", "multiplicity": {
                       "confirmatory": "holm", "exploratory": "benjamini-hochberg"}}
     return Comparison(list(reports), adjust_audit(rows), provenance)
+
+
+#: Provenance entries that define the sample: two reports compared must agree on them (the
+#: counts of words, documents and sentences may differ: a model drops the words it lacks).
+SAMPLE_KEYS = ("seed", "corpus", "prefix_step", "max_prefix", "profile", "prefix_unit")
+
+
+def _same_sample(reports: Sequence[Report]) -> None:
+    """Refuse reports whose samples differ (their items would pair by accident, or not at
+    all): every entry of :data:`SAMPLE_KEYS` that two reports record must agree."""
+    first = reports[0]
+    for other in reports[1:]:
+        differ = [k for k in SAMPLE_KEYS if k in first.provenance and k in other.provenance
+                  and first.provenance[k] != other.provenance[k]]
+        if differ:
+            shown = "; ".join(f"{k}: {first.provenance[k]!r} vs {other.provenance[k]!r}"
+                              for k in differ)
+            raise NormtestError(
+                f"{first.model.get('name')} and {other.model.get('name')} were audited on "
+                f"different samples ({shown}); audit both with the same settings (normtest "
+                "compare --model A --model B does)")
 
 
 def _measure(claim: Comparative, pair: Pair, first: str, second: str,
@@ -366,6 +401,11 @@ def _measure(claim: Comparative, pair: Pair, first: str, second: str,
             measurement = claim.measure(pair, variant, settings)
         except NormtestError as exc:
             out.append(Result(Verdict.ERROR, str(exc), criterion=claim.criterion, **row))
+            continue
+        except (ValueError, KeyError, IndexError, TypeError) as exc:  # a damaged report
+            out.append(Result(Verdict.ERROR, f"the reports' {claim.data} data do not fit "
+                              f"together ({type(exc).__name__}: {exc}); audit the models again",
+                              criterion=claim.criterion, **row))
             continue
         judged = Result.judged(measurement, criterion)
         details = {"statement": claim.statement.format(first=first, second=second)}

@@ -347,7 +347,7 @@ class PrefixData:
                     key[0], layer=as_layer(key[1]), also=self.poolings)
             else:  # encoders batch every document's prefixes by length
                 matrices = prefix_vectors_of(self.adapter, [p.document.text for p in self.plans],
-                                             tokens, key[0], layer=key[1])
+                                             tokens, key[0], layer=as_layer(key[1]))
             lengths, values, groups, vectors = [], [], [], []
             for doc, (plan, matrix) in enumerate(zip(self.plans, matrices, strict=True)):
                 v = np.asarray(matrix, dtype=np.float64)

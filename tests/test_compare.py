@@ -93,10 +93,14 @@ def test_a_token_grid_is_not_compared_on_growth(compared: tuple[Path, str]) -> N
     data = dict(reports[0].data)
     data["prefixes"] = {**data["prefixes"], "unit": "model tokens"}
     tokens = replace(reports[0], data=data)
-    comparison = compare_reports([tokens, reports[1]], ["compare.cer.linearity"])
-    (row,) = comparison.results
-    assert row.verdict is Verdict.SKIPPED
-    assert "--prefix-unit words" in row.reason
+    with pytest.raises(NormtestError, match="--prefix-unit words"):  # nothing could run
+        compare_reports([tokens, reports[1]], ["compare.cer.linearity"])
+    comparison = compare_reports([tokens, reports[1]], CLAIMS)
+    skipped = comparison.result("compare.cer.linearity[first=minilm-l6,second=smollm2-135m]")
+    assert skipped.verdict is Verdict.SKIPPED
+    assert "--prefix-unit words" in skipped.reason
+    assert any(r.claim == "compare.text.norm_surprisal" and r.measurement is not None
+               for r in comparison.results)
 
 
 def test_the_paper_s_modernbert_claim_is_confirmatory_for_that_pair() -> None:
@@ -179,3 +183,63 @@ def test_pair_requires_the_data(compared: tuple[Path, str]) -> None:
     reports = [Report.read(out / m / "report.json") for m in ("minilm-l6", "smollm2-135m")]
     assert Pair(*reports).missing("words") is not None
     assert Pair(*reports).missing("prefixes") is None
+
+
+def test_word_comparison_pairs_a_static_model_with_an_encoder() -> None:
+    """GloVe's one vector per word stands for every composition; MiniLM's rows are read at
+    its last layer; both on the same words with the same IC."""
+    from normtest.audit import run_audit
+    from normtest.models import load
+    from normtest.settings import AuditSettings
+
+    settings = AuditSettings(words=400, resamples=200, prefix_unit="words")
+    reports = [run_audit(load(m, cache=False), ["word.norm_ic"],
+                         settings=settings) for m in ("glove-6b-50d", "minilm-l6")]
+    comparison = compare_reports(reports, ["compare.word.norm_ic"], settings)
+    rows = {r.variant["composition"]: r for r in comparison.results}
+    assert set(rows) == {"sqrt_n", "f_ind", "sum", "mean"}
+    for r in rows.values():
+        assert r.verdict in (Verdict.PASS, Verdict.FAIL, Verdict.INCONCLUSIVE), r.reason
+        assert r.measurement is not None and r.measurement.n >= 300
+
+
+def test_reports_of_different_samples_are_refused(compared: tuple[Path, str]) -> None:
+    out, _ = compared
+    reports = [Report.read(out / m / "report.json") for m in ("minilm-l6", "smollm2-135m")]
+    other = replace(reports[1], provenance={**reports[1].provenance, "seed": 7})
+    with pytest.raises(NormtestError, match=r"different samples.*seed"):
+        compare_reports([reports[0], other])
+
+
+def test_the_order_of_models_and_reports_is_kept(compared: tuple[Path, str],
+                                                 tmp_path: Path) -> None:
+    out, _ = compared
+    code = main(["compare", "--report", str(out / "smollm2-135m" / "report.json"),
+                 "--report", str(out / "minilm-l6" / "report.json"), "--claims",
+                 "compare.cer.linearity", "--resamples", "200", "--out", str(tmp_path), "-q"])
+    assert code == 0
+    again = Comparison.read(tmp_path / "comparison.json")
+    assert again.provenance["models"] == ["smollm2-135m", "minilm-l6"]
+    assert all(r.variant["first"] == "smollm2-135m" for r in again.results)
+
+
+def test_a_word_grid_keeps_strictly_growing_token_counts_within_the_text() -> None:
+    """A tokenizer that is not prefix-consistent (a longer prefix with fewer tokens) or a prefix
+    with more tokens than the whole text: those lengths are dropped, never read past the text."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from normtest.information.documents import Document, PrefixPlan, on_token_grid
+
+    text = " ".join(f"w{i}" for i in range(45))
+    counts = {8: 10, 16: 12, 24: 11, 32: 12, 40: 60, 45: 50}  # the whole text: 50 tokens
+
+    def tokenize(piece: str) -> SimpleNamespace:
+        return SimpleNamespace(ids=list(range(counts[len(piece.split())])))
+
+    adapter = SimpleNamespace(tokenize=tokenize, name="stub")
+    plan = PrefixPlan(Document("d", text, "test"), 45, np.array([8, 16, 24, 32, 40]))
+    (grid,) = on_token_grid(adapter, [plan])
+    assert grid.lengths.tolist() == [8, 16]
+    assert grid.tokens is not None and grid.tokens.tolist() == [10, 12]

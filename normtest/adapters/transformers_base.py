@@ -370,6 +370,7 @@ class _TransformersAdapter:
                 "(device, dtype and the model itself need a new adapter)"
             )
         clone = copy.copy(self)
+        clone.__dict__.pop("_layer_stash", None)  # its own layer profile, if any
         clone._configure({**self._options, **changes})
         return clone
 

@@ -212,7 +212,10 @@ def on_token_grid(adapter: ModelAdapter, plans: Sequence[PrefixPlan]) -> list[Pr
         counts = np.array([model_token_count(adapter, word_prefix(plan.document.text, int(k)))
                            for k in plan.lengths], dtype=np.int64)
         keep = np.ones(counts.size, dtype=bool)
-        keep[1:] = np.diff(counts) > 0
+        if counts.size:  # strictly more tokens than every shorter prefix, within the text
+            keep[1:] = counts[1:] > np.maximum.accumulate(counts)[:-1]
+            total = model_token_count(adapter, plan.document.text, at_most=int(counts.max()))
+            keep &= counts <= total
         out.append(PrefixPlan(plan.document, plan.n_tokens, plan.lengths[keep], counts[keep]))
     return out
 
