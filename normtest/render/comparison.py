@@ -133,11 +133,11 @@ def _sample(comparison: Comparison) -> str:
         if block.get("tokens"):
             mean = sum(t[-1] for t in block["tokens"]) / max(1, len(block["tokens"]))
             tokens.append(f"{mean:.0f} ({report.model.get('name')})")
-    sample = "paired on the same " + ", ".join(bits) if bits else "paired on one sample"
+    sample = ("one sample for every model: " + ", ".join(bits) if bits
+              else "one sample for every model")
     if tokens:
-        longest = comparison.reports[0].provenance.get("max_prefix")
-        sample += (f"; prefixes on a word grid, the longest {longest} words = "
-                   + ", ".join(tokens) + " model tokens")
+        sample += ("; prefixes on a word grid, each document's longest read as "
+                   + ", ".join(tokens) + " model tokens on average")
     return sample
 
 

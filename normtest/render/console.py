@@ -138,10 +138,11 @@ def audit_view(report: Report, *, title: str | None = None, all_rows: bool = Fal
                 _every_row(report.results), Text(""), *tail]
     body: list[RenderableType] = [Text(""), *map(_indent, claims_table(claims, width - 2)),
                                   Text("")]
-    body += layer_part(report)
+    profile = layer_part(report)
+    body += profile
     pending = pending_rows(report.results)
     if pending:
-        used = len(top) + len(claims) + 3 + 1 + len(tail) + len(body) - len(claims) - 3
+        used = len(top) + len(claims) + 3 + 1 + len(tail) + len(profile)  # and the title
         budget = None if all_rows else max(MIN_REASONS, SCREEN - used)
         body += [_reasons_title(pending), *reason_lines(pending, budget, width, full=all_rows)]
     return [*top, *body, *tail]

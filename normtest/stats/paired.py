@@ -113,6 +113,15 @@ def measure_linearity_gain(
     def gain(w: np.ndarray) -> np.ndarray:
         return _distance(curves_b, w) - _distance(curves_a, w)
 
+    ones = np.ones((1, curves_a.n_groups))
+    farthest = float(linearity_distance(np.zeros(1))[0])
+    if _distance(curves_a, ones)[0] == _distance(curves_b, ones)[0] == farthest:
+        return Measurement.not_estimable(
+            "linearity_gain", curves_a.n, method,
+            "neither model's s(L) rises in both halves of the lengths (a flat, falling or "
+            "saturating curve): both are as far from linear growth as this statistic measures, "
+            "so it cannot say which is closer", seed=seed)
+
     head = _paired("linearity_gain", gain, curves_a.n_groups, curves_a.n, method, n_resamples,
                    seed, alpha, {"documents": curves_a.n_groups})
     if head.sampling is None:
