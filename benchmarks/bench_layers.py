@@ -9,9 +9,10 @@ documents on the word grid (every pooling the CER claims ask for) and ``--senten
   layers (``keep_layers``), as ``--layers all`` does;
 - ``per_layer``: the same vectors with nothing kept (one forward pass per layer and batch).
 
-Reported: the ratios profile/last (the extra cost of a profile's extraction; target ≤ 2: one
-forward pass per batch, plus copying the layers out) and per_layer/profile (what keeping the
-layers saves), the forward passes counted by the adapter, and that every vector is identical.
+Reported: the ratios profile/last (the extra cost of a profile's extraction: one forward pass
+per batch, then per layer the rows copied out and the prefixes pooled) and per_layer/profile
+(what keeping the layers saves), the forward passes counted by the adapter, and that every
+vector is identical.
 
 The whole audit: ``normtest audit --model minilm-l6`` on word.norm_ic, cer.linear,
 cer.fixed_point and text.norm_surprisal at ``--profile quick`` with ``--no-cache``, with and

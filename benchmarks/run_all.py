@@ -103,10 +103,10 @@ def ratios(found: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         for name in ("minilm-l6", "smollm2-135m"):
             if name in lay:
                 m = lay[name]
-                add(f"layer_profile_extraction_{name}", 1 / m["profile_over_last"], 0.5,
+                add(f"layer_profile_extraction_{name}", 1 / m["profile_over_last"], None,
                     f"{name}: vectors of the last layer vs of all {m['representations']} "
-                    "representations kept from the same passes (above 0.5: a profile's "
-                    "extraction costs at most twice a last-layer one)",
+                    "representations kept from the same passes (the passes run once; the "
+                    "rest — rows copied out, prefixes pooled — is per layer)",
                     identical=m["identical"], forward_passes=m["forward_passes_profile"])
                 add(f"layer_profile_keeping_{name}", m["per_layer_over_profile"], None,
                     f"{name}: every layer with one pass per layer vs kept from one pass")
