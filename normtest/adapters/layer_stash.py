@@ -8,8 +8,9 @@ keeps the others, keyed by the pass's exact inputs, and the next call for anothe
 same inputs reads them instead of running the model. The calls of one audit repeat their
 batches exactly (batching is a function of the items' lengths), so each batch runs once.
 
-The kept states are bounded in bytes (least recently used dropped first); a dropped or never-kept
-pass simply runs again, with the same result.
+The kept states are bounded in bytes (the oldest dropped first; each is dropped once read); a
+dropped or never-kept pass simply runs again, with the same result. One audit at a time uses an
+adapter's stash (it is not shared between threads).
 """
 
 from __future__ import annotations
@@ -27,12 +28,18 @@ from normtest.adapters.protocol import Layer
 STASH_BYTES = 6 << 30
 
 
-def _digest(tensors: Sequence[torch.Tensor]) -> bytes:
-    """A key for a pass's exact inputs (ids, masks, positions)."""
+def _digest(inputs: dict[str, Any]) -> bytes:
+    """A key for a pass's exact inputs: each argument's name, and its tensor's shape, dtype and
+    values (ids, masks, positions) or its plain value (``use_cache=False``)."""
     h = hashlib.blake2b(digest_size=16)
-    for t in tensors:
-        h.update(str((tuple(t.shape), t.dtype)).encode())
-        h.update(t.detach().cpu().contiguous().numpy().tobytes())
+    for name in sorted(inputs):
+        value = inputs[name]
+        h.update(name.encode())
+        if isinstance(value, torch.Tensor):
+            h.update(str((tuple(value.shape), value.dtype)).encode())
+            h.update(value.detach().cpu().contiguous().numpy().tobytes())
+        else:
+            h.update(repr(value).encode())
     return h.digest()
 
 
@@ -63,13 +70,13 @@ class LayerStash:
         these inputs kept them, else from a pass that keeps the profile's other layers."""
         key = None
         if chosen in self.layers:
-            tensors = [v for v in inputs.values() if isinstance(v, torch.Tensor)]
-            key = _digest(tensors)
+            key = _digest(inputs)
             found = self._items.pop((key, chosen), None)
             if found is not None:
                 self._bytes -= found[1]  # each layer of a pass is read once
                 self.served += 1
-                return found[0].to(tensors[0].device)
+                device = next(v.device for v in inputs.values() if isinstance(v, torch.Tensor))
+                return found[0].to(device)
         self.passes += 1
         out = forward(**inputs, output_hidden_states=isinstance(chosen, int) or key is not None)
         if key is not None:
