@@ -32,6 +32,7 @@ BENCHMARKS = {
     "corpus_counting": "bench_corpus_counting.py",
     "ray": "bench_ray.py",
     "layers": "bench_layers.py",
+    "overhead": "bench_overhead.py",
     "memory": "bench_memory.py",
 }
 
@@ -114,6 +115,13 @@ def ratios(found: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
             add("layer_profile_audit_minilm", 1 / lay["audit_minilm_quick"]["profile_over_last"],
                 None, "minilm-l6 audit of four claims (quick, cold): last layer vs --layers all "
                 "(below 1: the statistics and report of eight times the rows)")
+    if "overhead" in found:
+        o = found["overhead"]
+        table["audit_overhead"] = {
+            "ratio": round(o["overhead_ratio"], 3), "target": o["target"],
+            "met": bool(o["overhead_ratio"] <= o["target"]),
+            "what": f"a cold {o['model']} audit (load, measure, render) over the bare forward "
+                    "passes of exactly its inputs (at most the target)"}
     if "memory" in found:
         m = found["memory"]
         table["memory_glove_20000_words"] = {
