@@ -136,10 +136,6 @@ class Pair:
     first: Report
     second: Report
 
-    @property
-    def names(self) -> tuple[str, str]:
-        return (str(self.first.model.get("name")), str(self.second.model.get("name")))
-
     def missing(self, data: str) -> str | None:
         """Why this pair cannot be compared on ``data`` (None: it can)."""
         for report in (self.first, self.second):

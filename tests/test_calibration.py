@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+import sys
+from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -39,64 +41,27 @@ from normtest.stats import (
     partial_correlation,
 )
 
-ALPHA = 0.05
-MC_LEVEL = 0.01  # the exact binomial test's level for "beyond Monte-Carlo error"
+sys.path.insert(0, str(Path(__file__).parent))  # the shared rate checks: tests/verdict_rates.py
+import verdict_rates as rates
+from verdict_rates import ALPHA, Verdicts
+
 THRESHOLD = 0.3  # the default minimum effect
 POWER_FLOOR = 0.9
 B = 1000  # bootstrap resamples unless a test says why it uses fewer
 
-Verdicts = tuple[Verdict, ...]
 
 
 # -- helpers --------------------------------------------------------------------------------------
-def _count(verdicts: Sequence[Verdict], which: Verdict) -> int:
-    return sum(v is which for v in verdicts)
 
 
-def _describe(verdicts: Sequence[Verdict]) -> str:
-    n = len(verdicts)
-    parts = [f"{v.value} {_count(verdicts, v)}/{n} = {_count(verdicts, v) / n:.3f}"
-             for v in (Verdict.PASS, Verdict.FAIL, Verdict.INCONCLUSIVE)]
-    return ", ".join(parts)
 
 
-def _report(label: str, verdicts: Sequence[Verdict]) -> None:
-    print(f"\ncalibration: {label}: {_describe(verdicts)}")
 
 
-def _assert_at_most_alpha(verdicts: Sequence[Verdict], which: Verdict, label: str) -> None:
-    """The rate of ``which`` must not exceed α beyond Monte-Carlo error (binomial p ≥ 0.01)."""
-    k, n = _count(verdicts, which), len(verdicts)
-    p = sps.binomtest(k, n, ALPHA, alternative="greater").pvalue
-    _report(label, verdicts)
-    assert p >= MC_LEVEL, (
-        f"{label}: observed {which.value} rate {k / n:.3f} ({k}/{n}) exceeds α={ALPHA} beyond "
-        f"Monte-Carlo error (one-sided exact binomial p={p:.2g} < {MC_LEVEL}); "
-        f"all verdicts: {_describe(verdicts)}"
-    )
 
 
-def _assert_above_alpha(verdicts: Sequence[Verdict], which: Verdict, label: str) -> None:
-    """The rate of ``which`` must demonstrably exceed α (binomial p < 0.01)."""
-    k, n = _count(verdicts, which), len(verdicts)
-    p = sps.binomtest(k, n, ALPHA, alternative="greater").pvalue
-    _report(label, verdicts)
-    assert p < MC_LEVEL, (
-        f"{label}: observed {which.value} rate {k / n:.3f} ({k}/{n}) is not demonstrably above "
-        f"α={ALPHA} (one-sided exact binomial p={p:.2g} ≥ {MC_LEVEL}); "
-        f"all verdicts: {_describe(verdicts)}"
-    )
 
 
-def _assert_rate_at_least(
-    verdicts: Sequence[Verdict], which: Verdict, floor: float, label: str
-) -> None:
-    k, n = _count(verdicts, which), len(verdicts)
-    _report(label, verdicts)
-    assert k / n >= floor, (
-        f"{label}: observed {which.value} rate {k / n:.3f} ({k}/{n}) is below {floor}; "
-        f"all verdicts: {_describe(verdicts)}"
-    )
 
 
 def _simulate(
@@ -155,14 +120,14 @@ def test_correlation_false_pass_rate_at_threshold(method: str) -> None:
     """True correlation exactly 0.3: PASS ('ρ > 0.3') at most α of the time."""
     verdicts = _correlation_at_threshold(method)
     assert len(verdicts) >= 500
-    _assert_at_most_alpha(verdicts, Verdict.PASS, f"{method} ρ=0.3, n={NULL_N}: false PASS")
+    rates.assert_at_most_alpha(verdicts, Verdict.PASS, f"{method} ρ=0.3, n={NULL_N}: false PASS")
 
 
 @pytest.mark.parametrize("method", ["spearman", "pearson"])
 def test_correlation_false_fail_rate_at_threshold(method: str) -> None:
     """FAIL is a claim too ('ρ < 0.3'): at the threshold it is made at most α of the time."""
     verdicts = _correlation_at_threshold(method)
-    _assert_at_most_alpha(verdicts, Verdict.FAIL, f"{method} ρ=0.3, n={NULL_N}: false FAIL")
+    rates.assert_at_most_alpha(verdicts, Verdict.FAIL, f"{method} ρ=0.3, n={NULL_N}: false FAIL")
 
 
 def test_kendall_at_threshold_light() -> None:
@@ -176,8 +141,8 @@ def test_kendall_at_threshold_light() -> None:
         return correlation(x, y, method="kendall", n_resamples=100, seed=seed)
 
     verdicts = _simulate(107, 80, one)
-    _assert_at_most_alpha(verdicts, Verdict.PASS, "kendall τ=0.3, n=100, B=100: false PASS")
-    _assert_at_most_alpha(verdicts, Verdict.FAIL, "kendall τ=0.3, n=100, B=100: false FAIL")
+    rates.assert_at_most_alpha(verdicts, Verdict.PASS, "kendall τ=0.3, n=100, B=100: false PASS")
+    rates.assert_at_most_alpha(verdicts, Verdict.FAIL, "kendall τ=0.3, n=100, B=100: false FAIL")
 
 
 # -- correlation well above the threshold ---------------------------------------------------------
@@ -195,7 +160,7 @@ def test_correlation_power_above_threshold(method: str) -> None:
         return correlation(x, y, method=method, n_resamples=400, seed=seed)  # type: ignore[arg-type]
 
     verdicts = _simulate(200 + len(method), 200, one)
-    _assert_rate_at_least(verdicts, Verdict.PASS, POWER_FLOOR, f"{method} ρ=0.5, n=500: power")
+    rates.assert_rate_at_least(verdicts, Verdict.PASS, POWER_FLOOR, f"{method} ρ=0.5, n=500: power")
 
 
 # -- partial correlation --------------------------------------------------------------------------
@@ -226,14 +191,14 @@ def _partial_pearson_at_threshold() -> Verdicts:
 
 def test_partial_pearson_false_pass_rate_at_threshold() -> None:
     verdicts = _partial_pearson_at_threshold()
-    _assert_at_most_alpha(
+    rates.assert_at_most_alpha(
         verdicts, Verdict.PASS, f"partial pearson ρ=0.3 | 2 covariates, n={NULL_N}: false PASS"
     )
 
 
 def test_partial_pearson_false_fail_rate_at_threshold() -> None:
     verdicts = _partial_pearson_at_threshold()
-    _assert_at_most_alpha(
+    rates.assert_at_most_alpha(
         verdicts, Verdict.FAIL, f"partial pearson ρ=0.3 | 2 covariates, n={NULL_N}: false FAIL"
     )
 
@@ -254,7 +219,7 @@ def test_partial_correlation_power_above_threshold(method: str) -> None:
                                    seed=seed)
 
     verdicts = _simulate(310 + len(method), 200, one)
-    _assert_rate_at_least(
+    rates.assert_rate_at_least(
         verdicts, Verdict.PASS, POWER_FLOOR, f"partial {method} ρ=0.5, n=500: power"
     )
 
@@ -295,7 +260,7 @@ def _clustered_at_threshold(resample_clusters: bool) -> Verdicts:
 def test_row_bootstrap_is_anti_conservative_on_clustered_data() -> None:
     """Resampling rows of clustered data understates the uncertainty: false PASS rate > α."""
     verdicts = _clustered_at_threshold(False)
-    _assert_above_alpha(
+    rates.assert_above_alpha(
         verdicts, Verdict.PASS,
         f"spearman ρ_s=0.3, {CLUSTERS} clusters × {PER_CLUSTER}, row bootstrap: false PASS",
     )
@@ -304,7 +269,7 @@ def test_row_bootstrap_is_anti_conservative_on_clustered_data() -> None:
 def test_cluster_bootstrap_keeps_false_pass_rate_at_alpha() -> None:
     """The same data sets with clusters=: the false PASS rate is back to at most α."""
     verdicts = _clustered_at_threshold(True)
-    _assert_at_most_alpha(
+    rates.assert_at_most_alpha(
         verdicts, Verdict.PASS,
         f"spearman ρ_s=0.3, {CLUSTERS} clusters × {PER_CLUSTER}, cluster bootstrap: false PASS",
     )
@@ -369,33 +334,38 @@ def _growth_verdicts(process: str) -> tuple[Verdicts, Verdicts]:
 
 def test_linear_growth_passes_a_linear_process() -> None:
     verdicts, _ = _growth_verdicts("linear")
-    _assert_rate_at_least(verdicts, Verdict.PASS, POWER_FLOOR, "linear process, linear_growth")
+    rates.assert_rate_at_least(verdicts, Verdict.PASS, POWER_FLOOR, "linear process, linear_growth")
 
 
 def test_linear_growth_rarely_fails_a_linear_process() -> None:
     """The FAIL rule is a union over components; its false-FAIL rate is still at most α."""
     verdicts, _ = _growth_verdicts("linear")
-    _assert_at_most_alpha(verdicts, Verdict.FAIL, "linear process, linear_growth: false FAIL")
+    rates.assert_at_most_alpha(verdicts, Verdict.FAIL, "linear process, linear_growth: false FAIL")
 
 
 @pytest.mark.parametrize("process", ["saturating", "quadratic"])
 def test_linear_growth_rejects_curved_processes(process: str) -> None:
     verdicts, _ = _growth_verdicts(process)
-    _assert_at_most_alpha(verdicts, Verdict.PASS, f"{process} process, linear_growth: false PASS")
-    _assert_rate_at_least(verdicts, Verdict.FAIL, POWER_FLOOR, f"{process}, linear_growth: FAIL")
+    rates.assert_at_most_alpha(verdicts, Verdict.PASS,
+                               f"{process} process, linear_growth: false PASS")
+    rates.assert_rate_at_least(verdicts, Verdict.FAIL, POWER_FLOOR,
+                               f"{process}, linear_growth: FAIL")
 
 
 def test_fixed_point_passes_a_saturating_process() -> None:
     _, verdicts = _growth_verdicts("saturating")
-    _assert_rate_at_least(verdicts, Verdict.PASS, POWER_FLOOR, "saturating process, fixed_point")
-    _assert_at_most_alpha(verdicts, Verdict.FAIL, "saturating process, fixed_point: false FAIL")
+    rates.assert_rate_at_least(verdicts, Verdict.PASS, POWER_FLOOR,
+                               "saturating process, fixed_point")
+    rates.assert_at_most_alpha(verdicts, Verdict.FAIL,
+                               "saturating process, fixed_point: false FAIL")
 
 
 @pytest.mark.parametrize("process", ["linear", "quadratic"])
 def test_fixed_point_rejects_growing_processes(process: str) -> None:
     _, verdicts = _growth_verdicts(process)
-    _assert_at_most_alpha(verdicts, Verdict.PASS, f"{process} process, fixed_point: false PASS")
-    _assert_rate_at_least(verdicts, Verdict.FAIL, POWER_FLOOR, f"{process}, fixed_point: FAIL")
+    rates.assert_at_most_alpha(verdicts, Verdict.PASS,
+                               f"{process} process, fixed_point: false PASS")
+    rates.assert_rate_at_least(verdicts, Verdict.FAIL, POWER_FLOOR, f"{process}, fixed_point: FAIL")
 
 
 def test_fixed_point_calibrated_at_its_margin() -> None:
@@ -409,8 +379,8 @@ def test_fixed_point_calibrated_at_its_margin() -> None:
 
     verdicts = _simulate(512, 500, one)
     label = "relative late change exactly 0.1, fixed_point"
-    _assert_at_most_alpha(verdicts, Verdict.PASS, f"{label}: false PASS")
-    _assert_at_most_alpha(verdicts, Verdict.FAIL, f"{label}: false FAIL")
+    rates.assert_at_most_alpha(verdicts, Verdict.PASS, f"{label}: false PASS")
+    rates.assert_at_most_alpha(verdicts, Verdict.FAIL, f"{label}: false FAIL")
 
 
 def test_the_late_change_is_stable_where_the_late_early_ratio_is_not() -> None:
@@ -449,13 +419,13 @@ def test_monotone_share_calibrated_at_half_the_documents(documents: int) -> None
     """Exactly half of the documents rise, in expectation: the claim is at its threshold. The
     exact binomial test never passes more often than α (it is conservative, being discrete)."""
     verdicts = _monotone_share_verdicts(documents, 0.5, 540 + documents, 2000)
-    _assert_at_most_alpha(verdicts, Verdict.PASS, f"rising share 0.5, {documents} documents")
+    rates.assert_at_most_alpha(verdicts, Verdict.PASS, f"rising share 0.5, {documents} documents")
 
 
 @pytest.mark.parametrize(("documents", "share"), [(12, 0.95), (16, 0.9)])
 def test_monotone_share_power(documents: int, share: float) -> None:
     verdicts = _monotone_share_verdicts(documents, share, 550 + documents, 1000)
-    _assert_rate_at_least(verdicts, Verdict.PASS, POWER_FLOOR,
+    rates.assert_rate_at_least(verdicts, Verdict.PASS, POWER_FLOOR,
                           f"rising share {share}, {documents} documents")
 
 
@@ -507,7 +477,7 @@ def test_fixed_point_with_converging_vectors_passes() -> None:
                            seed=seed)
 
     verdicts = _simulate(520, GROWTH_SETS, one)
-    _assert_rate_at_least(verdicts, Verdict.PASS, POWER_FLOOR,
+    rates.assert_rate_at_least(verdicts, Verdict.PASS, POWER_FLOOR,
                           "saturating values, converging vectors, fixed_point")
 
 
@@ -524,8 +494,8 @@ def test_fixed_point_with_rotating_vectors_does_not_pass() -> None:
 
     verdicts = _simulate(521, GROWTH_SETS, one)
     label = "saturating values, rotating vectors, fixed_point"
-    _assert_at_most_alpha(verdicts, Verdict.PASS, f"{label}: false PASS")
-    _assert_rate_at_least(verdicts, Verdict.FAIL, POWER_FLOOR, f"{label}: FAIL")
+    rates.assert_at_most_alpha(verdicts, Verdict.PASS, f"{label}: false PASS")
+    rates.assert_rate_at_least(verdicts, Verdict.FAIL, POWER_FLOOR, f"{label}: FAIL")
     # and it is the direction that fails, not the values
     assert all(r.measurement is not None for r in results)
     cosines = [r.measurement.components["end_cosine"].estimate for r in results]  # type: ignore[union-attr]

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +35,11 @@ from normtest.stats.paired import (
     measure_linearity_gain,
 )
 
+sys.path.insert(0, str(Path(__file__).parent))  # the shared rate checks: tests/verdict_rates.py
+import verdict_rates as rates
+from verdict_rates import ALPHA, Verdicts
+
 HERE = Path(__file__).parent
-ALPHA = 0.05
-MC_LEVEL = 0.01  # the exact binomial test's level for "beyond Monte-Carlo error"
 POWER_FLOOR = 0.9
 B = 300  # bootstrap resamples in the simulations
 LOG_CLIP = math.log(RATIO_CLIP)  # the farthest distance from linear growth, log 16
@@ -44,50 +47,19 @@ LOG_CLIP = math.log(RATIO_CLIP)  # the farthest distance from linear growth, log
 GAIN_CRITERION = Criterion.minimum_effect(0.2).with_alpha(ALPHA)
 RHO_CRITERION = Criterion.minimum_effect(0.1).with_alpha(ALPHA)
 
-Verdicts = tuple[Verdict, ...]
 
 
 # -- simulation helpers (as in tests/test_calibration.py) -----------------------------------------
-def _count(verdicts: Sequence[Verdict], which: Verdict) -> int:
-    return sum(v is which for v in verdicts)
 
 
-def _describe(verdicts: Sequence[Verdict]) -> str:
-    n = len(verdicts)
-    return ", ".join(f"{v.value} {_count(verdicts, v)}/{n} = {_count(verdicts, v) / n:.3f}"
-                     for v in (Verdict.PASS, Verdict.FAIL, Verdict.INCONCLUSIVE))
 
 
-def _report(label: str, verdicts: Sequence[Verdict]) -> None:
-    print(f"\ncalibration: {label}: {_describe(verdicts)}")
 
 
-def _binomial_p(verdicts: Sequence[Verdict], which: Verdict) -> float:
-    return float(sps.binomtest(_count(verdicts, which), len(verdicts), ALPHA,
-                               alternative="greater").pvalue)
 
 
-def _assert_at_most_alpha(verdicts: Sequence[Verdict], which: Verdict, label: str) -> None:
-    """The rate of ``which`` must not exceed α beyond Monte-Carlo error (binomial p ≥ 0.01)."""
-    k, n = _count(verdicts, which), len(verdicts)
-    p = _binomial_p(verdicts, which)
-    _report(label, verdicts)
-    assert p >= MC_LEVEL, (
-        f"{label}: observed {which.value} rate {k / n:.3f} ({k}/{n}) exceeds α={ALPHA} beyond "
-        f"Monte-Carlo error (one-sided exact binomial p={p:.2g} < {MC_LEVEL}); "
-        f"all verdicts: {_describe(verdicts)}"
-    )
 
 
-def _assert_rate_at_least(
-    verdicts: Sequence[Verdict], which: Verdict, floor: float, label: str
-) -> None:
-    k, n = _count(verdicts, which), len(verdicts)
-    _report(label, verdicts)
-    assert k / n >= floor, (
-        f"{label}: observed {which.value} rate {k / n:.3f} ({k}/{n}) is below {floor}; "
-        f"all verdicts: {_describe(verdicts)}"
-    )
 
 
 def _simulate(
@@ -575,14 +547,14 @@ def test_gain_nulls_are_exactly_at_the_threshold() -> None:
 @pytest.mark.parametrize("name", list(GAIN_NULLS))
 def test_linearity_gain_false_pass_rate_at_threshold(name: str) -> None:
     """Population gain exactly 0.2: PASS ('gain > 0.2') at most α of the time."""
-    _assert_at_most_alpha(_gain_verdicts(name), Verdict.PASS,
+    rates.assert_at_most_alpha(_gain_verdicts(name), Verdict.PASS,
                           f"linearity gain 0.2 ({name}), {GAIN_DOCS} documents: false PASS")
 
 
 @pytest.mark.parametrize("name", ["kinked vs more kinked", "superlinear vs sublinear"])
 def test_linearity_gain_false_fail_rate_at_threshold(name: str) -> None:
     """FAIL is a claim too ('gain < 0.2'): away from r = 1 it is made at most α of the time."""
-    _assert_at_most_alpha(_gain_verdicts(name), Verdict.FAIL,
+    rates.assert_at_most_alpha(_gain_verdicts(name), Verdict.FAIL,
                           f"linearity gain 0.2 ({name}), {GAIN_DOCS} documents: false FAIL")
 
 
@@ -592,7 +564,7 @@ def test_linearity_gain_false_fail_rate_at_threshold(name: str) -> None:
     "true 0.2) and FAIL is called at the threshold about 13% of the time, not at most α"))
 def test_linearity_gain_false_fail_rate_when_the_first_model_is_exactly_linear() -> None:
     name = "linear vs kinked"
-    _assert_at_most_alpha(_gain_verdicts(name), Verdict.FAIL,
+    rates.assert_at_most_alpha(_gain_verdicts(name), Verdict.FAIL,
                           f"linearity gain 0.2 ({name}), {GAIN_DOCS} documents: false FAIL")
 
 
@@ -604,7 +576,7 @@ def test_linearity_gain_power() -> None:
         return _gain(_growth(rng, 15, 1.0, 0.3), seed=seed)
 
     verdicts = _simulate(610, 200, one, GAIN_CRITERION)
-    _assert_rate_at_least(verdicts, Verdict.PASS, POWER_FLOOR,
+    rates.assert_rate_at_least(verdicts, Verdict.PASS, POWER_FLOOR,
                           "linearity gain ≈ 1.2, 15 documents: power")
 
 
@@ -631,20 +603,20 @@ def test_rho_population_values() -> None:
 def test_rho_difference_false_pass_rate_at_threshold() -> None:
     """ρ_first = 0.5, ρ_second = 0.4 (difference exactly 0.1), 100 clusters of 4 rows."""
     verdicts = _rho_verdicts(0.5, 0.4, 621, 400)
-    _assert_at_most_alpha(verdicts, Verdict.PASS,
+    rates.assert_at_most_alpha(verdicts, Verdict.PASS,
                           f"ρ difference 0.1, {RHO_CLUSTERS}×{RHO_PER} rows: false PASS")
 
 
 def test_rho_difference_false_fail_rate_at_threshold() -> None:
     verdicts = _rho_verdicts(0.5, 0.4, 621, 400)
-    _assert_at_most_alpha(verdicts, Verdict.FAIL,
+    rates.assert_at_most_alpha(verdicts, Verdict.FAIL,
                           f"ρ difference 0.1, {RHO_CLUSTERS}×{RHO_PER} rows: false FAIL")
 
 
 def test_rho_difference_power() -> None:
     """ρ_first = 0.6, ρ_second = 0.25 (difference 0.35): PASS at least 90% of the time."""
     verdicts = _rho_verdicts(0.6, 0.25, 622, 200)
-    _assert_rate_at_least(verdicts, Verdict.PASS, POWER_FLOOR,
+    rates.assert_rate_at_least(verdicts, Verdict.PASS, POWER_FLOOR,
                           f"ρ difference 0.35, {RHO_CLUSTERS}×{RHO_PER} rows: power")
 
 

@@ -132,19 +132,16 @@ def assign_ids(vocab: dict[str, int],
     return new, np.fromiter(map(vocab.__getitem__, tokens), dtype=np.int64, count=len(tokens))
 
 
-class _StreamCounter:
-    """Streams tokenised documents into ids, unigram counts and window pair counts."""
+class DocumentQueue:
+    """Tokenised documents queued until about ``chunk`` tokens wait, then mapped to ids of one
+    growing vocabulary (:func:`assign_ids`) and counted together by the subclass's
+    :meth:`count_chunk`; ``flush`` counts what is left."""
 
-    def __init__(self, window: int, keep_tokens: bool) -> None:
-        self.window = window
-        self.keep_tokens = keep_tokens
+    def __init__(self, chunk: int) -> None:
         self.vocab: dict[str, int] = {}
-        self.unigram = np.zeros(0, dtype=np.int64)
-        self.pairs = _PairAccumulator()
-        self.kept: list[NDArray[np.int32]] = []
-        self.lengths: list[int] = []
         self.n_documents = 0
         self.n_empty = 0
+        self._chunk = chunk
         self._buffer: list[str] = []
         self._buffer_lengths: list[int] = []
 
@@ -156,18 +153,40 @@ class _StreamCounter:
             return
         self._buffer.extend(tokens)
         self._buffer_lengths.append(len(tokens))
-        if len(self._buffer) >= _CHUNK_TOKENS:
+        if len(self._buffer) >= self._chunk:
             self.flush()
 
     def flush(self) -> None:
         """Map the queued tokens to ids (new words get the next ids) and count them."""
         if not self._buffer:
             return
-        vocab = self.vocab
-        _, ids = assign_ids(vocab, self._buffer)
+        new, ids = assign_ids(self.vocab, self._buffer)
         lengths = np.array(self._buffer_lengths, dtype=np.int64)
         self._buffer, self._buffer_lengths = [], []
-        self.count_ids(ids, lengths, len(vocab))
+        self.count_chunk(new, ids, lengths)
+
+    def count_chunk(self, new: list[str], ids: NDArray[np.int64],
+                    lengths: NDArray[np.int64]) -> None:
+        """Count one chunk: ``new`` words took the vocabulary's last ids; ``ids`` are whole
+        documents of ``lengths`` tokens."""
+        raise NotImplementedError
+
+
+class _StreamCounter(DocumentQueue):
+    """Streams tokenised documents into ids, unigram counts and window pair counts."""
+
+    def __init__(self, window: int, keep_tokens: bool) -> None:
+        super().__init__(_CHUNK_TOKENS)
+        self.window = window
+        self.keep_tokens = keep_tokens
+        self.unigram = np.zeros(0, dtype=np.int64)
+        self.pairs = _PairAccumulator()
+        self.kept: list[NDArray[np.int32]] = []
+        self.lengths: list[int] = []
+
+    def count_chunk(self, new: list[str], ids: NDArray[np.int64],
+                    lengths: NDArray[np.int64]) -> None:
+        self.count_ids(ids, lengths, len(self.vocab))
 
     def count_ids(self, ids: NDArray[np.int64], lengths: NDArray[np.int64], size: int) -> None:
         """Count one chunk of ids (whole documents of the given lengths)."""

@@ -56,7 +56,7 @@ from scipy import sparse
 
 from normtest.errors import NormtestError
 from normtest.information.corpus import DEFAULT_WINDOW, _check_window
-from normtest.information.counting import assign_ids, tokenize
+from normtest.information.counting import DocumentQueue, tokenize
 from normtest.information.counts import FORMAT, CorpusCounts
 from normtest.information.frequency import check_words
 from normtest.information.readers import (
@@ -116,45 +116,26 @@ def _grow(a: NDArray[np.int64], size: int) -> NDArray[np.int64]:
     return out
 
 
-class _RowCounter:
+class _RowCounter(DocumentQueue):
     """Streams one block's documents into c(w), m(w) and the vocabulary's rows n(x, ·)."""
 
     def __init__(self, rows: Sequence[str], window: int) -> None:
+        super().__init__(CHUNK_TOKENS)
         self.window = window
         self.row_of = {w: i for i, w in enumerate(rows)}
         self.n_rows = len(rows)
-        self.vocab: dict[str, int] = {}
         self.row_of_id = np.zeros(0, dtype=np.int64)
         self.unigram = np.zeros(0, dtype=np.int64)
         self.marginals = np.zeros(0, dtype=np.int64)
         self.parts: list[tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]] = []
         self._pending = self._merged = 0
-        self.n_documents = self.n_empty = 0
-        self._buffer: list[str] = []
-        self._lengths: list[int] = []
 
-    def add(self, tokens: Sequence[str]) -> None:
-        """Queue one document's tokens; count when a chunk is full."""
-        self.n_documents += 1
-        if not tokens:
-            self.n_empty += 1
-            return
-        self._buffer.extend(tokens)
-        self._lengths.append(len(tokens))
-        if len(self._buffer) >= CHUNK_TOKENS:
-            self.flush()
-
-    def flush(self) -> None:
-        """Count the queued documents."""
-        if not self._buffer:
-            return
-        vocab = self.vocab
-        new, ids = assign_ids(vocab, self._buffer)
+    def count_chunk(self, new: list[str], ids: NDArray[np.int64],
+                    lengths: NDArray[np.int64]) -> None:
+        """c(w), m(w) and the rows' window counts of one chunk of documents."""
         self.row_of_id = np.concatenate(
             [self.row_of_id, np.array([self.row_of.get(w, -1) for w in new], dtype=np.int64)])
-        lengths = np.array(self._lengths, dtype=np.int64)
-        self._buffer, self._lengths = [], []
-        size, h = len(vocab), self.window
+        size, h = len(self.vocab), self.window
         self.unigram = _grow(self.unigram, size) + np.bincount(ids, minlength=size)
         doc_len = np.repeat(lengths, lengths)
         pos = np.arange(ids.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)

@@ -14,7 +14,6 @@ Every string that comes from data goes through the escaping of its format.
 
 from __future__ import annotations
 
-import html
 import io
 import math
 from collections.abc import Sequence
@@ -23,6 +22,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from normtest.render import _format as fmt
+from normtest.render.html_figures import esc
 from normtest.result import Result, Verdict
 
 if TYPE_CHECKING:
@@ -231,10 +231,6 @@ def render_comparison_markdown(comparison: Comparison) -> str:
 
 
 # -- HTML ------------------------------------------------------------------------------------------
-def _esc(value: object) -> str:
-    return html.escape(str(value), quote=True)
-
-
 def leaderboard_plot(board: Sequence[Leader], names: Sequence[str]) -> str:
     """Each model's estimate and interval per leaderboard row (one colour per model)."""
     from normtest.render.plots import figure, svg
@@ -270,21 +266,17 @@ def render_comparison_html(comparison: Comparison) -> str:
     from normtest.render import plots
     from normtest.render.html import _CSS, CSP
     from normtest.render.html_figures import badge
+    from normtest.render.html_figures import figure as figure_html
 
     def figure(draw: partial[str], alt: str, caption: str) -> str:
         if not plots.available():
             return '<p class="note">No plots (matplotlib is not installed).</p>'
-        try:
-            drawn = draw()
-        except (ValueError, TypeError, KeyError, IndexError) as exc:
-            return f'<p class="note">This plot could not be drawn: {_esc(exc)}</p>'
-        return (f'<figure><img src="{plots.data_uri(drawn)}" alt="{_esc(alt)}">'
-                f"<figcaption>{caption}</figcaption></figure>")
+        return figure_html(draw, alt, caption)
 
     rows = "".join(
-        f"<tr><td>{badge(r.verdict.value)}</td><td>{_esc(_statement(r))}</td>"
-        f"<td><code>{_esc(_variant_note(r))}</code></td><td>{_esc(_difference(r))}</td>"
-        f"<td>{_esc(r.expected.value if r.expected else 'exploratory')}</td></tr>"
+        f"<tr><td>{badge(r.verdict.value)}</td><td>{esc(_statement(r))}</td>"
+        f"<td><code>{esc(_variant_note(r))}</code></td><td>{esc(_difference(r))}</td>"
+        f"<td>{esc(r.expected.value if r.expected else 'exploratory')}</td></tr>"
         for r in comparison.results)
     measured = [r for r in comparison.results if math.isfinite(r.estimate)]
     forest = figure(partial(plots.forest_plot, measured, "paired difference"),
@@ -292,15 +284,15 @@ def render_comparison_html(comparison: Comparison) -> str:
                     "(first − second) and its interval; the dashed line is the minimum "
                     "difference a PASS must exceed.") if measured else ""
     names, cards = _scorecards(comparison)
-    head = "".join(f"<th>{_esc(n)}</th>" for n in names)
-    card_rows = "".join(f"<tr><td>{_esc(row[0])}</td>"
-                        + "".join(f"<td>{_esc(c)}</td>" for c in row[1:]) + "</tr>"
+    head = "".join(f"<th>{esc(n)}</th>" for n in names)
+    card_rows = "".join(f"<tr><td>{esc(row[0])}</td>"
+                        + "".join(f"<td>{esc(c)}</td>" for c in row[1:]) + "</tr>"
                         for row in cards)
     board = leaderboard(comparison)
     board_html = ""
     if board:
-        lines = "".join(f"<tr><td><code>{_esc(x.label)}</code></td>"
-                        + "".join(f"<td>{_esc(_cell(c))}</td>" for c in x.cells) + "</tr>"
+        lines = "".join(f"<tr><td><code>{esc(x.label)}</code></td>"
+                        + "".join(f"<td>{esc(_cell(c))}</td>" for c in x.cells) + "</tr>"
                         for x in board)
         board_html = ("<section id=\"leaderboard\"><h2>Leaderboard</h2>"
                       + figure(partial(leaderboard_plot, board, names), "leaderboard",
@@ -308,7 +300,7 @@ def render_comparison_html(comparison: Comparison) -> str:
                                "per model; a filled dot is a PASS.")
                       + f'<table class="rows"><thead><tr><th>row</th>{head}</tr></thead>'
                       f"<tbody>{lines}</tbody></table></section>")
-    body = (f"<h1>{_esc(_head(comparison))}</h1><p>{_esc(_sample(comparison))}.</p>"
+    body = (f"<h1>{esc(_head(comparison))}</h1><p>{esc(_sample(comparison))}.</p>"
             '<section id="comparisons"><h2>Comparative claims</h2>'
             '<table class="rows"><thead><tr><th>verdict</th><th>statement</th><th>variant</th>'
             f"<th>difference [interval] (minimum)</th><th>paper</th></tr></thead><tbody>{rows}"
@@ -319,7 +311,7 @@ def render_comparison_html(comparison: Comparison) -> str:
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             '<meta name="referrer" content="no-referrer"><link rel="icon" href="data:,">'
-            f"<title>{_esc(_head(comparison))}</title><style>{_CSS}</style></head>\n"
-            f"<body><main>\n{body}\n<footer>Rendered by normtest {_esc(__version__)}; "
+            f"<title>{esc(_head(comparison))}</title><style>{_CSS}</style></head>\n"
+            f"<body><main>\n{body}\n<footer>Rendered by normtest {esc(__version__)}; "
             "self-contained: no script, no network, no font file.</footer></main></body>"
             "</html>\n")

@@ -29,7 +29,7 @@ from normtest.render import fits, layers, plots
 from normtest.report import Report
 from normtest.result import Result
 
-__all__ = ["Figures", "Section", "badge", "esc", "fold", "transform_note"]
+__all__ = ["Figures", "Section", "badge", "esc", "figure", "fold", "transform_note"]
 
 #: Outlier words listed under each scatter plot (each side of the line).
 OUTLIERS = 3
@@ -109,6 +109,19 @@ def is_whitened(transform: str | None) -> bool:
     return bool(transform) and str(transform).startswith("whiten")
 
 
+def figure(draw: Callable[[], str | plots.Scatter | plots.Curves], alt: str,
+           caption: str) -> str:
+    """An ``<figure>`` with the drawn SVG (``caption`` is HTML already), or a note saying why it
+    could not be drawn."""
+    try:
+        drawn = draw()
+        svg = drawn if isinstance(drawn, str) else drawn.svg
+    except (NormtestError, ValueError, TypeError, KeyError, IndexError) as exc:
+        return f'<p class="note">This plot could not be drawn: {esc(exc)}</p>'
+    return (f'<figure><img src="{plots.data_uri(svg)}" alt="{esc(alt)}">'
+            f"<figcaption>{caption}</figcaption></figure>")
+
+
 def _variant(key: str) -> dict[str, str]:
     return dict(part.split("=", 1) for part in key.split(",") if "=" in part)
 
@@ -126,13 +139,7 @@ class Figures:
     def figure(self, draw: Callable[[], str | plots.Scatter | plots.Curves], alt: str,
                caption: str) -> str:
         """An ``<figure>`` with the drawn SVG, or a note saying why it could not be drawn."""
-        try:
-            drawn = draw()
-            svg = drawn if isinstance(drawn, str) else drawn.svg
-        except (NormtestError, ValueError, TypeError, KeyError, IndexError) as exc:
-            return f'<p class="note">This plot could not be drawn: {esc(exc)}</p>'
-        return (f'<figure><img src="{plots.data_uri(svg)}" alt="{esc(alt)}">'
-                f"<figcaption>{caption}</figcaption></figure>")
+        return figure(draw, alt, caption)
 
     def confirmatory(self, claims: Iterable[str], key: str) -> bool:
         """Whether a variant ``key`` of one of ``claims`` is a confirmatory row."""

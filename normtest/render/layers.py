@@ -148,7 +148,7 @@ def _grid(profiles: Sequence[Profile]) -> tuple[list[str], int, int]:
 
 def _draw(fig: Figure, profiles: Sequence[Profile], n_layers: int, title: str) -> None:
     """One panel per claim: each followed variant's estimate and interval band by layer."""
-    from normtest.render.plots import COLOURS
+    from normtest.render.plots import COLOURS, limits
 
     claims, columns, rows = _grid(profiles)
     palette = ["#0969da", "#bf3989", "#1a7f37", "#9a6700"]
@@ -177,7 +177,7 @@ def _draw(fig: Figure, profiles: Sequence[Profile], n_layers: int, title: str) -
                 if r.verdict.value == "PASS":
                     ax.plot([x], [r.estimate], marker="o", ms=4.5, color=colour, mec="white",
                             mew=0.5)
-        ax.set_ylim(*_limits(mine))
+        ax.set_ylim(*limits([r for p in mine for r in p.rows if math.isfinite(r.estimate)]))
         statistic = first.measurement.statistic if first.measurement else "estimate"
         ax.set_title(f"{claim}", loc="left")
         ax.set_ylabel(statistic)
@@ -187,22 +187,6 @@ def _draw(fig: Figure, profiles: Sequence[Profile], n_layers: int, title: str) -
         ax.legend(loc="best", frameon=False)
     if title:
         fig.suptitle(title, x=0.01, ha="left", fontsize=9)
-
-
-def _limits(profiles: Sequence[Profile]) -> tuple[float, float]:
-    """The y range: every estimate and the threshold, intervals up to half that range again
-    beyond it (an unstable ratio's interval would otherwise flatten every line)."""
-    rows = [r for p in profiles for r in p.rows]
-    core = [r.estimate for r in rows if math.isfinite(r.estimate)]
-    t = profiles[0].rows[-1].threshold
-    core += list(t) if isinstance(t, tuple) else ([] if t is None else [float(t)])
-    lo, hi = (min(core), max(core)) if core else (0.0, 1.0)
-    width = hi - lo if hi > lo else max(abs(hi), 1.0) * 0.5
-    low = min([lo, *(r.ci[0] for r in rows if math.isfinite(r.ci[0]))])
-    high = max([hi, *(r.ci[1] for r in rows if math.isfinite(r.ci[1]))])
-    low, high = max(low, lo - 0.5 * width), min(high, hi + 0.5 * width)
-    pad = 0.05 * (high - low)
-    return low - pad, high + pad
 
 
 def _size(profiles: Sequence[Profile]) -> tuple[float, float]:

@@ -128,7 +128,10 @@ def data_uri(svg: str) -> str:
 
 
 # -- forest plot -----------------------------------------------------------------------------------
-def _limits(rows: Sequence[Result]) -> tuple[float, float]:
+def limits(rows: Sequence[Result]) -> tuple[float, float]:
+    """The axis range of rows with finite estimates: every estimate and threshold, intervals
+    up to one and a half times that range beyond it (an unstable interval would flatten the
+    rest), padded."""
     core = [r.estimate for r in rows]
     for r in rows:
         t = r.threshold
@@ -155,7 +158,7 @@ def forest_plot(rows: Sequence[Result], statistic: str = "") -> str:
     n = len(rows)
     with _figure(8.0, 0.75 + 0.27 * n) as fig:
         ax = fig.add_subplot()
-        x0, x1 = _limits(rows)
+        x0, x1 = limits(rows)
         ax.set_xlim(x0, x1)
         ax.set_ylim(-0.7, n - 0.3)
         shaded: set[Any] = set()

@@ -24,8 +24,6 @@ instead of widening it.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -34,7 +32,6 @@ from numpy.typing import ArrayLike
 
 from normtest.errors import NormtestError
 from normtest.result import Measurement
-from normtest.sampling import Sampling
 from normtest.stats import bootstrap
 from normtest.stats._inputs import (
     MIN_GROUPS,
@@ -67,23 +64,6 @@ def _distance(curves: Any, w: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = np.where(rising, late / np.where(rising, early, 1.0), 0.0)
     return linearity_distance(ratio)
-
-
-def _paired(statistic: str, compute: Callable[[np.ndarray], np.ndarray], n_units: int, n: int,
-            method: str, n_resamples: int, seed: int, alpha: float,
-            settings: dict[str, object]) -> Measurement:
-    """Estimate at unit weights and a bootstrap whose draws both models share."""
-    estimate = float(compute(np.ones((1, n_units)))[0])
-    if not math.isfinite(estimate):
-        return Measurement.not_estimable(statistic, n, method,
-                                         f"{statistic} is undefined on these data", seed=seed,
-                                         settings=settings)
-    rng = np.random.default_rng(seed)
-    reps = np.concatenate([compute(w) for w in bootstrap.unit_weights(n_units, n_resamples,
-                                                                       rng)])
-    return Measurement(statistic=statistic, estimate=estimate, n=n, method=method,
-                       sampling=Sampling.bootstrap(reps, estimate), confidence=1 - 2 * alpha,
-                       seed=seed, settings={"n_resamples": n_resamples, **settings})
 
 
 def measure_linearity_gain(
@@ -122,14 +102,17 @@ def measure_linearity_gain(
             "saturating curve): both are as far from linear growth as this statistic measures, "
             "so it cannot say which is closer", seed=seed)
 
-    head = _paired("linearity_gain", gain, curves_a.n_groups, curves_a.n, method, n_resamples,
-                   seed, alpha, {"documents": curves_a.n_groups})
+    # the same seed gives every statistic below the same document draws: paired
+    head = bootstrap.unit_measurement("linearity_gain", gain, curves_a.n_groups, curves_a.n,
+                                      method, n_resamples, seed, alpha,
+                                      {"documents": curves_a.n_groups})
     if head.sampling is None:
         return head
-    parts = {f"{name}_ratio": _paired("late_early_ratio", curves.ratio, curves.n_groups,
-                                      curves.n, f"late/early slope ratio of the {name} model",
-                                      n_resamples, seed, alpha, {"documents": curves.n_groups})
-             for name, curves in (("first", curves_a), ("second", curves_b))}
+    parts = {f"{name}_ratio": bootstrap.unit_measurement(
+        "late_early_ratio", curves.ratio, curves.n_groups, curves.n,
+        f"late/early slope ratio of the {name} model", n_resamples, seed, alpha,
+        {"documents": curves.n_groups}) for name, curves in (("first", curves_a),
+                                                             ("second", curves_b))}
     return replace(head, components=parts)
 
 
@@ -174,5 +157,5 @@ def measure_correlation_difference(
         rows = w[:, codes]
         return rho_a(rows) - rho_b(rows)
 
-    return _paired("rho_difference", difference, n_units, n, method, n_resamples, seed, alpha,
-                   settings)
+    return bootstrap.unit_measurement("rho_difference", difference, n_units, n, method,
+                                      n_resamples, seed, alpha, settings)
