@@ -347,3 +347,53 @@ def test_weights_are_read_only_when_a_vector_is_computed(tmp_path: Path) -> None
     assert not second._weights.loaded  # every vector came from the cache
     np.testing.assert_array_equal(again, rows)
     assert second.model is not None and second._weights.loaded
+
+
+# --------------------------------------------------------------------------- leading token ids
+
+
+@pytest.mark.parametrize("name", ["minilm", "smollm2"])
+def test_leading_ids_are_the_whole_texts_first_tokens(name: str,
+                                                      request: pytest.FixtureRequest) -> None:
+    """A prefix request tokenises only the start of a long document; its ids are the whole
+    text's first ids (the audit's own documents, both tokenizer families)."""
+    from normtest.adapters.protocol import leading_ids
+    from normtest.information import default_documents
+
+    adapter = request.getfixturevalue(name)
+    calls: list[int] = []
+
+    def ids_of(text: str) -> list[int]:
+        calls.append(len(text))
+        return list(adapter.tokenize(text).ids)
+
+    for document in default_documents(12):
+        whole = list(adapter.tokenize(document.text).ids)
+        for at_least in (1, 16, 127, 128, 512, len(whole) - 1, len(whole), len(whole) + 5):
+            calls.clear()
+            ids, complete = leading_ids(ids_of, document.text, at_least)
+            assert ids == whole[:len(ids)]
+            assert complete == (ids == whole)
+            assert complete or len(ids) > at_least
+            if at_least < len(whole) // 4:  # a long text is not tokenised whole
+                assert not complete and max(calls) < len(document.text)
+
+
+def test_prefix_requests_tokenise_a_long_text_once(minilm: EncoderAdapter) -> None:
+    """Every pooling of a document reuses the leading ids tokenised for the first."""
+    fresh = minilm.variant()
+    text = " ".join([DOCUMENT] * 200)  # ~6,000 tokens
+    seen: list[str] = []
+    original = fresh._ids
+
+    def counting(part: str) -> list[int]:
+        seen.append(part)
+        return original(part)
+
+    fresh._ids = counting  # type: ignore[method-assign]
+    first = fresh.prefix_vectors(text, [16, 32], "mean")
+    fresh.prefix_vectors(text, [16, 32], "sqrt_n")
+    assert len(seen) == 1 and len(seen[0]) < len(text) // 4
+    np.testing.assert_array_equal(first, minilm.prefix_vectors(text, [16, 32], "mean"))
+    with pytest.raises(NormtestError, match="out of range"):
+        fresh.prefix_vectors(DOCUMENT, [10_000], "mean")

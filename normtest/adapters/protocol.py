@@ -42,7 +42,7 @@ Importing this module imports numpy only.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
@@ -68,6 +68,7 @@ __all__ = [
     "Tokenization",
     "WordVectorModel",
     "check_layer",
+    "leading_ids",
     "prefix_vectors_of",
     "require",
     "supports",
@@ -278,6 +279,34 @@ def prefix_vectors_of(
         return list(many(texts, prefix_lengths, pooling, layer=layer))
     return [model.prefix_vectors(t, g, pooling, layer=layer)
             for t, g in zip(texts, prefix_lengths, strict=True)]
+
+
+#: Characters first tokenised per token wanted when only a text's start is needed.
+_CHARS_PER_TOKEN = 16
+
+
+def leading_ids(
+    ids_of: Callable[[str], Sequence[int]], text: str, at_least: int
+) -> tuple[list[int], bool]:
+    """The token ids of the start of ``text``: (ids, whether they are the whole text's).
+
+    Tokenises only as much of a long text as it takes to hold more than ``at_least`` tokens:
+    a start of the text cut at whitespace holds the same leading tokens as the whole
+    (tokenizers split into words before they split words into tokens); its last token is one
+    more than asked for, so a token the cut might end early is never among the first
+    ``at_least``. A text too short for that is tokenised whole (complete = True).
+    """
+    chars = _CHARS_PER_TOKEN * (at_least + 2)
+    while chars < len(text):
+        cut = chars
+        while cut > 0 and not text[cut].isspace():
+            cut -= 1
+        if cut > 0 and text[:cut].strip():
+            ids = list(ids_of(text[:cut]))
+            if len(ids) > at_least:
+                return ids, False
+        chars *= 4
+    return list(ids_of(text)), True
 
 
 def require(model: object, capability: Capability | str) -> None:

@@ -352,6 +352,7 @@ class _TransformersAdapter:
         self._forced_word_prefix = word_prefix is not None and word_prefix != detected
         self._fast = options["fast"]
         self._memo = _PrefixMemo()
+        self._text_ids: dict[str, tuple[list[int], bool]] = {}
         self._one_pass_ok: bool | None = None
         self._options = dict(options)
         self._revision = None

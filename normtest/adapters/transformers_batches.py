@@ -23,7 +23,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from normtest.adapters.layer_stash import LayerStash
-from normtest.adapters.protocol import SPECIAL_STATE_NAMES, Layer, TokenBatch, check_layer
+from normtest.adapters.protocol import (
+    SPECIAL_STATE_NAMES,
+    Layer,
+    TokenBatch,
+    check_layer,
+    leading_ids,
+)
 from normtest.adapters.transformers_base import FloatRows, _TransformersAdapter
 from normtest.errors import NormtestError
 from normtest.geometry.compose import MODEL_STATES, compose_batch, get_composition
@@ -34,6 +40,8 @@ import torch
 
 #: Upper bound on float64 elements handed to one ``compose_batch`` call for prefixes (512 MiB).
 _COMPOSE_ELEMENTS = 1 << 26
+#: Texts whose leading token ids are kept (``_leading_ids``), the oldest dropped first.
+_KEPT_TEXTS = 1024
 
 
 class _BatchedAdapter(_TransformersAdapter):
@@ -323,14 +331,16 @@ class _BatchedAdapter(_TransformersAdapter):
     ) -> tuple[list[int], list[int]]:
         """Validate a prefix request and return (text ids, prefix lengths)."""
         check_layer(layer, self._n_layers)
-        ids = self.tokenize(text).ids
-        n = len(ids)
         if isinstance(prefix_lengths, (str, bytes)):
             raise NormtestError("prefix_lengths must be a sequence of token counts")
-        lengths: list[int] = []
         for value in prefix_lengths:
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
                 raise NormtestError(f"prefix lengths must be integers, got {value!r}")
+        longest = max((int(v) for v in prefix_lengths), default=0)
+        ids, _ = self._leading_ids(text, longest)
+        n = len(ids)
+        lengths: list[int] = []
+        for value in prefix_lengths:
             if not 1 <= int(value) <= n:
                 raise NormtestError(
                     f"prefix length {int(value)} is out of range: the text has {n} tokens for "
@@ -343,7 +353,23 @@ class _BatchedAdapter(_TransformersAdapter):
             if pooling in ("cls", "eos", *MODEL_STATES):
                 self._check_state(pooling)  # a state this model lacks
             get_composition(pooling)  # raises NormtestError with suggestions when unknown
-        return list(ids), lengths
+        return ids[:longest], lengths
+
+    def _leading_ids(self, text: str, at_least: int) -> tuple[list[int], bool]:
+        """The ids of the start of ``text`` holding more than ``at_least`` tokens, or all of
+        them (:func:`~normtest.adapters.protocol.leading_ids`), kept per text: the audit asks
+        for every pooling of a document in turn, and a document may run to 14,000 tokens."""
+        found = self._text_ids.get(text)
+        if found is None or (not found[1] and len(found[0]) <= at_least):
+            found = leading_ids(self._ids, text, at_least)
+            if not found[0]:
+                raise NormtestError(
+                    f"text {text!r} has no tokens for {self._name}; pass non-empty text"
+                )
+            self._text_ids[text] = found
+            while len(self._text_ids) > _KEPT_TEXTS:
+                del self._text_ids[next(iter(self._text_ids))]
+        return found
 
     def prefix_vectors_many(
         self, texts: Sequence[str], prefix_lengths: Sequence[Sequence[int]], pooling: str, *,

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
+from normtest.adapters.protocol import leading_ids
 from normtest.errors import NormtestError
 from normtest.information.texts import DocumentSplit
 
@@ -120,17 +121,11 @@ def prefix_grid(n_tokens: int, step: int = 16, max_length: int = 512) -> NDArray
     return np.arange(step, min(n_tokens, max_length) + 1, step, dtype=np.int64)
 
 
-#: Characters first tokenised per token wanted when counting up to a cap (tokens rarely run longer).
-_CHARS_PER_TOKEN = 16
-
-
 def model_token_count(adapter: ModelAdapter, text: str, at_most: int | None = None) -> int:
     """The number of model tokens of ``text``: ``len(adapter.tokenize(text).ids)``.
 
     With ``at_most``, ``min(that, at_most)``, tokenising only as much of a long text as that
-    needs: a prefix of the text cut at whitespace holds the same leading tokens as the whole
-    (tokenizers split into words before they split words into tokens), so once such a prefix
-    reaches ``at_most`` tokens, so does the text.
+    needs (:func:`~normtest.adapters.protocol.leading_ids`).
     """
     tokenizer = getattr(adapter, "tokenize", None)
     if not callable(tokenizer):
@@ -142,15 +137,8 @@ def model_token_count(adapter: ModelAdapter, text: str, at_most: int | None = No
         return len(tokenizer(text).ids)
     if at_most < 0:
         raise NormtestError(f"at_most must be >= 0, got {at_most}")
-    chars = _CHARS_PER_TOKEN * (at_most + 1)
-    while chars < len(text):
-        cut = chars
-        while cut > 0 and not text[cut].isspace():
-            cut -= 1
-        if cut > 0 and text[:cut].strip() and len(tokenizer(text[:cut]).ids) >= at_most:
-            return at_most
-        chars *= 4
-    return min(len(tokenizer(text).ids), at_most)
+    ids, _ = leading_ids(lambda part: tokenizer(part).ids, text, at_most)
+    return min(len(ids), at_most)
 
 
 def plan_prefixes(
