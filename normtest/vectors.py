@@ -373,8 +373,9 @@ def _loaded_surprisal_model(name: str, cache_dir: str) -> Any:
 def surprisal_model(name: str, audited: ModelAdapter) -> LogProbModel:
     """The causal LM that gives sentences their IC, read through the audited model's cache.
 
-    The audited adapter's :class:`~normtest.cache.EmbeddingCache` is shared (so a run with the
-    cache off computes every surprisal, and a warm re-run reads them all back).
+    The audited adapter's :class:`~normtest.cache.EmbeddingCache` is shared. What the audit
+    reads first is the surprisal store (:func:`~normtest.information.stored_surprisal`): a text
+    set this model scored for any earlier audit, of any model, is not scored again.
     """
     from normtest import progress
     from normtest.cache import CachedAdapter, default_cache_dir
@@ -406,7 +407,7 @@ class TextData:
     def build(cls, adapter: ModelAdapter, settings: AuditSettings) -> TextData:
         """Sample sentences; their IC from the model itself if it is a causal LM, else from
         ``settings.surprisal_model``."""
-        from normtest.information import document_sentences, text_information
+        from normtest.information import document_sentences, stored_surprisal
 
         own = getattr(adapter, "texts", None)
         if own is not None:  # precomputed text vectors: their own texts, each its own cluster
@@ -420,7 +421,7 @@ class TextData:
             else surprisal_model(settings.surprisal_model, adapter)
         texts = [t for _, t in pairs]
         return cls(adapter, texts, np.array([d for d, _ in pairs], dtype=np.intp),
-                   np.asarray(text_information(lm, texts), dtype=np.float64), lm.name)
+                   stored_surprisal(lm, texts).information, lm.name)
 
     def squared_norms(self, variant: Mapping[str, str]) -> np.ndarray:
         """‖e(t)‖² of each sentence under the variant's pooling and representation."""

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import math
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -13,7 +16,12 @@ import pytest
 from normtest.adapters import Capability
 from normtest.adapters.protocol import Tokenization
 from normtest.errors import NormtestError
-from normtest.information import surprisal, text_information, token_surprisal
+from normtest.information import (
+    stored_surprisal,
+    surprisal,
+    text_information,
+    token_surprisal,
+)
 from normtest.information.texts import lee_texts
 
 
@@ -138,3 +146,107 @@ def test_bad_models_and_texts_raise(lm: BigramLM) -> None:
         text_information(lm, "a b")
     with pytest.raises(NormtestError, match="empty"):
         text_information(lm, [])
+
+
+# ---------------------------------------------------------------------------- the store
+
+
+class Counting:
+    """A language model's calls to token_logprobs, counted (the model itself unchanged)."""
+
+    def __init__(self, model: BigramLM) -> None:
+        self.model, self.calls = model, 0
+        self.name, self.capabilities, self.dim = model.name, model.capabilities, model.dim
+        self.revision = model.revision
+
+    def tokenize(self, text: str) -> Tokenization:
+        return self.model.tokenize(text)
+
+    def token_logprobs(self, texts: Sequence[str]) -> list[np.ndarray]:
+        self.calls += 1
+        return self.model.token_logprobs(texts)
+
+
+def test_stored_surprisal_is_computed_once_then_read_back(lm: BigramLM, tmp_path: Path) -> None:
+    counting = Counting(lm)
+    first = stored_surprisal(counting, TEXTS, directory=tmp_path)
+    assert counting.calls == 1 and len(list(tmp_path.glob("*.npz"))) == 1
+    again = stored_surprisal(counting, TEXTS, directory=tmp_path)
+    assert counting.calls == 1  # read back: the model was not asked
+    assert again.model == first.model and again.revision == first.revision
+    for a, b in zip(first.tokens, again.tokens, strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(again.information, text_information(lm, TEXTS))
+    # other texts, another revision, or store=False: computed
+    stored_surprisal(counting, TEXTS[:2], directory=tmp_path)
+    assert counting.calls == 2 and len(list(tmp_path.glob("*.npz"))) == 2
+    counting.revision = "k=0.2"
+    stored_surprisal(counting, TEXTS, directory=tmp_path)
+    assert counting.calls == 3
+    stored_surprisal(counting, TEXTS, directory=tmp_path, store=False)
+    assert counting.calls == 4 and len(list(tmp_path.glob("*.npz"))) == 3
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "negative", "pickle"])
+def test_a_damaged_stored_file_is_computed_again(lm: BigramLM, tmp_path: Path,
+                                                 damage: str) -> None:
+    counting = Counting(lm)
+    reference = stored_surprisal(counting, TEXTS, directory=tmp_path).information
+    (path,) = tmp_path.glob("*.npz")
+    if damage == "garbage":
+        path.write_bytes(b"not a numpy file")
+    elif damage == "truncated":
+        path.write_bytes(path.read_bytes()[:100])
+    else:
+        with np.load(path) as stored:
+            parts = dict(stored)
+        if damage == "negative":
+            parts["values"] = -parts["values"]
+        else:  # an object array would need unpickling, which the store never does
+            parts["values"] = np.array([object()] * parts["values"].size, dtype=object)
+        with path.open("wb") as out:
+            np.savez(out, **parts)
+    again = stored_surprisal(counting, TEXTS, directory=tmp_path)
+    assert counting.calls == 2
+    np.testing.assert_array_equal(again.information, reference)
+    stored_surprisal(counting, TEXTS, directory=tmp_path)
+    assert counting.calls == 2  # the damaged file was replaced
+
+
+def test_a_model_without_revision_is_never_stored(lm: BigramLM, tmp_path: Path) -> None:
+    counting = Counting(lm)
+    counting.revision = ""
+    stored_surprisal(counting, TEXTS, directory=tmp_path)
+    stored_surprisal(counting, TEXTS, directory=tmp_path)
+    assert counting.calls == 2 and not list(tmp_path.iterdir())
+
+
+def test_an_unwritable_store_leaves_the_result_used(lm: BigramLM, tmp_path: Path) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where the store folder would be")
+    result = stored_surprisal(Counting(lm), TEXTS, directory=blocked / "surprisal")
+    np.testing.assert_array_equal(result.information, text_information(lm, TEXTS))
+
+
+def test_every_audit_reads_the_sentences_surprisal_from_the_store(
+        minilm: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two audited models (here two names of MiniLM, with the embedding cache off): the first
+    audit computes SmolLM2's surprisal of the sentences, the second reads it back."""
+    pytest.importorskip("torch")
+    from normtest.settings import AuditSettings
+    from normtest.vectors import TextData
+
+    # the module, not the function normtest.information exports under the same name
+    module = importlib.import_module("normtest.information.surprisal")
+    monkeypatch.setattr(module, "store_dir", lambda: tmp_path)
+    settings = AuditSettings(sentences=12)
+    first = TextData.build(minilm, settings)
+    assert first.surprisal_model == "smollm2-135m" and len(list(tmp_path.glob("*.npz"))) == 1
+
+    def no_model(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the surprisal model ran again")
+
+    monkeypatch.setattr(module, "surprisal", no_model)
+    second = TextData.build(minilm.variant(name="another-model"), settings)
+    assert second.sentences == first.sentences
+    np.testing.assert_array_equal(second.information, first.information)

@@ -61,6 +61,7 @@ from normtest.information.samples import (
 from normtest.information.scaled import corpus_counts, count_block, count_corpus
 from normtest.information.surprisal import (
     TextSurprisal,
+    stored_surprisal,
     surprisal,
     text_information,
     token_surprisal,
@@ -98,6 +99,7 @@ __all__ = [
     "plan_word_prefixes",
     "prefix_grid",
     "stratified_word_sample",
+    "stored_surprisal",
     "surprisal",
     "text_information",
     "token_surprisal",

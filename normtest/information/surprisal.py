@@ -6,14 +6,25 @@ conditioned on the model's start-of-context (SmolLM2: token id 0, ``<|endoftext|
 adapter prepends). This module checks what the adapter returns (one finite, non-positive value per
 token) and sums. Natural logarithms: nats; :meth:`TextSurprisal.bits` converts.
 
+The surprisal of a set of texts is an information source like word frequencies: computed once
+per surprisal model and text set, then read back by every audit of any model
+(:func:`stored_surprisal`; one file per model revision and text set under
+``<cache root>/surprisal``, read without pickle, checked, and computed again when unreadable).
+
 Imports numpy only; the model is whatever adapter is passed (duck-typed, no torch here).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
+import os
+import tempfile
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
@@ -22,7 +33,14 @@ from normtest.adapters import Capability, require
 from normtest.adapters.protocol import LogProbModel
 from normtest.errors import NormtestError
 
-__all__ = ["TextSurprisal", "surprisal", "text_information", "token_surprisal"]
+__all__ = [
+    "TextSurprisal",
+    "store_dir",
+    "stored_surprisal",
+    "surprisal",
+    "text_information",
+    "token_surprisal",
+]
 
 _LOGPROB_SLACK = 1e-4  # float32 log-softmax can round a certain token's log P to a hair above 0
 
@@ -132,3 +150,89 @@ def text_information(
 ) -> NDArray[np.float64]:
     """IC_LM(t) = −Σ_i log P(t_i | t_<i) of each text, in nats."""
     return surprisal(adapter, texts, batch_size).information
+
+
+# ---------------------------------------------------------------------------- the store
+
+#: The stored files' format; part of their key, so a file of another format is computed again.
+STORE_FORMAT = 1
+
+
+def store_dir() -> Path:
+    """Where sentence surprisal is stored: ``<cache root>/surprisal``."""
+    from normtest.paths import default_cache_dir
+
+    return default_cache_dir() / "surprisal"
+
+
+def _texts_digest(texts: Sequence[str]) -> str:
+    digest = hashlib.sha256()
+    for text in texts:
+        encoded = text.encode("utf-8")
+        digest.update(len(encoded).to_bytes(8, "little"))
+        digest.update(encoded)
+    return digest.hexdigest()
+
+
+def _read(path: Path, key: dict[str, object], texts: tuple[str, ...]) -> TextSurprisal | None:
+    """The stored surprisal at ``path`` when it is this key's and sound, else None."""
+    if not path.is_file():
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as stored:
+            if json.loads(str(stored["key"])) != key:
+                return None
+            values = np.asarray(stored["values"], dtype=np.float64)
+            offsets = np.asarray(stored["offsets"], dtype=np.int64)
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+        return None  # unreadable or another format: computed again and replaced
+    if offsets.shape != (len(texts) + 1,) or offsets[0] != 0 or offsets[-1] != values.size \
+            or np.any(np.diff(offsets) < 1) or not np.all(np.isfinite(values)) \
+            or np.any(values < 0):
+        return None
+    return TextSurprisal(texts=texts, tokens=tuple(np.split(values, offsets[1:-1])),
+                         model=str(key["model"]), revision=str(key["revision"]))
+
+
+def _write(path: Path, key: dict[str, object], result: TextSurprisal) -> None:
+    """Store ``result`` atomically (a temporary file renamed into place); a folder that cannot
+    be written leaves the result used, not kept."""
+    sizes = [t.size for t in result.tokens]
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".npz")
+    except OSError:
+        return
+    try:
+        with os.fdopen(handle, "wb") as out:
+            np.savez(out, key=np.array(json.dumps(key, sort_keys=True)),
+                     values=np.concatenate(result.tokens), offsets=offsets)
+        os.replace(temporary, path)
+    except OSError:
+        Path(temporary).unlink(missing_ok=True)
+
+
+def stored_surprisal(
+    adapter: LogProbModel, texts: Sequence[str], batch_size: int = 16, *, store: bool = True,
+    directory: str | os.PathLike[str] | None = None,
+) -> TextSurprisal:
+    """:func:`surprisal`, read from the store when this model (its name and revision) scored
+    exactly these texts before, else computed and stored (``store=False``: neither read nor
+    written; ``directory``: another store folder). A model without a revision is never stored.
+    """
+    items = tuple(_check_texts(texts))
+    revision = str(getattr(adapter, "revision", "") or "")
+    if not store or not revision:
+        return surprisal(adapter, items, batch_size)
+    key: dict[str, object] = {"format": STORE_FORMAT, "model": _model_name(adapter),
+                              "revision": revision, "texts": _texts_digest(items),
+                              "count": len(items)}
+    name = hashlib.sha256(json.dumps(key, sort_keys=True).encode("utf-8")).hexdigest()[:40]
+    path = (Path(directory) if directory is not None else store_dir()) / f"{name}.npz"
+    found = _read(path, key, items)
+    if found is not None:
+        return found
+    result = surprisal(adapter, items, batch_size)
+    _write(path, key, result)
+    return result
