@@ -179,13 +179,16 @@ def _f_rows(
     alpha: float,
     beta: FloatArray,
     where: Callable[[int], str],
+    nu2: FloatArray | None = None,
+    nv2: FloatArray | None = None,
 ) -> FloatArray:
-    """F_{α,β} row by row on (m, d) arrays, with β given per row; ``where(i)`` names row i."""
+    """F_{α,β} row by row on (m, d) arrays, with β given per row; ``where(i)`` names row i.
+    ``nu2`` and ``nv2``: the rows' squared norms, when the caller has them already."""
     if beta.size and np.all(beta == -2.0 * alpha) and alpha >= 0.0:
         # Exact special case: q = α‖u+v‖², so F = √α (u + v) with no cancellation or division.
         return math.sqrt(alpha) * (u + v)
-    nu2 = np.einsum("ij,ij->i", u, u)
-    nv2 = np.einsum("ij,ij->i", v, v)
+    nu2 = np.einsum("ij,ij->i", u, u) if nu2 is None else nu2
+    nv2 = np.einsum("ij,ij->i", v, v) if nv2 is None else nv2
     uv = np.einsum("ij,ij->i", u, v)
     q = alpha * (nu2 + nv2) - beta * uv
     scale = abs(alpha) * (nu2 + nv2) + np.abs(beta) * np.abs(uv)
@@ -210,10 +213,11 @@ def _f_rows(
             "u + v = 0, so (u + v)/‖u + v‖ is undefined while the squared norm is positive; "
             "perturb the inputs or use sum, mean or sqrt_n, which need no direction"
         )
-    out = np.zeros_like(s)
+    factor = np.zeros_like(q)  # rows of zero magnitude become 0
     ok = ~zero_magnitude
-    out[ok] = s[ok] * (np.sqrt(q[ok]) / ns[ok])[:, None]
-    return out
+    np.divide(np.sqrt(q, where=ok, out=np.zeros_like(q)), ns, out=factor, where=ok)
+    s *= factor[:, None]
+    return s
 
 
 def _constant_beta(beta: float) -> _BetaRule:
@@ -269,20 +273,29 @@ def _fold_rows(
     beta_rule: _BetaRule,
     direction: Direction,
 ) -> FloatArray:
-    """Fold F over each item, vectorised across items (one numpy step per token position)."""
+    """Fold F over each item, vectorised across items (one numpy step per token position).
+
+    The items are taken longest first, so the items still folding at step k are the first
+    m_k: their accumulators are a slice, updated in place (no gather and scatter per step).
+    """
     if direction not in ("left", "right"):
         raise NormtestError(f"direction must be 'left' or 'right', got {direction!r}")
-    ends = starts + lengths - 1
-    acc = flat[starts if direction == "left" else ends].copy()
-    for k in range(1, int(lengths.max())):
-        active = np.flatnonzero(lengths > k)
-        nxt = flat[starts[active] + k] if direction == "left" else flat[ends[active] - k]
-        cur = acc[active]
-        beta = beta_rule(
-            np.sqrt(np.einsum("ij,ij->i", cur, cur)), np.sqrt(np.einsum("ij,ij->i", nxt, nxt))
-        )
-        acc[active] = _f_rows(cur, nxt, alpha, beta, _step_location(active, k))
-    return acc
+    order = np.argsort(-lengths, kind="stable")
+    first = (starts if direction == "left" else starts + lengths - 1)[order]
+    lengths = lengths[order]
+    step = 1 if direction == "left" else -1
+    acc = flat[first]
+    folding = np.searchsorted(-lengths, -np.arange(int(lengths.max()) if lengths.size else 0),
+                              side="left")  # folding[k]: how many items are longer than k
+    for k in range(1, folding.size):
+        m = int(folding[k])
+        cur, nxt = acc[:m], flat[first[:m] + step * k]
+        nu2, nv2 = np.einsum("ij,ij->i", cur, cur), np.einsum("ij,ij->i", nxt, nxt)
+        beta = beta_rule(np.sqrt(nu2), np.sqrt(nv2))
+        acc[:m] = _f_rows(cur, nxt, alpha, beta, _step_location(order[:m], k), nu2, nv2)
+    out = np.empty_like(acc)
+    out[order] = acc
+    return out
 
 
 def _step_location(active: NDArray[np.intp], step: int) -> Callable[[int], str]:
