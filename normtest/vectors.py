@@ -25,6 +25,7 @@ import numpy as np
 from normtest.adapters.protocol import Capability, prefix_vectors_of, supports
 from normtest.catalogue import DATA
 from normtest.errors import NormtestError
+from normtest.memo import ByteMemo
 from normtest.result import Measurement
 from normtest.settings import AuditSettings
 
@@ -80,6 +81,10 @@ def text_vectors(adapter: ModelAdapter, texts: Sequence[str]) -> np.ndarray:
     return vectors
 
 
+#: Bytes of transformed word vectors kept (every variant of a default audit: 2,000 words).
+TRANSFORMED_BYTES = 256 << 20
+
+
 @dataclass
 class WordData:
     """The word sample, its information content, and vectors per variant, computed once."""
@@ -97,6 +102,8 @@ class WordData:
     _kl: tuple[np.ndarray, np.ndarray] | None = None
     _norms: dict[tuple[tuple[str, str], ...], np.ndarray] = field(default_factory=dict)
     _fits: dict[tuple[str, str, str], list[Any]] = field(default_factory=dict)
+    #: transformed vectors per variant: every claim over the words asks for them in turn
+    _transformed: ByteMemo = field(default_factory=lambda: ByteMemo(TRANSFORMED_BYTES))
 
     @classmethod
     def build(cls, adapter: ModelAdapter, settings: AuditSettings, family: str,
@@ -191,15 +198,20 @@ class WordData:
         transform = variant.get("transform", "raw")
         if transform == "raw":
             return vectors
-        fold, p = self.folds(), self.probabilities
         key = (variant.get("composition", "whole"), variant.get("representation", "last"),
                transform)
+        out = self._transformed.get(key)
+        if out is not None:
+            return out
+        fold, p = self.folds(), self.probabilities
         if key not in self._fits:  # fitted once per variant (an SVD per half when whitening)
             self._fits[key] = [make_transform(transform).fit(vectors[fold != f], p[fold != f])
                                for f in (0, 1)]
         out = np.empty_like(vectors)
         for f, fitted in enumerate(self._fits[key]):
             out[fold == f] = fitted.apply(vectors[fold == f], input_axes=True)
+        out.setflags(write=False)  # shared by every later caller
+        self._transformed.put(key, out, out.nbytes)
         return out
 
     def squared_norms(self, variant: Mapping[str, str]) -> np.ndarray:

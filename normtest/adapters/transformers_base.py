@@ -80,6 +80,7 @@ from normtest.adapters.transformers_folder import (
     _resolve_source,
 )
 from normtest.errors import NormtestError
+from normtest.memo import ByteMemo
 
 try:
     import torch
@@ -175,43 +176,6 @@ class _LazyModel:
         if self._value is None:
             self._value = self._load()
         return self._value
-
-
-class _PrefixMemo:
-    """The prefix states of recent documents, least recently used dropped first (byte bound)."""
-
-    def __init__(self, limit: int = _MEMO_BYTES) -> None:
-        self.limit = limit
-        self._items: dict[Hashable, tuple[Any, int]] = {}
-        self._bytes = 0
-
-    def get(self, key: Hashable) -> Any:
-        """The value stored under ``key`` (now the most recent), or None."""
-        item = self._items.pop(key, None)
-        if item is None:
-            return None
-        self._items[key] = item
-        return item[0]
-
-    def put(self, key: Hashable, value: Any, size: int) -> None:
-        """Store ``value`` (``size`` bytes), dropping the least recent values over the limit."""
-        old = self._items.pop(key, None)
-        if old is not None:
-            self._bytes -= old[1]
-        if size > self.limit:
-            return
-        self._items[key] = (value, size)
-        self._bytes += size
-        while self._bytes > self.limit:
-            self._bytes -= self._items.pop(next(iter(self._items)))[1]
-
-    def clear(self) -> None:
-        """Forget everything."""
-        self._items.clear()
-        self._bytes = 0
-
-    def __len__(self) -> int:
-        return len(self._items)
 
 
 def _grid(lengths: Sequence[int]) -> tuple[int, ...]:
@@ -351,7 +315,7 @@ class _TransformersAdapter:
         self._word_prefix = detected if word_prefix is None else word_prefix
         self._forced_word_prefix = word_prefix is not None and word_prefix != detected
         self._fast = options["fast"]
-        self._memo = _PrefixMemo()
+        self._memo = ByteMemo(_MEMO_BYTES)  # a document's prefix states, for every pooling
         self._text_ids: dict[str, tuple[list[int], bool]] = {}
         self._one_pass_ok: bool | None = None
         self._options = dict(options)
