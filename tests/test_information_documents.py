@@ -130,3 +130,32 @@ def test_corpus_documents_from_files(tmp_path: Path) -> None:
     assert corpus_documents(tmp_path / "b.txt", 10, min_words=300) == []
     with pytest.raises(NormtestError, match="positive"):
         corpus_documents(tmp_path / "a.txt", 0)
+
+
+def test_the_parsed_wikipedia_sample_is_stored_and_read_back(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Parsed once (gensim, about two seconds), then read back from the cache folder by every
+    later process; a damaged stored file is parsed again and replaced."""
+    from normtest.information import texts
+    from normtest.paths import CACHE_ENV
+
+    parsed = wiki_articles()
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
+    parses: list[Path] = []
+    original = texts._parse_wiki
+
+    def counting(source: Path) -> tuple[texts.SourceText, ...]:
+        parses.append(source)
+        return original(source)
+
+    monkeypatch.setattr(texts, "_parse_wiki", counting)
+    try:
+        for damage in (None, None, "garbage", None):
+            if damage is not None:
+                (stored,) = tmp_path.glob("texts/wiki-*.json")
+                stored.write_text("{not json", encoding="utf-8")
+            wiki_articles.cache_clear()  # a new process
+            assert wiki_articles() == parsed
+        assert len(parses) == 2  # the first read, and the damaged file
+    finally:
+        wiki_articles.cache_clear()

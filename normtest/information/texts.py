@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import importlib.metadata
+import os
 import re
 import stat
 from collections.abc import Iterable
@@ -197,6 +198,10 @@ def _clean_wiki_text(text: str) -> str:
     return "\n".join(line for line in lines if line)
 
 
+#: The parsed Wikipedia sample's stored form; part of its key (another form is parsed again).
+_WIKI_STORE_FORMAT = 1
+
+
 @functools.lru_cache(maxsize=1)
 def wiki_articles() -> tuple[SourceText, ...]:
     """The articles of the bundled Wikipedia sample, markup removed (ids ``wiki:<page id>``).
@@ -205,12 +210,45 @@ def wiki_articles() -> tuple[SourceText, ...]:
     namespace filter drops non-articles) using a tokenizer that keeps each article's text whole,
     so that the words are tokenised exactly like every other corpus here. Pages under 50
     whitespace-separated words (redirects, stubs: gensim's own ``ARTICLE_MIN_WORDS``) are dropped.
-    Parsed once per process (a few seconds).
+    Parsing takes about two seconds, so the articles are kept: once per process, and as JSON
+    under ``<cache root>/texts/``, keyed by the dump file (path, size, mtime) and gensim's
+    version, for every later process.
     """
+    import hashlib
+    import json
+
+    from normtest.paths import default_cache_dir
+
+    source = bundled_corpus_path(WIKI_FILE)
+    info = source.stat()
+    key = [_WIKI_STORE_FORMAT, str(source.resolve()), info.st_size, info.st_mtime_ns,
+           package_version("gensim")]
+    name = hashlib.sha256(json.dumps(key).encode("utf-8")).hexdigest()[:32]
+    stored = default_cache_dir() / "texts" / f"wiki-{name}.json"
+    try:
+        found = json.loads(stored.read_text(encoding="utf-8"))
+        if found["key"] == key:
+            return tuple(SourceText(str(i), str(t), str(x)) for i, t, x in found["articles"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass  # not stored yet, or unreadable: parsed again and replaced
+    articles = _parse_wiki(source)
+    try:
+        stored.parent.mkdir(parents=True, exist_ok=True)
+        temporary = stored.with_suffix(f".{os.getpid()}.tmp")
+        temporary.write_text(json.dumps({"key": key, "articles": [
+            [a.doc_id, a.title, a.text] for a in articles]}), encoding="utf-8")
+        os.replace(temporary, stored)
+    except OSError:
+        pass  # a read-only cache folder: parsed in every process
+    return articles
+
+
+def _parse_wiki(source: Path) -> tuple[SourceText, ...]:
+    """The articles of a Wikipedia dump, parsed by gensim (see :func:`wiki_articles`)."""
     from gensim.corpora import WikiCorpus
 
     corpus = WikiCorpus(
-        str(bundled_corpus_path(WIKI_FILE)),
+        str(source),
         processes=1,
         dictionary={},  # a given dictionary skips gensim's vocabulary pass
         metadata=True,
