@@ -26,11 +26,15 @@ from __future__ import annotations
 import json
 import math
 import platform
+import re
+import secrets
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from normtest.errors import NormtestError
 from normtest.result import Criterion, Result, Verdict
@@ -143,8 +147,10 @@ class Report:
         return out
 
     def to_json(self, indent: int | None = 1) -> str:
-        """Strict JSON (no NaN or Infinity tokens)."""
-        return json.dumps(_strict(self.to_dict()), indent=indent, allow_nan=False)
+        """Strict JSON (no NaN or Infinity tokens), indented, with every list of numbers on one
+        line (a default audit's report holds about a million numbers: one per line, they made
+        the file four times larger and took Python's indenting encoder 0.2 s)."""
+        return _dumps(self.to_dict(), indent)
 
     def write(self, path: str | Path) -> Path:
         """Write the JSON report; parent folders are created."""
@@ -230,14 +236,35 @@ def _schema_problem(schema: object) -> str:
             "report.json written by normtest audit, gate or demo")
 
 
-def _strict(value: Any) -> Any:
-    """Replace non-finite floats by None, recursively, so the JSON is standard."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, Mapping):
-        return {str(k): _strict(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_strict(v) for v in value]
-    if hasattr(value, "item") and callable(value.item):  # numpy scalars
-        return _strict(value.item())
-    return value
+_NUMBERS = {int, float}
+
+
+def _dumps(value: Any, indent: int | None) -> str:
+    """JSON of ``value`` with non-finite floats as null and each list of numbers compact.
+
+    Each list of numbers is serialised on its own (by the C encoder) and stands in the indented
+    text as a placeholder string carrying a random nonce, replaced in one pass at the end.
+    """
+    nonce = secrets.token_hex(8)
+    compact: list[str] = []
+
+    def lift(item: Any) -> Any:
+        if isinstance(item, float):
+            return item if math.isfinite(item) else None
+        if isinstance(item, Mapping):
+            return {str(k): lift(v) for k, v in item.items()}
+        if isinstance(item, (list, tuple)):
+            if len(item) > 1 and set(map(type, item)) <= _NUMBERS:  # plain numbers: compact
+                finite = np.isfinite(np.asarray(item, dtype=np.float64)).all()
+                items = list(item) if finite else [lift(v) for v in item]
+                compact.append(json.dumps(items, separators=(",", ":"), allow_nan=False))
+                return f"{nonce}:{len(compact) - 1}"
+            return [lift(v) for v in item]
+        if hasattr(item, "item") and callable(item.item):  # numpy scalars
+            return lift(item.item())
+        return item
+
+    text = json.dumps(lift(value), indent=indent, allow_nan=False)
+    if not compact:
+        return text
+    return re.sub(f'"{nonce}:(\\d+)"', lambda m: compact[int(m.group(1))], text)

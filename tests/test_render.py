@@ -255,7 +255,8 @@ def test_html_page_is_self_contained_with_every_section(glove_report: Report) ->
     for svg in images:
         root = ET.fromstring(svg)  # well-formed
         assert root.tag.endswith("svg")
-        assert "<script" not in svg and "<text" not in svg  # glyphs as paths: no font needed
+        assert "<script" not in svg
+        assert "<text" in svg and "font-family=\"'DejaVu Sans'" in svg  # text, in a named font
         for link in re.findall(r'href="([^"]*)"', svg):
             assert link.startswith(("#", "data:image/png;base64,")), link
     assert "farthest above the line" in page

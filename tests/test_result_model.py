@@ -218,3 +218,40 @@ def test_an_unreadable_component_makes_the_row_inconclusive() -> None:
     assert result.verdict is Verdict.INCONCLUSIVE and "curvature: every bootstrap" in result.reason
     # a component that is only reported, not judged, does not block the verdict
     assert Result.judged(measured, Criterion("within", margin=(0.5, 2.0))).verdict is Verdict.PASS
+
+
+def test_report_json_writes_lists_of_numbers_compactly_and_strictly() -> None:
+    """Every list of plain numbers stands on one line (a default report holds about a million
+    numbers); non-finite floats become null; strings never pass for a placeholder."""
+    import json
+    import re
+
+    from normtest.report import _dumps
+
+    value = {"numbers": [1.0, float("nan"), 2, -3.5], "pair": (1, 2), "flags": [True, False],
+             "nested": [[1, 2], [float("inf"), 4]], "one": [7], "empty": [],
+             "text": "0123456789abcdef:0", "mixed": [1, "a"], "scalar": float("-inf")}
+    text = _dumps(value, 1)
+    assert json.loads(text) == {
+        "numbers": [1.0, None, 2, -3.5], "pair": [1, 2], "flags": [True, False],
+        "nested": [[1, 2], [None, 4]], "one": [7], "empty": [], "text": "0123456789abcdef:0",
+        "mixed": [1, "a"], "scalar": None}
+    assert '"numbers": [1.0,null,2,-3.5]' in text and '"pair": [1,2]' in text
+    assert re.search(r'"flags": \[\n', text)  # booleans are not numbers here
+    assert json.loads(_dumps(value, None)) == json.loads(text)
+
+
+def test_a_string_shaped_like_a_placeholder_stays_a_string(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The placeholders carry a fresh random nonce: a report string can only collide with one
+    by guessing it. With the nonce known (fixed here), such a string would be replaced; the
+    JSON of a drawn nonce keeps it."""
+    import json
+    import secrets
+
+    from normtest.report import _dumps
+
+    sneaky = {"a": [1, 2], "b": "feedfacefeedface:0"}
+    assert json.loads(_dumps(sneaky, 1)) == sneaky
+    monkeypatch.setattr(secrets, "token_hex", lambda n: "feedfacefeedface")
+    assert json.loads(_dumps(sneaky, 1))["b"] == [1, 2]  # what the nonce protects against

@@ -70,9 +70,12 @@ def spearman(x: np.ndarray, y: np.ndarray) -> float:
     return float(spearmanr(x, y).statistic)
 
 
-def outliers(x: np.ndarray, y: np.ndarray, k: int = 3) -> tuple[list[int], list[int]]:
-    """Indices of the ``k`` points farthest above and below the OLS line (largest first)."""
-    line = ols(x, y)
+def outliers(x: np.ndarray, y: np.ndarray, k: int = 3,
+             line: Line | None = None) -> tuple[list[int], list[int]]:
+    """Indices of the ``k`` points farthest above and below the OLS line (largest first);
+    ``line``: that line, when the caller has fitted it already."""
+    if line is None:
+        line = ols(x, y)
     if line is None or x.size < 2 * k + 1:
         return [], []
     residual = y - line(x)
@@ -129,3 +132,20 @@ def saturating(lengths: np.ndarray, values: np.ndarray) -> Saturating | None:
     if not all(math.isfinite(v) for v in (fit.start, fit.rise, fit.tau)):
         return None
     return fit
+
+
+@dataclass(frozen=True)
+class CurveFit:
+    """What a CER figure and its caption show of a set of prefix curves, fitted once."""
+
+    #: the lengths at least half the documents reach, and the mean value at each
+    grid: np.ndarray
+    mean: np.ndarray
+    line: Line | None
+    saturating: Saturating | None
+
+
+def fit_curves(lengths: np.ndarray, values: np.ndarray, documents: np.ndarray) -> CurveFit:
+    """The mean curve (:func:`mean_curve`) with its least-squares line and saturating fit."""
+    grid, mean, _ = mean_curve(lengths, values, documents)
+    return CurveFit(grid, mean, ols(grid, mean), saturating(grid, mean))

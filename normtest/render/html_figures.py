@@ -116,7 +116,7 @@ def figure(draw: Callable[[], str | plots.Scatter | plots.Curves], alt: str,
     try:
         drawn = draw()
         svg = drawn if isinstance(drawn, str) else drawn.svg
-    except (NormtestError, ValueError, TypeError, KeyError, IndexError) as exc:
+    except (NormtestError, ArithmeticError, ValueError, TypeError, KeyError, IndexError) as exc:
         return f'<p class="note">This plot could not be drawn: {esc(exc)}</p>'
     return (f'<figure><img src="{plots.data_uri(svg)}" alt="{esc(alt)}">'
             f"<figcaption>{caption}</figcaption></figure>")
@@ -257,11 +257,13 @@ class Figures:
                 transform = variant.get("transform")
                 log_y = is_whitened(transform) and bool(ys.size) and bool(np.all(ys > 0))
                 ylabel = transform_note(transform, symbol)[0] if transform else symbol
+                line = fits.ols(xs, np.log(ys) if log_y else ys)  # for the plot and caption
                 caption = self._scatter_caption(key, variant, xs, ys, rho, result, names,
-                                                log_y, ylabel)
+                                                log_y, ylabel, line)
                 out.append(self.figure(
                     partial(plots.scatter_plot, xs, ys, rho=rho, verdict=verdict,
-                            token_counts=counts, xlabel=xlabel, ylabel=ylabel, log_y=log_y),
+                            token_counts=counts, xlabel=xlabel, ylabel=ylabel, log_y=log_y,
+                            line=line),
                     f"{ylabel} against {xlabel}, {key}", caption))
             out.append("</div>")
             items.append((any(self.confirmatory([claim], k) for k, _ in members),
@@ -270,14 +272,14 @@ class Figures:
 
     def _scatter_caption(self, key: str, variant: Mapping[str, str], xs: np.ndarray,
                          ys: np.ndarray, rho: float, result: Result | None,
-                         names: Sequence[str] | None, log_y: bool, ylabel: str) -> str:
+                         names: Sequence[str] | None, log_y: bool, ylabel: str,
+                         line: fits.Line | None) -> str:
         label = variant.get("transform") or key
         bits = [f"<b>{esc(label)}</b>", f"n = {xs.size:,}", f"ρ = {esc(fmt.number(rho))}"]
         if result is not None:
             bits[-1] += f" {esc(fmt.interval(result))} {badge(result.verdict.value)}"
             if result.expected is not None:
                 bits.append(f"paper: {badge(result.expected.value)}")
-        line = fits.ols(xs, np.log(ys) if log_y else ys)
         if line is not None:
             bits.append(f"OLS slope {'of ln y ' if log_y else ''}{esc(fmt.number(line.slope))} "
                         "per nat")
@@ -293,7 +295,7 @@ class Figures:
                      "model's units (see above)")
         text += f'<br><span class="axes">{axis}</span>'
         if names is not None:
-            above, below = fits.outliers(xs, np.log(ys) if log_y else ys, OUTLIERS)
+            above, below = fits.outliers(xs, np.log(ys) if log_y else ys, OUTLIERS, line)
             if above:
                 text += ("<br>farthest above the line: "
                          + ", ".join(f"<code>{esc(names[i])}</code>" for i in above)
@@ -405,8 +407,10 @@ class Figures:
                 continue
             ratio = self.by_key.get(("cer.linear", key))
             fixed = self.by_key.get(("cer.fixed_point", key))
-            caption = self._cer_caption(key, lengths, values, docs, ratio, fixed)
-            figure = self.figure(partial(plots.cer_plot, lengths, values, docs, ratio=ratio),
+            fit = fits.fit_curves(lengths, values, docs)  # once, for the plot and caption
+            caption = self._cer_caption(key, lengths, values, docs, ratio, fixed, fit)
+            figure = self.figure(partial(plots.cer_plot, lengths, values, docs, ratio=ratio,
+                                         fit=fit),
                                  f"s(L) against prefix length, {key}", caption)
             items.append((self.confirmatory(("cer.linear", "cer.fixed_point", "cer.monotone"),
                                             key), f'<div class="cell">{figure}</div>'))
@@ -420,7 +424,7 @@ class Figures:
         return Section("cer", title, "".join(out))
 
     def _cer_caption(self, key: str, lengths: np.ndarray, values: np.ndarray, docs: np.ndarray,
-                     ratio: Result | None, fixed: Result | None) -> str:
+                     ratio: Result | None, fixed: Result | None, fit: fits.CurveFit) -> str:
         variant = _variant(key)
         label = variant.get("composition", key)
         rest = ", ".join(f"{k}={v}" for k, v in variant.items() if k != "composition")
@@ -431,8 +435,7 @@ class Figures:
                         + (f" (paper: {badge(ratio.expected.value)})" if ratio.expected else ""))
         if fixed is not None:
             bits.append(f"<code>cer.fixed_point</code> {badge(fixed.verdict.value)}")
-        grid, mean, _ = fits.mean_curve(lengths, values, docs)
-        line, curve = fits.ols(grid, mean), fits.saturating(grid, mean)
+        line, curve = fit.line, fit.saturating
         text = " · ".join(bits)
         if line is not None:
             text += f"<br>linear fit: slope {esc(fmt.number(line.slope))} per token"

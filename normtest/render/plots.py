@@ -1,14 +1,19 @@
-"""The report's figures, drawn with matplotlib's Agg canvas and returned as SVG text.
+"""The report's figures as SVG text: forest plots, scatter plots, CER curves.
 
-matplotlib is imported on first use (``import normtest`` stays light) and only through its
-object-oriented API: each figure is a :class:`matplotlib.figure.Figure` attached to an explicit
-``FigureCanvasAgg``, so no GUI backend is ever loaded, pyplot's global state is never touched
-and rendering works headless. Text is drawn as glyph outlines (``svg.fonttype = path``) so the
-page needs no font; scatter points are rasterised inside the SVG (a PNG) to keep the page small
-however many words there are; ids are seeded (``svg.hashsalt``) and the date left out, so the
-same report gives the same bytes. Labels that come from data are shown literally (mathtext is
-off) and matplotlib escapes its SVG text; the page embeds each SVG as an image
-(``data:`` URI), where nothing in it can run.
+The forest, scatter and CER figures are written directly as SVG by :mod:`normtest.render.canvas`
+(a few milliseconds each; through matplotlib they cost 0.1–0.25 s each, most of a report's
+rendering time). Text stays text in a font browsers have, every label from the data escaped;
+scatter points are one PNG inside the SVG, so the page stays small however many words there
+are; the same report gives the same bytes. The page embeds each SVG as an image (``data:``
+URI), where nothing in it can run.
+
+The layer profile (:mod:`normtest.render.layers`) and the comparison's leaderboard, one figure a
+page and also written to PNG or PDF files, are drawn with matplotlib (:func:`figure`,
+:func:`svg`, :func:`save`): imported on first use (``import normtest`` stays light) and only
+through its object-oriented API — each figure a :class:`matplotlib.figure.Figure` on an explicit
+``FigureCanvasAgg``, so no GUI backend is loaded and pyplot's global state is never touched.
+Their text is glyph outlines (``svg.fonttype = path``), their ids seeded (``svg.hashsalt``), the
+date left out; labels from data are shown literally (mathtext is off) and escaped by matplotlib.
 """
 
 from __future__ import annotations
@@ -27,7 +32,8 @@ import numpy as np
 
 from normtest.errors import NormtestError
 from normtest.render import _format as fmt
-from normtest.render import fits
+from normtest.render import canvas, fits
+from normtest.render.canvas import EDGE, TEXT
 from normtest.result import Result, Verdict
 
 if TYPE_CHECKING:
@@ -43,6 +49,9 @@ COLOURS: dict[str, str] = {
     Verdict.ERROR.value: "#6e7781",
     Verdict.SKIPPED.value: "#8c959f",
 }
+#: Scatter points: words of one token, words of several.
+POINTS = ("#4c72b0", "#dd8452")
+NOTE_SIZE = 7.5  # the verdicts right of a forest plot
 #: At most this many points are drawn in one scatter plot (a seeded subsample beyond).
 MAX_POINTS = 4000
 _STYLE: Any = {  # matplotlib types rcParams keys as literals
@@ -64,12 +73,14 @@ _STYLE: Any = {  # matplotlib types rcParams keys as literals
 
 
 def available() -> bool:
-    """Whether matplotlib can be imported (the plots need it)."""
+    """Whether matplotlib is installed (the page shows its plots only then; the layer profile
+    and the leaderboard draw with it). Looked up, not imported: importing it costs 0.3 s."""
+    from importlib.util import find_spec
+
     try:
-        import matplotlib  # noqa: F401
-    except ImportError:
+        return find_spec("matplotlib") is not None
+    except (ImportError, ValueError):  # a module entry without a spec: not usable
         return False
-    return True
 
 
 @contextmanager
@@ -151,58 +162,61 @@ def forest_plot(rows: Sequence[Result], statistic: str = "") -> str:
 
     Intervals reaching beyond the drawn range end in a triangle at its edge. The threshold is a
     vertical line with the passing side shaded (an equivalence margin: the band between two).
+    Confirmatory rows are labelled in bold; each row's verdict (and the paper's, where it
+    differs) is written on its right.
     """
     rows = [r for r in rows if math.isfinite(r.estimate)]
     if not rows:
         raise NormtestError("a forest plot needs at least one result with an estimate")
     n = len(rows)
-    with _figure(8.0, 0.75 + 0.27 * n) as fig:
-        ax = fig.add_subplot()
-        x0, x1 = limits(rows)
-        ax.set_xlim(x0, x1)
-        ax.set_ylim(-0.7, n - 0.3)
-        shaded: set[Any] = set()
-        for r in rows:
-            t, c = r.threshold, r.criterion
-            if t is None or c is None or (c.direction, t) in shaded:
-                continue
-            shaded.add((c.direction, t))
-            if isinstance(t, tuple):
-                ax.axvspan(t[0], t[1], color=COLOURS["PASS"], alpha=0.07, lw=0)
-                for edge in t:
-                    ax.axvline(edge, color="#57606a", lw=0.9, ls="--")
-            else:
-                side = (t, x1) if c.direction == "greater" else (x0, t)
-                ax.axvspan(*side, color=COLOURS["PASS"], alpha=0.07, lw=0)
-                ax.axvline(t, color="#57606a", lw=0.9, ls="--")
-        for i, r in enumerate(rows):
-            y = n - 1 - i
-            colour = COLOURS.get(r.verdict.value, "#57606a")
-            low, high = r.ci
-            if math.isfinite(low) and math.isfinite(high):
-                ax.hlines(y, max(low, x0), min(high, x1), color=colour, lw=2.2)
-                if low < x0:
-                    ax.plot([x0], [y], marker="<", color=colour, ms=5, clip_on=False)
-                if high > x1:
-                    ax.plot([x1], [y], marker=">", color=colour, ms=5, clip_on=False)
-            ax.plot([r.estimate], [y], marker="o", color=colour, ms=5, mec="white", mew=0.6)
-            note = r.verdict.value
-            if r.expected is not None and r.expected is not r.verdict:
-                note += f"  (paper: {r.expected.value})"
-            ax.annotate(note, xy=(1.0, y), xycoords=("axes fraction", "data"),
-                        xytext=(6, 0), textcoords="offset points", va="center",
-                        color=colour, fontsize=7.5, annotation_clip=False)
-        labels, _ = fmt.row_labels(rows)
-        ax.set_yticks(range(n), list(reversed(labels)))
-        for tick, r in zip(ax.get_yticklabels(), reversed(rows), strict=True):
-            if r.confirmatory:  # the rows the scorecard counts, in bold
-                tick.set_fontweight("bold")
-        ax.tick_params(axis="y", length=0)
-        ax.grid(axis="x", color="#d0d7de", lw=0.5)
-        ax.set_axisbelow(True)
-        ax.set_xlabel(statistic or "estimate"
-                      + f" — estimate and {fmt.confidence(rows[0])} interval")
-        return _svg(fig)
+    labels, _ = fmt.row_labels(rows)
+    bold = [r.confirmatory for r in rows]
+    notes = []
+    for r in rows:
+        note = r.verdict.value
+        if r.expected is not None and r.expected is not r.verdict:
+            note += f"  (paper: {r.expected.value})"
+        notes.append(note)
+    left = canvas.left_margin(labels, ylabel=False, tick=0.0, bold=bold)
+    right_side = 6.0 + max(canvas.text_width(t, NOTE_SIZE) for t in notes) + canvas.PAD
+    width = max(576.0, left + right_side + 300.0)  # 8 in, wider for very long labels
+    height = 72.0 * (0.75 + 0.27 * n)
+    x0, x1 = limits(rows)
+    picture = canvas.Canvas(width, height)
+    ax = canvas.Axes(picture, (left, canvas.PAD + 2.0, width - right_side,
+                               height - canvas.PAD - canvas.BELOW), (x0, x1), (-0.7, n - 0.3))
+    ticks = canvas.linear_ticks(x0, x1, ax.right - ax.left)
+    ax.grid(ticks)
+    shaded: set[Any] = set()
+    for r in rows:
+        t, c = r.threshold, r.criterion
+        if t is None or c is None or (c.direction, t) in shaded:
+            continue
+        shaded.add((c.direction, t))
+        if isinstance(t, tuple):
+            ax.span(t[0], t[1], COLOURS["PASS"], 0.07)
+            for edge in t:
+                ax.rule(edge, EDGE, 0.9, "--")
+        else:
+            ax.span(*((t, x1) if c.direction == "greater" else (x0, t)), COLOURS["PASS"], 0.07)
+            ax.rule(t, EDGE, 0.9, "--")
+    for i, (r, note) in enumerate(zip(rows, notes, strict=True)):
+        y = n - 1 - i
+        colour = COLOURS.get(r.verdict.value, EDGE)
+        low, high = r.ci
+        if math.isfinite(low) and math.isfinite(high):
+            ax.line([max(low, x0), min(high, x1)], [y, y], colour, 2.2)
+            if low < x0:
+                ax.triangle(x0, y, "<", colour)
+            if high > x1:
+                ax.triangle(x1, y, ">", colour)
+        ax.circles([r.estimate], [y], colour, 5.0, edge="#fff", edge_width=0.6)
+        picture.text(ax.right + 6.0, float(ax.py(y)) + 0.36 * NOTE_SIZE, note, NOTE_SIZE,
+                     colour=colour)
+    ax.frame(ticks, canvas.tick_labels(ticks), [n - 1 - i for i in range(n)], labels,
+             xlabel=statistic or "estimate" + f" — estimate and {fmt.confidence(rows[0])} "
+             "interval", ytick_length=0.0, bold=bold)
+    return picture.svg()
 
 
 # -- scatter ---------------------------------------------------------------------------------------
@@ -219,13 +233,15 @@ class Scatter:
 
 def scatter_plot(x: np.ndarray, y: np.ndarray, *, rho: float, verdict: str | None = None,
                  token_counts: np.ndarray | None = None, xlabel: str = "IC(w) (nats)",
-                 ylabel: str = "‖e(w)‖²", seed: int = 0, log_y: bool = False) -> Scatter:
-    """‖e‖² against information: the points, the OLS line, and ρ (with the verdict) in a corner.
+                 ylabel: str = "‖e(w)‖²", seed: int = 0, log_y: bool = False,
+                 line: fits.Line | None = None) -> Scatter:
+    """‖e‖² against information: the points, the OLS line, and ρ (with the verdict) above.
 
     More than :data:`MAX_POINTS` points are subsampled (seeded) for drawing; the line is fitted
-    on all of them. With ``token_counts`` single- and multi-token words get different colours.
-    With ``log_y`` (every y positive) the y axis is logarithmic and the line is the least-squares
-    line of ln y on x, straight on that axis (:attr:`Scatter.line` is then that line).
+    on all of them (``line``: that fit, when the caller has it already). With ``token_counts``
+    single- and multi-token words get different colours. With ``log_y`` (every y positive) the
+    y axis is logarithmic and the line is the least-squares line of ln y on x, straight on that
+    axis (:attr:`Scatter.line` is then that line). The points are one PNG inside the SVG.
     """
     n = int(x.size)
     if n == 0:
@@ -235,42 +251,52 @@ def scatter_plot(x: np.ndarray, y: np.ndarray, *, rho: float, verdict: str | Non
     shown = np.arange(n)
     if n > MAX_POINTS:
         shown = np.sort(np.random.default_rng(seed).choice(n, MAX_POINTS, replace=False))
-    line = fits.ols(x, np.log(y) if log_y else y)
-    with _figure(3.5, 2.65) as fig:
-        ax = fig.add_subplot()
-        counts = None if token_counts is None else token_counts[shown]
-        if counts is not None and np.unique(counts).size > 1:
-            single = counts <= 1
-            ax.scatter(x[shown][single], y[shown][single], s=4, lw=0, alpha=0.55,
-                       color="#4c72b0", label="one token", rasterized=True)
-            ax.scatter(x[shown][~single], y[shown][~single], s=4, lw=0, alpha=0.55,
-                       color="#dd8452", label="several tokens", rasterized=True)
-            ax.legend(loc="lower right", frameon=False, markerscale=2.5, handletextpad=0.2)
-        else:
-            ax.scatter(x[shown], y[shown], s=4, lw=0, alpha=0.55, color="#4c72b0",
-                       rasterized=True)
-        if line is not None:
-            grid = np.linspace(float(x.min()), float(x.max()), 50)
-            ax.plot(grid, np.exp(line(grid)) if log_y else line(grid), color="#24292f", lw=1.2,
-                    label="OLS")
-        if log_y:  # plain tick labels (1,000 and 10,000): mathtext is off, so no 10^{n}
-            from matplotlib.ticker import FuncFormatter, NullFormatter
+    if line is None:
+        line = fits.ols(x, np.log(y) if log_y else y)
+    xs, ys = x[shown], y[shown]
+    grid = np.linspace(float(x.min()), float(x.max()), 50)
+    fitted = (np.exp(line(grid)) if log_y else line(grid)) if line is not None else np.empty(0)
+    xlim = canvas.autoscale([xs, grid if line is not None else xs])
+    ylim = canvas.autoscale([ys, fitted], log=log_y)
+    picture = canvas.Canvas(252.0, 190.8)  # 3.5 × 2.65 in
+    top, bottom = canvas.PAD + 1.2 * canvas.TITLE_SIZE + 5.0, 190.8 - canvas.PAD - canvas.BELOW
+    minor: list[float] = []
+    if log_y:
+        yticks, minor = canvas.log_ticks(*ylim)
+        ylabels = [canvas.log_label(v) for v in yticks]
+    else:
+        yticks = canvas.linear_ticks(*ylim, bottom - top, vertical=True)
+        ylabels = canvas.tick_labels(yticks)
+    ax = _box(picture, canvas.left_margin(ylabels), top, bottom, xlim, ylim, log_y)
+    xticks = canvas.linear_ticks(*xlim, ax.right - ax.left)
+    counts = None if token_counts is None else token_counts[shown]
+    several = counts is not None and np.unique(counts).size > 1
+    groups = (counts > 1).astype(np.intp) if several and counts is not None else np.zeros(
+        shown.size, dtype=np.intp)
+    ax.cloud(xs, ys, groups, (POINTS[0], POINTS[1]) if several else (POINTS[0],))
+    if line is not None:
+        ax.line(grid, fitted, TEXT, 1.2)
+    if several:
+        ax.legend([canvas.Entry(label, colour, line=False, marker=5.0, opacity=0.55)
+                   for label, colour in zip(("one token", "several tokens"), POINTS,
+                                            strict=True)], "lower right", textpad=0.2)
+    label = f"Spearman ρ = {fmt.number(rho)}" + (f"   {verdict}" if verdict else "")
+    ax.title([label], COLOURS.get(verdict or "", TEXT))
+    ax.frame(xticks, canvas.tick_labels(xticks), yticks, ylabels, xlabel=xlabel, ylabel=ylabel,
+             yminor=minor)
+    return Scatter(picture.svg(), n, int(shown.size), rho, line)
 
-            ax.set_yscale("log")
-            ax.yaxis.set_major_formatter(FuncFormatter(_plain))
-            ax.yaxis.set_minor_formatter(NullFormatter())
-        label = f"Spearman ρ = {fmt.number(rho)}" + (f"   {verdict}" if verdict else "")
-        ax.set_title(label, loc="left", color=COLOURS.get(verdict or "", "#24292f"))
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel(ylabel)
-        return Scatter(_svg(fig), n, int(shown.size), rho, line)
 
-
-def _plain(value: float, _position: Any = None) -> str:
-    """A tick label on a logarithmic axis: ``0.1``, ``10``, ``10,000``, ``1e+06`` beyond."""
-    if value >= 1e6:
-        return f"{value:.0e}"
-    return f"{value:,.0f}" if value >= 1 else f"{value:g}"
+def _box(picture: canvas.Canvas, left: float, top: float, bottom: float,
+         xlim: tuple[float, float], ylim: tuple[float, float], log_y: bool = False) -> canvas.Axes:
+    """Axes from ``left`` to near the right edge, drawn in so the last x tick label fits."""
+    right = picture.width - canvas.PAD - 4.0
+    xticks = canvas.linear_ticks(*xlim, right - left)
+    if xticks:
+        half = canvas.text_width(canvas.tick_labels(xticks)[-1], canvas.TICK_SIZE) / 2
+        at = left + (xticks[-1] - xlim[0]) / (xlim[1] - xlim[0]) * (right - left)
+        right -= max(0.0, at + half - (picture.width - 1.0))
+    return canvas.Axes(picture, (left, top, right, bottom), xlim, ylim, log_y)
 
 
 # -- CER curves ------------------------------------------------------------------------------------
@@ -286,43 +312,60 @@ class Curves:
 
 
 def cer_plot(lengths: np.ndarray, values: np.ndarray, documents: np.ndarray, *,
-             ratio: Result | None = None) -> Curves:
+             ratio: Result | None = None, fit: fits.CurveFit | None = None) -> Curves:
     """s(L) per document (faint), their mean, a linear and a saturating fit of the mean.
 
     ``ratio`` is the ``cer.linear`` result of this composition: its late/early slope ratio and
-    interval are written in the corner (≈ 1 linear growth, ≈ 0 a fixed point, > 1 superlinear).
-    A saturating fit that levels off inside the observed range draws its plateau.
+    interval are written above (≈ 1 linear growth, ≈ 0 a fixed point, > 1 superlinear). A
+    saturating fit that levels off inside the observed range draws its plateau. ``fit``: the
+    fits of these curves (:func:`fits.fit_curves`), when the caller has them already.
     """
     if lengths.size == 0:
         raise NormtestError("a CER plot needs at least one prefix")
-    grid, mean, _ = fits.mean_curve(lengths, values, documents)
-    line = fits.ols(grid, mean)
-    curve = fits.saturating(grid, mean)
+    if fit is None:
+        fit = fits.fit_curves(lengths, values, documents)
+    grid, mean, line, curve = fit.grid, fit.mean, fit.line, fit.saturating
     top = float(lengths.max())
-    with _figure(3.5, 2.65) as fig:
-        ax = fig.add_subplot()
-        for doc in np.unique(documents):
-            at = documents == doc
-            order = np.argsort(lengths[at])
-            ax.plot(lengths[at][order], values[at][order], color="#8c959f", lw=0.7, alpha=0.45)
-        ax.plot(grid, mean, "o-", color="#24292f", lw=1.4, ms=3.5, label="mean over documents",
-                zorder=3)
-        if grid.size:
-            xs = np.linspace(float(grid.min()), top, 80)
-            if line is not None:
-                ax.plot(xs, line(xs), color="#0969da", lw=1.1, ls="--", label="linear fit")
-            if curve is not None:
-                ax.plot(xs, curve(xs), color="#bc4c00", lw=1.1, ls=":", label="saturating fit")
-                if curve.tau < top / 2:
-                    ax.axhline(curve.plateau, color="#bc4c00", lw=0.6, alpha=0.6,
-                               label="its plateau")
-        if ratio is not None and math.isfinite(ratio.estimate):
-            ax.set_title(f"late/early slope ratio {fmt.number(ratio.estimate)} "
-                         f"{fmt.interval(ratio)}\n{ratio.claim or 'cer.linear'}: "
-                         f"{ratio.verdict.value}", loc="left", fontsize=7.5,
-                         color=COLOURS.get(ratio.verdict.value, "#24292f"))
-        ax.set_xlim(0, top * 1.03)
-        ax.set_xlabel("prefix length L (model tokens)")
-        ax.set_ylabel("s(L) = ‖e(prefix)‖²")
-        ax.legend(loc="best", frameon=False, fontsize=6.5)
-        return Curves(_svg(fig), int(np.unique(documents).size), line, curve, top)
+    xs = np.linspace(float(grid.min()), top, 80) if grid.size else np.empty(0)
+    drawn = [values, mean]
+    if line is not None:
+        drawn.append(line(xs))
+    if curve is not None:
+        drawn.append(curve(xs))
+    plateau = curve is not None and grid.size > 0 and curve.tau < top / 2
+    if plateau and curve is not None:
+        drawn.append(np.array([curve.plateau]))
+    title: list[str] = []
+    if ratio is not None and math.isfinite(ratio.estimate):
+        title = [f"late/early slope ratio {fmt.number(ratio.estimate)} {fmt.interval(ratio)}",
+                 f"{ratio.claim or 'cer.linear'}: {ratio.verdict.value}"]
+    xlim, ylim = (0.0, top * 1.03 if top > 0 else 1.0), canvas.autoscale(drawn)
+    picture = canvas.Canvas(252.0, 190.8)
+    upper = canvas.PAD + (1.2 * 7.5 * len(title) + 5.0 if title else 4.0)
+    bottom = 190.8 - canvas.PAD - canvas.BELOW
+    yticks = canvas.linear_ticks(*ylim, bottom - upper, vertical=True)
+    ylabels = canvas.tick_labels(yticks)
+    ax = _box(picture, canvas.left_margin(ylabels), upper, bottom, xlim, ylim)
+    for doc in np.unique(documents):
+        at = documents == doc
+        order = np.argsort(lengths[at], kind="stable")
+        ax.line(lengths[at][order], values[at][order], "#8c959f", 0.7, opacity=0.45)
+    entries = [canvas.Entry("mean over documents", TEXT, marker=3.5, width=1.4)]
+    if xs.size and line is not None:
+        ax.line(xs, line(xs), "#0969da", 1.1, "--")
+        entries.append(canvas.Entry("linear fit", "#0969da", width=1.1, dash="--"))
+    if xs.size and curve is not None:
+        ax.line(xs, curve(xs), "#bc4c00", 1.1, ":")
+        entries.append(canvas.Entry("saturating fit", "#bc4c00", width=1.1, dash=":"))
+        if plateau:
+            ax.rule(curve.plateau, "#bc4c00", 0.6, vertical=False, opacity=0.6)
+            entries.append(canvas.Entry("its plateau", "#bc4c00", width=0.6, opacity=0.6))
+    ax.line(grid, mean, TEXT, 1.4)  # the mean over the fits
+    ax.circles(grid, mean, TEXT, 3.5)
+    if title and ratio is not None:
+        ax.title(title, COLOURS.get(ratio.verdict.value, TEXT), 7.5)
+    xticks = canvas.linear_ticks(*xlim, ax.right - ax.left)
+    ax.frame(xticks, canvas.tick_labels(xticks), yticks, ylabels,
+             xlabel="prefix length L (model tokens)", ylabel="s(L) = ‖e(prefix)‖²")
+    ax.legend(entries, "best", 6.5)
+    return Curves(picture.svg(), int(np.unique(documents).size), line, curve, top)
