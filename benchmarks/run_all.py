@@ -72,7 +72,7 @@ def ratios(found: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
             "batched word extraction vs normtest's per-word reference path")
     if "audit_cache" in found:
         a = found["audit_cache"]
-        add("audit_warm_vs_cold", a["speedup"], 10.0,
+        add("audit_warm_vs_cold", a["speedup"], 20.0,
             "full minilm-l6 audit re-run with a warm embedding cache vs a cold one",
             warm_equals_cold=a["warm_equals_cold"])
     if "bootstrap" in found:
@@ -117,11 +117,24 @@ def ratios(found: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
                 "(below 1: the statistics and report of eight times the rows)")
     if "overhead" in found:
         o = found["overhead"]
-        table["audit_overhead"] = {
-            "ratio": round(o["overhead_ratio"], 3), "target": o["target"],
-            "met": bool(o["overhead_ratio"] <= o["target"]),
-            "what": f"a cold {o['model']} audit (load, measure, render) over the bare forward "
-                    "passes of exactly its inputs (at most the target)"}
+
+        def at_most(name: str, value: float, target: float, what: str) -> None:
+            table[name] = {"ratio": round(value, 3), "target": target,
+                           "met": bool(value <= target), "what": what}
+
+        what = (f"a cold {o['model']} audit (load, measure, render; no embedding cache) over "
+                "the bare forward passes of exactly its inputs (at most the target), ")
+        at_most("audit_overhead", o["overhead_ratio"], o["target"],
+                what + "the sentences' surprisal read from its store (every audit but the first)")
+        at_most("audit_overhead_first", o["overhead_ratio_first"], o["target"],
+                what + "the surprisal store empty (the first audit on a machine)")
+        at_most("audit_bootstrap_share", o["bootstrap_share"], o["bootstrap_target"],
+                "seconds in the bootstraps over the seconds of the bare forward passes, the same "
+                "audit")
+        if "render" in o:
+            at_most("report_render_seconds", o["render"]["write_renderings_s"],
+                    o["render_target_s"], "seconds to write report.json, .md and .html of the "
+                    f"same audit ({o['render']['figures']} figures; not a ratio)")
     if "memory" in found:
         m = found["memory"]
         table["memory_glove_20000_words"] = {
