@@ -57,6 +57,10 @@ _SCHEMA = 2  # 2: the checksum covers dtype and shape as well as the bytes
 _WHAT_TO_DO = (f"run with --no-cache (Python: cache=False), or set {CACHE_ENV} to another "
                "folder")
 _T = TypeVar("_T")
+#: Items at least this long have their hash state kept (see ``CachedAdapter._keys``): documents.
+_LONG_ITEM = 4096
+#: At most this many kept hash states (all dropped when full: a new set of documents).
+_KEPT_ITEM_HASHES = 4096
 
 
 class CacheWarning(UserWarning):
@@ -414,6 +418,8 @@ class CachedAdapter:
         self.recipe = recipe
         #: computes missing items elsewhere (normtest.ray_extraction); None: in this process
         self.remote: Remote | None = None
+        #: a long item's hash state after its part of the key (see _keys), by item
+        self._item_hashes: dict[str, Any] = {}
 
     # -- identity passes through -----------------------------------------------------------------
     @property
@@ -458,12 +464,29 @@ class CachedAdapter:
         params arrive normalised to plain Python values (see _layer and the methods below). The
         part shared by every item is serialised once: "item" sorts first, so each description
         is ``{"item": <item>, `` followed by the rest, exactly as json.dumps writes the whole.
+        A long item (a CER document: every pooling and grid of it has a key, in every call) is
+        hashed once: its hash state after ``{"item": <item>`` is kept and copied for each tail.
         """
         rest = json.dumps({"model": self.name, "revision": self.revision, "method": method,
                            "params": params}, sort_keys=True, ensure_ascii=False)
         tail = (", " + rest[1:]).encode("utf-8")
-        return [hashlib.sha256(b'{"item": ' + json.dumps(item, ensure_ascii=False).encode("utf-8")
-                               + tail).hexdigest() for item in items]
+        out = []
+        for item in items:
+            if len(item) < _LONG_ITEM:
+                out.append(hashlib.sha256(b'{"item": ' + json.dumps(item, ensure_ascii=False)
+                                          .encode("utf-8") + tail).hexdigest())
+                continue
+            head = self._item_hashes.get(item)
+            if head is None:
+                if len(self._item_hashes) >= _KEPT_ITEM_HASHES:
+                    self._item_hashes.clear()
+                head = hashlib.sha256(b'{"item": ' + json.dumps(item, ensure_ascii=False)
+                                      .encode("utf-8"))
+                self._item_hashes[item] = head
+            key = head.copy()
+            key.update(tail)
+            out.append(key.hexdigest())
+        return out
 
     def _through(
         self, method: str, items: Sequence[str], compute: Callable[[list[str]], list[np.ndarray]],

@@ -220,11 +220,14 @@ def test_keys_are_the_hash_of_the_whole_description(tmp_path: Path, oracle: Orac
     import json
 
     cached = CachedAdapter(oracle, EmbeddingCache(tmp_path))
-    items = ["cat", 'say "hi"', "Zürich naïve", "back\\slash", "tab\there", ""]
-    params = {"layer": "last", "lengths": [1, 16, 32], "pooling": "mean", "words": True}
-    for item, key in zip(items, cached._keys("prefix_vectors", items, **params), strict=True):
-        whole = json.dumps({"model": oracle.name, "revision": oracle.revision,
-                            "method": "prefix_vectors", "params": params, "item": item},
-                           sort_keys=True, ensure_ascii=False)
-        assert key == hashlib.sha256(whole.encode("utf-8")).hexdigest()
-        assert key == cached._key("prefix_vectors", item, **params)
+    document = 'A "long" Zürich document.\n' * 400  # its hash state is kept between calls
+    items = ["cat", 'say "hi"', "Zürich naïve", "back\\slash", "tab\there", "", document]
+    for pooling in ("mean", "sum", "mean"):
+        params = {"layer": "last", "lengths": [1, 16, 32], "pooling": pooling, "words": True}
+        for item, key in zip(items, cached._keys("prefix_vectors", items, **params),
+                             strict=True):
+            whole = json.dumps({"model": oracle.name, "revision": oracle.revision,
+                                "method": "prefix_vectors", "params": params, "item": item},
+                               sort_keys=True, ensure_ascii=False)
+            assert key == hashlib.sha256(whole.encode("utf-8")).hexdigest()
+            assert key == cached._key("prefix_vectors", item, **params)
