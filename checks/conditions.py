@@ -97,10 +97,13 @@ def self_pmi(words: WordData, variant: Mapping[str, str], s: AuditSettings) -> M
             return np.where(var > 1e-12 * saa, cov / var, np.nan)
 
     words_columns, pairs_columns = moments(ic, norms), moments(pmi, inner)
+    pairs_tag = ("pair_weights", bootstrap.digest(x, y))
 
     def ratio(w_words: np.ndarray) -> np.ndarray:
         diagonal = slope(w_words, words_columns)
-        w_pairs = w_words[:, x] * w_words[:, y]  # a pair is drawn as often as both its words
+        # a pair is drawn as often as both its words: the same in every variant, computed once
+        # per chunk of the (kept) draws
+        w_pairs = bootstrap.derived(w_words, pairs_tag, lambda: w_words[:, x] * w_words[:, y])
         off = slope(w_pairs, pairs_columns)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(off != 0, diagonal / off, np.nan)
@@ -131,10 +134,14 @@ def centered(words: WordData, variant: Mapping[str, str], s: AuditSettings) -> M
     vectors = words.transformed(variant)
     p = words.probabilities / words.probabilities.sum()
     squared = np.einsum("ij,ij->i", vectors, vectors)
+    tag = ("unigram_weights", bootstrap.digest(p))
+
+    def normalised(w: np.ndarray) -> np.ndarray:
+        weights = w * p
+        return weights / weights.sum(axis=1, keepdims=True)
 
     def ratio(w: np.ndarray) -> np.ndarray:
-        weights = w * p
-        weights = weights / weights.sum(axis=1, keepdims=True)
+        weights = bootstrap.derived(w, tag, lambda: normalised(w))  # the same in every variant
         mean = weights @ vectors
         return np.sqrt(np.einsum("rd,rd->r", mean, mean) / (weights @ squared))
 

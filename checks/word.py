@@ -45,9 +45,17 @@ def suitable(verdict: Verdict = Verdict.PASS) -> tuple[Expectation, ...]:
 MIN_RHO = 0.3
 
 
-def spearman(x: np.ndarray, y: np.ndarray, s: AuditSettings) -> Measurement:
-    """Spearman ρ of x and y with a percentile bootstrap over words, at the audit's settings."""
-    return measure_correlation(x, y, n_resamples=s.resamples, seed=s.seed, alpha=s.alpha)
+def spearman(x: np.ndarray, y: np.ndarray, words: np.ndarray, s: AuditSettings) -> Measurement:
+    """Spearman ρ of x and y with a percentile bootstrap over ``words`` (one per row), at the
+    audit's settings: a word is drawn as often in every variant (paired resamples, and the IC
+    side ranked once for all of them)."""
+    return measure_correlation(x, y, units=words, n_resamples=s.resamples, seed=s.seed,
+                               alpha=s.alpha)
+
+
+def sample(words: WordData) -> np.ndarray:
+    """The sample's words as an array, one per row of its data."""
+    return np.asarray(words.words)
 
 
 @measures(Claim(
@@ -73,7 +81,7 @@ def spearman(x: np.ndarray, y: np.ndarray, s: AuditSettings) -> Measurement:
 ), data="words")
 def norm_ic(words: WordData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
     """Spearman ρ of ‖e(w)‖² with IC(w) over the word sample."""
-    return spearman(words.information, words.squared_norms(variant), s)
+    return spearman(words.information, words.squared_norms(variant), sample(words), s)
 
 
 @measures(Claim(
@@ -96,7 +104,8 @@ def norm_ic_multitoken(words: WordData, variant: Mapping[str, str],
                        s: AuditSettings) -> Measurement:
     """Spearman ρ of ‖e(w)‖² with IC(w) over the words of two or more model tokens."""
     several = words.token_counts() >= 2
-    return spearman(words.information[several], words.squared_norms(variant)[several], s)
+    return spearman(words.information[several], words.squared_norms(variant)[several],
+                    sample(words)[several], s)
 
 
 @measures(Claim(
@@ -118,7 +127,8 @@ def norm_ic_partial(words: WordData, variant: Mapping[str, str],
     """Partial Spearman ρ of ‖e(w)‖² with IC(w), the token count partialled out."""
     return measure_partial_correlation(words.information, words.squared_norms(variant),
                                        words.token_counts().astype(np.float64),
-                                       n_resamples=s.resamples, seed=s.seed, alpha=s.alpha)
+                                       units=sample(words), n_resamples=s.resamples, seed=s.seed,
+                                       alpha=s.alpha)
 
 
 @measures(Claim(
@@ -140,4 +150,4 @@ def norm_ic_partial(words: WordData, variant: Mapping[str, str],
 def norm_kl(words: WordData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
     """Spearman ρ of ‖e(w)‖² with 2·KL(w) over the words frequent in the corpus."""
     rows, kl = words.information_gain()
-    return spearman(2 * kl, words.squared_norms(variant)[rows], s)
+    return spearman(2 * kl, words.squared_norms(variant)[rows], sample(words)[rows], s)

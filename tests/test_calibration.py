@@ -130,6 +130,41 @@ def test_correlation_false_fail_rate_at_threshold(method: str) -> None:
     rates.assert_at_most_alpha(verdicts, Verdict.FAIL, f"{method} ρ=0.3, n={NULL_N}: false FAIL")
 
 
+@functools.cache
+def _spearman_with_units_at_threshold() -> Verdicts:
+    """The same process with ``units=``: each row's weight drawn for its label (the words of a
+    word claim), labels in an order unrelated to x or y."""
+    r = _pearson_for("spearman", THRESHOLD)
+
+    def one(rng: np.random.Generator, seed: int) -> Result:
+        x, y = _bivariate_normal(rng, NULL_N, r)
+        labels = np.array([f"w{i:04d}" for i in rng.permutation(NULL_N)])
+        return correlation(x, y, units=labels, n_resamples=B, seed=seed)
+
+    return _simulate(110, NULL_SETS["spearman"], one)
+
+
+@pytest.mark.parametrize("which", [Verdict.PASS, Verdict.FAIL])
+def test_correlation_with_units_calibrated_at_threshold(which: Verdict) -> None:
+    """Drawing by unit changes which resample a replicate is, not the bootstrap: at ρ = 0.3
+    neither PASS nor FAIL is claimed more often than α."""
+    verdicts = _spearman_with_units_at_threshold()
+    rates.assert_at_most_alpha(verdicts, which,
+                               f"spearman ρ=0.3, n={NULL_N}, units: false {which.value}")
+
+
+def test_correlation_with_units_power_above_threshold() -> None:
+    r = _pearson_for("spearman", 0.5)
+
+    def one(rng: np.random.Generator, seed: int) -> Result:
+        x, y = _bivariate_normal(rng, 500, r)
+        labels = rng.permutation(500)
+        return correlation(x, y, units=labels, n_resamples=400, seed=seed)
+
+    verdicts = _simulate(210, 200, one)
+    rates.assert_rate_at_least(verdicts, Verdict.PASS, POWER_FLOOR, "spearman ρ=0.5, units: power")
+
+
 def test_kendall_at_threshold_light() -> None:
     """Kendall at τ = 0.3, a light check: scipy is called once per resample (~0.6 ms each), so
     500 data sets × 1000 resamples would take minutes. 80 data sets with B = 100 (the smallest
@@ -222,6 +257,24 @@ def test_partial_correlation_power_above_threshold(method: str) -> None:
     rates.assert_rate_at_least(
         verdicts, Verdict.PASS, POWER_FLOOR, f"partial {method} ρ=0.5, n=500: power"
     )
+
+
+@pytest.mark.parametrize(("partial", "which"), [(0.5, Verdict.PASS), (0.1, Verdict.FAIL)])
+def test_partial_spearman_with_units_both_ways(partial: float, which: Verdict) -> None:
+    """The partial Spearman drawn by unit (word.norm_ic.partial): PASS at least 90% of the time
+    when the partial correlation is 0.5, FAIL at least 90% of the time when it is 0.1, and the
+    other verdict at most α of the time."""
+
+    def one(rng: np.random.Generator, seed: int) -> Result:
+        x, y, z = _partial_data(rng, 500, partial)
+        return partial_correlation(x, y, z, n_resamples=200, seed=seed,
+                                   units=rng.permutation(500))
+
+    verdicts = _simulate(320 + int(10 * partial), 200, one)
+    label = f"partial spearman ρ={partial}, n=500, units"
+    rates.assert_rate_at_least(verdicts, which, POWER_FLOOR, f"{label}: {which.value}")
+    other = Verdict.FAIL if which is Verdict.PASS else Verdict.PASS
+    rates.assert_at_most_alpha(verdicts, other, f"{label}: false {other.value}")
 
 
 # -- clustered data -------------------------------------------------------------------------------

@@ -66,7 +66,7 @@ import inspect
 import itertools
 import os
 import pickle
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Self
 

@@ -6,20 +6,53 @@ array operation instead of B Python calls. Ranks of a resample are obtained from
 order with cumulative sums (no sort per resample), which makes a Spearman bootstrap O(B·n).
 
 Clustered data resample clusters: each row inherits the multiplicity of its cluster.
+
+The draws of (n units, B resamples, seed) are deterministic: :func:`replicates` and
+:func:`unit_measurement` draw them once and keep them, read-only, in a bounded memo
+(:mod:`normtest.stats._memo`, 256 MiB, least recently used out), so every later measurement with
+the same n, B and seed (every variant of a claim, and every claim over the same sample) reuses
+them; :func:`derived` keeps what a statistic computes from a chunk of draws alone. The results
+are bit-identical with the memo off (:func:`memo_limit` ``(0)``).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from typing import TypeVar
 
 import numpy as np
 
 from normtest.result import Measurement
 from normtest.sampling import Sampling
+from normtest.stats import _memo
 
 #: Elements per (chunk × units) block: bounds memory at a few hundred MB whatever n is.
 _BLOCK_ELEMENTS = 4_000_000
+
+T = TypeVar("T")
+
+#: Run with the memo's budget set to a number of bytes (0: off); a context manager.
+memo_limit = _memo.limit
+#: Forget every kept draw and derived array.
+clear_memo = _memo.clear
+#: Entries, bytes, budget, hits and misses of the memo.
+memo_stats = _memo.stats
+
+
+def derived(weights: np.ndarray, tag: Hashable, make: Callable[[], T], chunk: bool = False) -> T:
+    """``make()``, computed once per chunk of kept draws and ``tag`` (a statistic's shared part).
+
+    ``tag`` must name everything ``make`` reads besides ``weights``, e.g. ``("ranks",
+    digest(values))`` (:func:`digest`); weights that are not a kept chunk (an array of the
+    caller's, or any array with the memo off) are never keyed: ``make()`` is called. With
+    ``chunk=True`` the result (row weights made from unit weights) is a kept chunk itself.
+    """
+    return _memo.derived(weights, tag, make, chunk)
+
+
+#: A content digest of arrays, for the tags of :func:`derived`.
+digest = _memo.digest
 
 
 def unit_weights(
@@ -49,6 +82,47 @@ def row_weights(
         yield w[:, clusters]
 
 
+def seeded_weights(n_units: int, n_resamples: int, seed: int) -> Iterable[np.ndarray]:
+    """The chunks of ``unit_weights(n_units, n_resamples, np.random.default_rng(seed))``.
+
+    Kept read-only in the memo when they fit its budget (then every later call with the same
+    n, B and seed returns the same arrays), else drawn afresh and yielded one chunk at a time.
+    """
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+        return unit_weights(n_units, n_resamples, np.random.default_rng(seed))
+    key = ("draws", int(n_units), int(n_resamples), int(seed), _BLOCK_ELEMENTS)
+    kept = _memo.lookup(key)
+    if kept is not None:
+        return kept
+    if not _memo.fits(8 * max(n_units, 1) * n_resamples):
+        return unit_weights(n_units, n_resamples, np.random.default_rng(seed))
+    chunks = tuple(_memo.register(w) for w in
+                   unit_weights(n_units, n_resamples, np.random.default_rng(seed)))
+    _memo.store(key, chunks)
+    return chunks
+
+
+def seeded_row_weights(
+    n: int, n_resamples: int, seed: int, clusters: np.ndarray | None = None
+) -> Iterator[np.ndarray]:
+    """:func:`row_weights` of ``np.random.default_rng(seed)``, from the kept draws; the row
+    weights of clusters are kept too (per chunk and digest of the cluster codes)."""
+    if clusters is None:
+        yield from seeded_weights(n, n_resamples, seed)
+        return
+    codes = np.asarray(clusters, dtype=np.intp)
+    if codes.min() < 0:
+        raise ValueError("cluster codes must be 0..G−1")
+    tag = ("rows", digest(codes))
+
+    def rows(w: np.ndarray) -> Callable[[], np.ndarray]:
+        # codes 0..G−1 are in range: mode="clip" skips numpy's bounds checks
+        return lambda: np.take(w, codes, axis=1, mode="clip")
+
+    for w in seeded_weights(int(codes.max()) + 1, n_resamples, seed):
+        yield _memo.derived(w, tag, rows(w), chunk=True)
+
+
 def unit_measurement(
     statistic: str, compute: Callable[[np.ndarray], np.ndarray], n_units: int, n: int,
     method: str, n_resamples: int, seed: int, alpha: float = 0.05,
@@ -57,13 +131,13 @@ def unit_measurement(
     """A statistic of (b, n_units) unit weights: its estimate at unit weights and a bootstrap.
 
     Not estimable (with the reason) when the statistic is undefined on the data themselves.
+    The weights are read-only (kept draws, shared with other measurements).
     """
     estimate = float(compute(np.ones((1, n_units)))[0])
     if not math.isfinite(estimate):
         return Measurement.not_estimable(statistic, n, method,
                                          f"{statistic} is undefined on these data", seed=seed)
-    rng = np.random.default_rng(seed)
-    reps = np.concatenate([compute(w) for w in unit_weights(n_units, n_resamples, rng)])
+    reps = np.concatenate([compute(w) for w in seeded_weights(n_units, n_resamples, seed)])
     return Measurement(
         statistic=statistic, estimate=estimate, n=n, method=method,
         sampling=Sampling.bootstrap(reps, estimate), confidence=1 - 2 * alpha, seed=seed,
@@ -78,9 +152,12 @@ def replicates(
     seed: int,
     clusters: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Bootstrap replicates of ``statistic(weights) -> (b,)`` over rows (or clusters)."""
-    rng = np.random.default_rng(seed)
-    parts = [statistic(w) for w in row_weights(n, n_resamples, rng, clusters)]
+    """Bootstrap replicates of ``statistic(weights) -> (b,)`` over rows (or clusters).
+
+    The weights are read-only (kept draws, shared with other measurements with the same n, B
+    and seed); the same as :func:`row_weights` of ``np.random.default_rng(seed)``.
+    """
+    parts = [statistic(w) for w in seeded_row_weights(n, n_resamples, seed, clusters)]
     return np.concatenate(parts)
 
 
@@ -105,22 +182,26 @@ class Ranker:
 
         The rank (mid-rank for ties) minus the resample's mean rank (W + 1)/2, W the resample
         size. A row of weight 0 gets the rank it would have if drawn; callers weight it by 0.
+        ``weights`` are read, never written.
         """
         # rank = cumulative weight − (own weight − 1)/2, centred by (W + 1)/2: computed in place
+        # (the permutations are valid by construction: mode="clip" skips numpy's bounds checks)
         shift = weights.sum(axis=1, keepdims=True) / 2.0  # (W + 1)/2 − 1/2
+        ordered = (np.array(weights) if self.identity
+                   else np.take(weights, self.order, axis=1, mode="clip"))
         if self.tied:
-            per_group = np.add.reduceat(np.take(weights, self.order, axis=1), self.starts, axis=1)
+            per_group = np.add.reduceat(ordered, self.starts, axis=1)
             group_rank = np.cumsum(per_group, axis=1)
             per_group *= 0.5
             group_rank -= per_group
             group_rank -= shift
-            return np.take(group_rank, self.group_of, axis=1)
-        ordered = np.array(weights) if self.identity else np.take(weights, self.order, axis=1)
+            return np.take(group_rank, self.group_of, axis=1, mode="clip", out=ordered)
         rank = np.cumsum(ordered, axis=1)
         ordered *= 0.5
         rank -= ordered
         rank -= shift
-        return rank if self.identity else np.take(rank, self.inverse, axis=1)
+        return rank if self.identity else np.take(rank, self.inverse, axis=1, mode="clip",
+                                                  out=ordered)
 
 
 def weighted_pearson(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -133,7 +214,14 @@ def weighted_pearson(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> np.ndarray:
     wa, wb = w * a, w * b
     sa, sb = wa.sum(axis=1), wb.sum(axis=1)
     saa, sbb = np.einsum("ij,ij->i", wa, a), np.einsum("ij,ij->i", wb, b)
-    cov = np.einsum("ij,ij->i", wa, b) - sa * sb / total
+    return pearson_of_moments(total, sa, sb, saa, sbb, np.einsum("ij,ij->i", wa, b))
+
+
+def pearson_of_moments(total: np.ndarray, sa: np.ndarray, sb: np.ndarray, saa: np.ndarray,
+                       sbb: np.ndarray, sab: np.ndarray) -> np.ndarray:
+    """The weighted Pearson correlation from raw weighted moments (Σw, Σwa, Σwb, Σwa², Σwb²,
+    Σwab per row); NaN where a variance is 0 (at most 1e-12 of its raw moment)."""
+    cov = sab - sa * sb / total
     var_a = saa - sa * sa / total
     var_b = sbb - sb * sb / total
     degenerate = (var_a <= 1e-12 * saa) | (var_b <= 1e-12 * sbb)

@@ -5,8 +5,12 @@ Pearson without clusters uses Fisher's z interval; Spearman, Kendall and anythin
 percentile bootstrap (clusters, when given, are the resampling unit: words that appear in many
 pairs, documents that contribute many prefixes).
 
-Rows are put in a canonical order (cluster, x, y, covariates) before resampling, so a verdict
-depends only on the multiset of rows, never on the order the caller supplied them in.
+Rows are put in a canonical order before resampling, so a verdict depends only on the multiset of
+rows, never on the order the caller supplied them in. ``units=`` names the unit each row is (the
+words of a word claim): its bootstrap weight is then drawn for the unit, so the same unit gets
+the same multiplicity in every measurement over the same units with the same seed and size (the
+variants of one claim are paired), and the part of a Spearman bootstrap that depends only on x
+and the draws is computed once for all of them (:mod:`normtest.stats._spearman`).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from normtest.stats._inputs import (
     group_codes,
     same_length,
 )
+from normtest.stats._spearman import Spearman, residualise
 
 Method = Literal["spearman", "pearson", "kendall"]
 Alternative = Literal["greater", "less"]
@@ -46,6 +51,7 @@ def measure_correlation(
     method: Method = "spearman",
     *,
     clusters: ArrayLike | None = None,
+    units: ArrayLike | None = None,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     alpha: float = 0.05,
@@ -53,10 +59,14 @@ def measure_correlation(
     """corr(x, y) with its sampling distribution and (1 − 2α) interval; no verdict.
 
     Pearson without clusters: Fisher's z. Otherwise a percentile bootstrap over rows, or over
-    ``clusters`` when given. Too few points or a constant variable give a not-estimable
-    measurement with the reason (a criterion judges it INCONCLUSIVE).
+    ``clusters`` when given. ``units`` (one distinct label per row, e.g. the words) draws each
+    row's weight for its unit rather than for its position: measurements over the same units
+    with the same ``seed`` and ``n_resamples`` then resample alike (paired), whatever their y.
+    Too few points or a constant variable give a not-estimable measurement with the reason (a
+    criterion judges it INCONCLUSIVE).
     """
-    return _correlation_measurement(x, y, None, method, clusters, n_resamples, seed, alpha)
+    return _correlation_measurement(x, y, None, method, clusters, n_resamples, seed, alpha,
+                                    units)
 
 
 def measure_partial_correlation(
@@ -66,6 +76,7 @@ def measure_partial_correlation(
     method: Literal["spearman", "pearson"] = "spearman",
     *,
     clusters: ArrayLike | None = None,
+    units: ArrayLike | None = None,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     alpha: float = 0.05,
@@ -82,7 +93,8 @@ def measure_partial_correlation(
         )
     if covariates is None:
         raise NormtestError("partial_correlation needs covariates; use correlation() without them")
-    return _correlation_measurement(x, y, covariates, method, clusters, n_resamples, seed, alpha)
+    return _correlation_measurement(x, y, covariates, method, clusters, n_resamples, seed, alpha,
+                                    units)
 
 
 def correlation(
@@ -95,6 +107,7 @@ def correlation(
     clusters: ArrayLike | None = None,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
+    units: ArrayLike | None = None,
 ) -> Result:
     """Judge whether corr(x, y) exceeds ``min_effect`` in the claimed direction.
 
@@ -104,7 +117,7 @@ def correlation(
     convenience: :func:`measure_correlation`, then the criterion.
     """
     criterion = Criterion.minimum_effect(min_effect, alternative, alpha)
-    return Result.judged(measure_correlation(x, y, method, clusters=clusters,
+    return Result.judged(measure_correlation(x, y, method, clusters=clusters, units=units,
                                              n_resamples=n_resamples, seed=seed, alpha=alpha),
                          criterion)
 
@@ -120,12 +133,13 @@ def partial_correlation(
     clusters: ArrayLike | None = None,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
+    units: ArrayLike | None = None,
 ) -> Result:
     """The same contract as :func:`correlation`, with ``covariates`` partialled out
     (:func:`measure_partial_correlation`, then the criterion)."""
     criterion = Criterion.minimum_effect(min_effect, alternative, alpha)
     return Result.judged(measure_partial_correlation(x, y, covariates, method,
-                                                     clusters=clusters,
+                                                     clusters=clusters, units=units,
                                                      n_resamples=n_resamples, seed=seed,
                                                      alpha=alpha),
                          criterion)
@@ -140,6 +154,7 @@ def _correlation_measurement(
     n_resamples: int,
     seed: int,
     alpha: float,
+    units_in: ArrayLike | None = None,
 ) -> Measurement:
     if method not in _STATISTIC:
         raise NormtestError(f"method must be 'spearman', 'pearson' or 'kendall', got {method!r}")
@@ -149,19 +164,27 @@ def _correlation_measurement(
     n = same_length(x=x, y=y)
     cov = None if cov_in is None else as_matrix("covariates", cov_in, n)
     codes = None if clusters_in is None else group_codes("clusters", clusters_in, n)
+    units = None if units_in is None else _unit_codes(units_in, n, codes is not None)
 
     partial = cov is not None
     statistic = ("partial_" if partial else "") + _STATISTIC[method]
     label = f"{'partial ' if partial else ''}{method}"
 
-    # canonical row order: the verdict depends on the rows, not on their order. Without clusters
-    # each position draws its own bootstrap weight, so the order fixes the replicates; x comes
-    # first. With clusters a row's weight is its cluster's wherever the row stands, so any order
-    # gives the same replicates; y comes first (in the audit y is the untied, model-side
-    # variable, and a variable already in order is ranked without a permutation).
-    keys: list[np.ndarray] = [] if cov is None else [cov[:, j] for j in range(cov.shape[1])][::-1]
-    keys += [y, x] if codes is None else [codes, x, y]
-    order = np.lexsort(keys)
+    # canonical row order: the verdict depends on the rows, not on their order.
+    # - units: rows in the order of their unit labels, so each unit draws its own weight
+    #   whatever its x and y (the same multiplicity in every measurement over these units);
+    # - no clusters: each position draws its own bootstrap weight, so the order fixes the
+    #   replicates; x comes first, then y, then the covariates;
+    # - clusters: a row's weight is its cluster's wherever the row stands; cluster, then x, then
+    #   the covariates, then y, so that the x side (cluster codes, x, covariates, in row order)
+    #   is the same array in every measurement that shares it, whatever its y.
+    cov_keys = [] if cov is None else [cov[:, j] for j in range(cov.shape[1])][::-1]
+    if units is not None:
+        order = np.argsort(units, kind="stable")
+    elif codes is None:
+        order = np.lexsort([*cov_keys, y, x])
+    else:
+        order = np.lexsort([y, *cov_keys, x, codes])
     x, y = x[order], y[order]
     if cov is not None:
         cov = cov[order]
@@ -173,6 +196,7 @@ def _correlation_measurement(
 
     settings: dict[str, object] = {
         "method": method, "n_resamples": n_resamples, "clusters": n_groups, "covariates": k,
+        "units": None if units is None else n,
     }
 
     def not_estimable(reason: str) -> Measurement:
@@ -188,7 +212,8 @@ def _correlation_measurement(
             return not_estimable(f"{name} is constant, so its correlation is undefined")
 
     stat = _weighted_statistic(x, y, cov, method)
-    estimate = float(stat(np.ones((1, n)))[0])
+    point = stat.explicit if isinstance(stat, Spearman) else stat
+    estimate = float(point(np.ones((1, n)))[0])
     if not math.isfinite(estimate):
         return not_estimable("the correlation is undefined on these data (zero variance)")
 
@@ -199,7 +224,8 @@ def _correlation_measurement(
     else:
         reps = bootstrap.replicates(stat, n, n_resamples, seed, codes)
         sampling = Sampling.bootstrap(reps, estimate)
-        unit = "rows" if codes is None else f"{n_groups} clusters"
+        unit = ("rows drawn by unit" if units is not None else "rows" if codes is None
+                else f"{n_groups} clusters")
         how = f"{label}, percentile bootstrap over {unit} (B={n_resamples})"
     return Measurement(
         statistic=statistic, estimate=estimate, n=n, method=how, sampling=sampling,
@@ -207,24 +233,31 @@ def _correlation_measurement(
     )
 
 
+def _unit_codes(units: ArrayLike, n: int, clustered: bool) -> np.ndarray:
+    """Codes 0..n−1 of one distinct unit label per row (sorted label order)."""
+    if clustered:
+        raise NormtestError(
+            "give clusters or units, not both: with clusters the cluster is the resampling unit"
+        )
+    codes = group_codes("units", units, n)
+    if n and int(codes.max()) + 1 != n:
+        repeated = n - (int(codes.max()) + 1)
+        raise NormtestError(
+            f"units must name each row once, but {repeated} row(s) repeat a label; rows that "
+            "belong together are clusters (clusters=)"
+        )
+    return codes
+
+
 def _weighted_statistic(
     x: np.ndarray, y: np.ndarray, cov: np.ndarray | None, method: str
 ) -> Callable[[np.ndarray], np.ndarray]:
-    """The correlation as a function of (b, n) resampling weights."""
+    """The correlation as a function of (b, n) resampling weights (Spearman: a
+    :class:`~normtest.stats._spearman.Spearman`, whose ``explicit`` gives the point estimate)."""
     if method == "kendall":
         return _kendall(x, y)
     if method == "spearman":
-        rank_x, rank_y = bootstrap.Ranker(x), bootstrap.Ranker(y)
-        rank_cov = [] if cov is None else [bootstrap.Ranker(c) for c in cov.T]
-
-        def spearman(w: np.ndarray) -> np.ndarray:
-            a, b = rank_x.ranks(w), rank_y.ranks(w)
-            if rank_cov:
-                z = np.stack([r.ranks(w) for r in rank_cov], axis=2)
-                a, b = _residualise(a, b, z, w)
-            return bootstrap.weighted_pearson(a, b, w)
-
-        return spearman
+        return Spearman(x, y, cov)
 
     # centred first: the weighted moments are then free of large cancellations
     xc, yc = x - x.mean(), y - y.mean()
@@ -234,55 +267,10 @@ def _weighted_statistic(
         a, b = np.broadcast_to(xc, w.shape), np.broadcast_to(yc, w.shape)
         if covc is not None:
             z = np.broadcast_to(covc, (*w.shape, covc.shape[1]))
-            a, b = _residualise(a, b, z, w)
+            a, b = residualise(a, b, z, w)
         return bootstrap.weighted_pearson(a, b, w)
 
     return pearson
-
-
-#: Residual variance below this share of the variance before partialling means the covariates
-#: explain the variable (up to rounding): its partial correlation is undefined, not noise.
-_EXPLAINED = 1e-10
-
-
-def _residualise(
-    a: np.ndarray, b: np.ndarray, z: np.ndarray, w: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Weighted OLS residuals of (r, n) a and b on (r, n, k) covariates plus an intercept.
-
-    The covariates are centred and made orthonormal under each row's weights (modified
-    Gram–Schmidt; a covariate the earlier ones explain is dropped), then projected out: the same
-    residuals as the normal equations, in a few element-wise passes instead of batched matrix
-    algebra. A row whose residual variance is a vanishing share of its variance (the covariates
-    explain the variable exactly) is set to NaN, so the correlation of rounding noise is never
-    reported.
-    """
-    total = w.sum(axis=1, keepdims=True)
-
-    def centred(v: np.ndarray) -> np.ndarray:
-        return v - np.einsum("rn,rn->r", w, v)[:, None] / total
-
-    def inner(u: np.ndarray, v: np.ndarray) -> np.ndarray:
-        return np.einsum("rn,rn->r", w * u, v)[:, None]
-
-    basis: list[np.ndarray] = []
-    for j in range(z.shape[2]):
-        q = centred(z[:, :, j])
-        size = inner(q, q)
-        for e in basis:
-            q = q - inner(q, e) * e
-        left = inner(q, q)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            basis.append(np.where(left > _EXPLAINED * size, q / np.sqrt(left), 0.0))
-    out = []
-    for target in (a, b):
-        resid = centred(target)
-        before = inner(resid, resid)[:, 0]
-        for e in basis:
-            resid = resid - inner(resid, e) * e
-        explained = inner(resid, resid)[:, 0] <= _EXPLAINED * before
-        out.append(np.where(explained[:, None], np.nan, resid))
-    return out[0], out[1]
 
 
 def _kendall(x: np.ndarray, y: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:

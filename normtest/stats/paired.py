@@ -152,9 +152,12 @@ def measure_correlation_difference(
                                          settings=settings)
     rho_a = _weighted_statistic(x, a, None, "spearman")
     rho_b = _weighted_statistic(x_b, b, None, "spearman")
+    rows_tag = ("rows", bootstrap.digest(codes))
 
     def difference(w: np.ndarray) -> np.ndarray:
-        rows = w[:, codes]
+        # each row's weight is its unit's (kept per chunk of draws, like the ranks of x)
+        rows = w if clusters is None else bootstrap.derived(
+            w, rows_tag, lambda: np.take(w, codes, axis=1), chunk=True)
         return rho_a(rows) - rho_b(rows)
 
     return bootstrap.unit_measurement("rho_difference", difference, n_units, n, method,
