@@ -167,13 +167,19 @@ def test_decoder_falls_back_when_the_model_rejects_the_block_mask(
 def test_encoder_batched_prefixes_equal_one_by_one(minilm: EncoderAdapter, layer: Any) -> None:
     simple = minilm.variant(fast=False)
     grids = [[1, 4, len(minilm.tokenize(d)), 4] for d in DOCUMENTS]
-    for pooling in ("cls", "mean", "f_joint"):
+    for pooling in ("cls", "mean", "f_joint", "f_inf", "sqrt_n"):
         many = minilm.prefix_vectors_many(DOCUMENTS, grids, pooling, layer=layer)
         for doc, grid, rows in zip(DOCUMENTS, grids, many, strict=True):
             one = minilm.prefix_vectors(doc, grid, pooling, layer=layer)
             reference = simple.prefix_vectors(doc, grid, pooling, layer=layer)
             _close(rows, reference, atol=1e-5)
             _close(one, reference, atol=1e-5)
+            # pooled across documents at once, or one document alone: the same numbers
+            np.testing.assert_array_equal(rows, one)
+    mixed = minilm.prefix_vectors_many(DOCUMENTS, [grids[0], [], grids[2]], "f_ind", layer=layer)
+    assert mixed[1].shape == (0, minilm.dim)
+    np.testing.assert_array_equal(mixed[2], minilm.prefix_vectors(DOCUMENTS[2], grids[2], "f_ind",
+                                                                  layer=layer))
 
 
 def test_encoder_prefixes_of_equal_length_share_a_batch(minilm: EncoderAdapter) -> None:

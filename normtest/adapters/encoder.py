@@ -141,15 +141,15 @@ class EncoderAdapter(_BatchedAdapter):
                 todo[key] = (ids, _grid(lengths))
         if todo:
             states.update(self._prefix_states(todo, layer))
+        present = [k for k in keys if k is not None]
+        grids = [np.asarray(k[2], dtype=np.intp) for k in present]  # type: ignore[index]
+        pooled = iter(self._pool_sequences([states[k] for k in present], grids, pooling))
         out: list[NDArray[np.floating]] = []
         for key, (_, lengths) in zip(keys, setups, strict=True):
             if key is None:
                 out.append(np.empty((0, self._dim), dtype=np.float32))
                 continue
-            grid = key[2]
-            assert isinstance(grid, tuple)
-            pooled = self._pool_sequences(states[key], np.asarray(grid, dtype=np.intp), pooling)
-            out.append(pooled[np.searchsorted(grid, lengths)])
+            out.append(next(pooled)[np.searchsorted(key[2], lengths)])  # type: ignore[arg-type]
         return out
 
     def _prefix_states(
@@ -176,16 +176,28 @@ class EncoderAdapter(_BatchedAdapter):
         return found
 
     def _pool_sequences(
-        self, batch: TokenBatch, grid: NDArray[np.intp], pooling: str
-    ) -> NDArray[np.float32]:
-        """Pool each prefix's wrapped sequence: ``cls`` at position 0, else its own tokens."""
-        starts = batch.offsets[:-1]
+        self, batches: Sequence[TokenBatch], grids: Sequence[NDArray[np.intp]], pooling: str
+    ) -> list[NDArray[np.float32]]:
+        """Pool each prefix's wrapped sequence, for every document at once: ``cls`` at position
+        0, else its own tokens, composed in one batch across documents (a fold then steps
+        through the longest prefix once, not once per document)."""
         if pooling in self.states:  # cls
-            return np.ascontiguousarray(batch.vectors[starts], dtype=np.float32)
-        offsets = np.zeros(grid.size + 1, dtype=np.intp)
-        np.cumsum(grid, out=offsets[1:])
-        rows = np.repeat(starts + len(self._before) - offsets[:-1], grid) + np.arange(offsets[-1])
-        return self._compose_flat(batch.vectors[rows], offsets, pooling)
+            return [np.ascontiguousarray(b.vectors[b.offsets[:-1]], dtype=np.float32)
+                    for b in batches]
+        if not batches:
+            return []
+        tokens = [b.vectors[self._own_rows(b, g)] for b, g in zip(batches, grids, strict=True)]
+        lengths = np.concatenate(grids)
+        offsets = np.zeros(lengths.size + 1, dtype=np.intp)
+        np.cumsum(lengths, out=offsets[1:])
+        flat = self._compose_flat(np.concatenate(tokens), offsets, pooling)
+        return np.split(flat, np.cumsum([g.size for g in grids])[:-1])
+
+    def _own_rows(self, batch: TokenBatch, grid: NDArray[np.intp]) -> NDArray[np.intp]:
+        """The rows of ``batch`` that hold each prefix's own tokens (its special tokens left)."""
+        ends = np.cumsum(grid)
+        return np.repeat(batch.offsets[:-1] + len(self._before) - (ends - grid), grid) \
+            + np.arange(ends[-1] if grid.size else 0)
 
     def _prefix_vectors_simple(
         self, ids: list[int], lengths: list[int], pooling: str, layer: Layer
