@@ -12,6 +12,7 @@ from normtest.geometry.compose import (
     MODEL_STATES,
     compose,
     compose_batch,
+    compose_segments,
     composition_names,
     f_alpha_beta,
     f_composition,
@@ -272,3 +273,36 @@ def test_vectorised_reductions_on_a_large_batch() -> None:
                                sums / np.sqrt(lengths)[:, None])
     np.testing.assert_array_equal(compose_batch(flat, offsets, "first"), flat[starts])
     np.testing.assert_array_equal(compose_batch(flat, offsets, "last"), flat[offsets[1:] - 1])
+
+
+@pytest.mark.parametrize("name", [*NAMES, "F[0.5,0.3]"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_segments_equal_the_batch_of_their_rows(name: str, dtype: type) -> None:
+    """Items as row ranges of one array, with rows left out between them, shared, and at the
+    end: the same numbers, bit for bit, as composing the gathered rows (in float64)."""
+    rng = np.random.default_rng(11)
+    flat = rng.normal(size=(60, 5)).astype(dtype)
+    starts = np.array([1, 5, 5, 20, 40, 57])
+    lengths = np.array([3, 9, 2, 1, 15, 3])  # the last one ends at the last row
+    for direction in ("left", "right"):
+        got = compose_segments(flat, starts, lengths, name, direction=direction)  # type: ignore[arg-type]
+        rows = np.concatenate([np.arange(s, s + n) for s, n in zip(starts, lengths, strict=True)])
+        offsets = np.concatenate([[0], np.cumsum(lengths)])
+        want = compose_batch(flat[rows].astype(np.float64), offsets, name,
+                             direction=direction)  # type: ignore[arg-type]
+        assert got.dtype == np.float64
+        np.testing.assert_array_equal(got, want)
+
+
+def test_segments_are_checked() -> None:
+    flat = np.ones((4, 2))
+    with pytest.raises(NormtestError, match="inside the array"):
+        compose_segments(flat, [3], [2], "sum")
+    with pytest.raises(NormtestError, match="at least one row"):
+        compose_segments(flat, [0], [0], "sum")
+    with pytest.raises(NormtestError, match="one size"):
+        compose_segments(flat, [0, 1], [1], "sum")
+    with pytest.raises(NormtestError, match="NaN"):
+        compose_segments(np.array([[1.0, np.nan]]), [0], [1], "mean")
+    with pytest.raises(NormtestError, match="float32 or float64"):
+        compose_segments(np.ones((2, 2), dtype=np.int64), [0], [1], "mean")

@@ -41,6 +41,7 @@ from normtest.adapters.transformers_base import (
 )
 from normtest.adapters.transformers_batches import _BatchedAdapter
 from normtest.errors import NormtestError
+from normtest.geometry.compose import compose_segments
 
 # isort: split
 # torch after transformers_base, whose import turns its absence into the install hint
@@ -301,10 +302,9 @@ class DecoderAdapter(_BatchedAdapter):
             scale = {"sum": np.ones(n.size), "mean": n.astype(np.float64),
                      "sqrt_n": np.sqrt(n)}[pooling]
             return (sums / scale[:, None]).astype(np.float32)
-        offsets = np.zeros(n.size + 1, dtype=np.intp)
-        np.cumsum(n, out=offsets[1:])
-        rows = np.arange(offsets[-1]) - np.repeat(offsets[:-1], n)  # 0..L-1 for each prefix
-        return self._compose_flat(states[rows], offsets, pooling)
+        # prefix L is rows 0..L-1: segments that share their rows, composed where they stand
+        return compose_segments(np.asarray(states), np.zeros(n.size, dtype=np.intp), n,
+                                pooling).astype(np.float32)
 
     def _one_pass_supported(self) -> bool:
         """Whether the one-pass prefix states equal per-prefix passes on a probe text (once)."""

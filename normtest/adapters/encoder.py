@@ -24,6 +24,7 @@ from normtest.adapters.protocol import Layer, TokenBatch
 from normtest.adapters.transformers_base import DEFAULT_MAX_TOKENS_PER_BATCH, _grid
 from normtest.adapters.transformers_batches import _BatchedAdapter
 from normtest.errors import NormtestError
+from normtest.geometry.compose import compose_segments
 
 if TYPE_CHECKING:
     import torch
@@ -142,14 +143,15 @@ class EncoderAdapter(_BatchedAdapter):
         if todo:
             states.update(self._prefix_states(todo, layer))
         present = [k for k in keys if k is not None]
-        grids = [np.asarray(k[2], dtype=np.intp) for k in present]  # type: ignore[index]
+        grids = [np.asarray(k[2], dtype=np.intp) for k in present]
         pooled = iter(self._pool_sequences([states[k] for k in present], grids, pooling))
         out: list[NDArray[np.floating]] = []
+        grid_of = iter(grids)
         for key, (_, lengths) in zip(keys, setups, strict=True):
             if key is None:
                 out.append(np.empty((0, self._dim), dtype=np.float32))
                 continue
-            out.append(next(pooled)[np.searchsorted(key[2], lengths)])  # type: ignore[arg-type]
+            out.append(next(pooled)[np.searchsorted(next(grid_of), lengths)])
         return out
 
     def _prefix_states(
@@ -186,18 +188,14 @@ class EncoderAdapter(_BatchedAdapter):
                     for b in batches]
         if not batches:
             return []
-        tokens = [b.vectors[self._own_rows(b, g)] for b, g in zip(batches, grids, strict=True)]
-        lengths = np.concatenate(grids)
-        offsets = np.zeros(lengths.size + 1, dtype=np.intp)
-        np.cumsum(lengths, out=offsets[1:])
-        flat = self._compose_flat(np.concatenate(tokens), offsets, pooling)
-        return np.split(flat, np.cumsum([g.size for g in grids])[:-1])
-
-    def _own_rows(self, batch: TokenBatch, grid: NDArray[np.intp]) -> NDArray[np.intp]:
-        """The rows of ``batch`` that hold each prefix's own tokens (its special tokens left)."""
-        ends = np.cumsum(grid)
-        return np.repeat(batch.offsets[:-1] + len(self._before) - (ends - grid), grid) \
-            + np.arange(ends[-1] if grid.size else 0)
+        # every document's prefix sequences in one array; each prefix's own tokens are the
+        # rows after its leading special tokens, composed where they stand (no gather)
+        states = np.concatenate([np.asarray(b.vectors) for b in batches])
+        shift = np.cumsum([0] + [len(b.vectors) for b in batches[:-1]])
+        starts = np.concatenate([b.offsets[:-1] + s for b, s in zip(batches, shift, strict=True)])
+        pooled = compose_segments(states, starts + len(self._before), np.concatenate(grids),
+                                  pooling).astype(np.float32)
+        return np.split(pooled, np.cumsum([g.size for g in grids])[:-1])
 
     def _prefix_vectors_simple(
         self, ids: list[int], lengths: list[int], pooling: str, layer: Layer

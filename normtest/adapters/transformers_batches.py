@@ -408,24 +408,6 @@ class _BatchedAdapter(_TransformersAdapter):
         plain = chosen if isinstance(chosen, str) else int(chosen)
         return (kind, tuple(ids[:grid[-1]]), grid, plain, *self._revision_extras())
 
-    def _compose_flat(
-        self, vectors: FloatRows, offsets: NDArray[np.intp], pooling: str
-    ) -> NDArray[np.float32]:
-        """Compose items ``vectors[offsets[i]:offsets[i+1]]`` in memory-bounded chunks."""
-        n = offsets.size - 1
-        out = np.empty((n, self._dim), dtype=np.float32)
-        budget = max(1, _COMPOSE_ELEMENTS // self._dim)
-        start = 0
-        while start < n:
-            # the most items from ``start`` whose rows fit the budget (at least one)
-            stop = int(np.searchsorted(offsets, offsets[start] + budget, side="right")) - 1
-            stop = min(max(stop, start + 1), n)
-            chunk = np.asarray(vectors[offsets[start]:offsets[stop]], dtype=np.float64)
-            out[start:stop] = compose_batch(chunk, offsets[start:stop + 1] - offsets[start],
-                                            pooling)
-            start = stop
-        return out
-
     def _compose_prefixes(
         self, token_rows: Sequence[FloatRows], pooling: str
     ) -> NDArray[np.float32]:

@@ -64,6 +64,7 @@ __all__ = [
     "Direction",
     "compose",
     "compose_batch",
+    "compose_segments",
     "composition_names",
     "f_alpha_beta",
     "f_composition",
@@ -284,12 +285,12 @@ def _fold_rows(
     first = (starts if direction == "left" else starts + lengths - 1)[order]
     lengths = lengths[order]
     step = 1 if direction == "left" else -1
-    acc = flat[first]
+    acc = np.asarray(flat[first], dtype=np.float64)  # a gather: a copy, in float64
     folding = np.searchsorted(-lengths, -np.arange(int(lengths.max()) if lengths.size else 0),
                               side="left")  # folding[k]: how many items are longer than k
     for k in range(1, folding.size):
         m = int(folding[k])
-        cur, nxt = acc[:m], flat[first[:m] + step * k]
+        cur, nxt = acc[:m], np.asarray(flat[first[:m] + step * k], dtype=np.float64)
         nu2, nv2 = np.einsum("ij,ij->i", cur, cur), np.einsum("ij,ij->i", nxt, nxt)
         beta = beta_rule(np.sqrt(nu2), np.sqrt(nv2))
         acc[:m] = _f_rows(cur, nxt, alpha, beta, _step_location(order[:m], k), nu2, nv2)
@@ -363,39 +364,46 @@ class Composition:
         return self._batch(flat, starts, lengths, direction)
 
 
-def _sums(flat: FloatArray, starts: NDArray[np.intp]) -> FloatArray:
-    """Per-item sums of rows via one np.add.reduceat call."""
-    return np.asarray(np.add.reduceat(flat, starts, axis=0), dtype=np.float64)
+def _sums(flat: FloatArray, starts: NDArray[np.intp], lengths: NDArray[np.intp]) -> FloatArray:
+    """Per-item sums of rows ``[start, start + length)`` via one np.add.reduceat call, in float64
+    whatever ``flat``'s dtype. The items need not be contiguous: reduceat sums between each
+    index and the next, so the indices run start_1, end_1, start_2, end_2, … and every other
+    sum is kept (an end at the last row is left out: reduceat's last sum runs to the end)."""
+    ends = starts + lengths
+    edges = np.stack([starts, ends], axis=1).ravel()
+    if edges[-1] == flat.shape[0]:
+        edges = edges[:-1]
+    return np.add.reduceat(flat, edges, axis=0, dtype=np.float64)[0::2]
 
 
 def _batch_sum(
     flat: FloatArray, starts: NDArray[np.intp], lengths: NDArray[np.intp], _: Direction
 ) -> FloatArray:
-    return _sums(flat, starts)
+    return _sums(flat, starts, lengths)
 
 
 def _batch_mean(
     flat: FloatArray, starts: NDArray[np.intp], lengths: NDArray[np.intp], _: Direction
 ) -> FloatArray:
-    return _sums(flat, starts) / lengths[:, None]
+    return _sums(flat, starts, lengths) / lengths[:, None]
 
 
 def _batch_sqrt_n(
     flat: FloatArray, starts: NDArray[np.intp], lengths: NDArray[np.intp], _: Direction
 ) -> FloatArray:
-    return _sums(flat, starts) / np.sqrt(lengths)[:, None]
+    return _sums(flat, starts, lengths) / np.sqrt(lengths)[:, None]
 
 
 def _batch_first(
     flat: FloatArray, starts: NDArray[np.intp], lengths: NDArray[np.intp], _: Direction
 ) -> FloatArray:
-    return flat[starts].copy()
+    return np.asarray(flat[starts], dtype=np.float64)
 
 
 def _batch_last(
     flat: FloatArray, starts: NDArray[np.intp], lengths: NDArray[np.intp], _: Direction
 ) -> FloatArray:
-    return flat[starts + lengths - 1].copy()
+    return np.asarray(flat[starts + lengths - 1], dtype=np.float64)
 
 
 def _fold_batch_fn(alpha: float, beta_rule: _BetaRule) -> _BatchFn:
@@ -487,6 +495,36 @@ def get_composition(name: str) -> Composition:
     raise NormtestError(
         f"unknown composition {name!r}.{hint} Known: {', '.join(_REGISTRY)}, or F[alpha,beta]."
     )
+
+
+def compose_segments(
+    vectors: NDArray[np.floating], starts: ArrayLike, lengths: ArrayLike, name: str, *,
+    direction: Direction = "left",
+) -> FloatArray:
+    """Compose items that are row ranges ``[start, start + length)`` of one (N, d) array, which
+    may leave rows out between items or share them, float32 or float64 (each item computed in
+    float64 as :func:`compose_batch` does, with the same numbers). What a batch of model
+    sequences needs: each sequence's own tokens, its special tokens left where they stand."""
+    flat = np.asarray(vectors)
+    if flat.ndim != 2 or flat.dtype not in (np.float32, np.float64):
+        raise NormtestError(
+            f"token vectors must be a 2-D float32 or float64 array, got {flat.dtype} {flat.shape}"
+        )
+    first = np.asarray(starts, dtype=np.intp)
+    size = np.asarray(lengths, dtype=np.intp)
+    if first.shape != size.shape or first.ndim != 1 or first.size == 0:
+        raise NormtestError("starts and lengths must be two 1-D arrays of one size, not empty")
+    if np.any(size < 1) or np.any(first < 0) or np.any(first + size > flat.shape[0]):
+        raise NormtestError("every segment needs at least one row, inside the array")
+    if not np.isfinite(flat).all():
+        bad = int(np.flatnonzero(~np.isfinite(flat).all(axis=1))[0])
+        raise NormtestError(
+            f"token vectors contain NaN or infinity (first at row {bad}); "
+            "fix or drop the non-finite vectors before composing"
+        )
+    if direction not in ("left", "right"):
+        raise NormtestError(f"direction must be 'left' or 'right', got {direction!r}")
+    return get_composition(name)._batch(flat, first, size, direction)
 
 
 def compose(vectors: ArrayLike, name: str, *, direction: Direction = "left") -> FloatArray:
