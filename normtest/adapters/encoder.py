@@ -32,6 +32,11 @@ if TYPE_CHECKING:
 __all__ = ["EncoderAdapter"]
 
 
+#: What a prefix's token sum is divided by for each pooling built on it (as compose_batch does).
+_SUM_SCALES: dict[str, Any] = {"sum": lambda n: np.ones(n.size), "mean": lambda n: n,
+                               "sqrt_n": np.sqrt}
+
+
 class EncoderAdapter(_BatchedAdapter):
     """A bidirectional encoder (BERT, RoBERTa, ModernBERT, MiniLM…) read with ``AutoModel``.
 
@@ -144,7 +149,8 @@ class EncoderAdapter(_BatchedAdapter):
             states.update(self._prefix_states(todo, layer))
         present = [k for k in keys if k is not None]
         grids = [np.asarray(k[2], dtype=np.intp) for k in present]
-        pooled = iter(self._pool_sequences([states[k] for k in present], grids, pooling))
+        pooled = iter(self._pool_sequences(present, [states[k] for k in present], grids,
+                                           pooling))
         out: list[NDArray[np.floating]] = []
         grid_of = iter(grids)
         for key, (_, lengths) in zip(keys, setups, strict=True):
@@ -178,16 +184,28 @@ class EncoderAdapter(_BatchedAdapter):
         return found
 
     def _pool_sequences(
-        self, batches: Sequence[TokenBatch], grids: Sequence[NDArray[np.intp]], pooling: str
+        self, keys: Sequence[Hashable], batches: Sequence[TokenBatch],
+        grids: Sequence[NDArray[np.intp]], pooling: str,
     ) -> list[NDArray[np.float32]]:
         """Pool each prefix's wrapped sequence, for every document at once: ``cls`` at position
         0, else its own tokens, composed in one batch across documents (a fold then steps
-        through the longest prefix once, not once per document)."""
+        through the longest prefix once, not once per document). ``sum``, ``mean`` and
+        ``sqrt_n`` share each document's token sums, kept beside its states."""
         if pooling in self.states:  # cls
             return [np.ascontiguousarray(b.vectors[b.offsets[:-1]], dtype=np.float32)
                     for b in batches]
         if not batches:
             return []
+        if pooling in _SUM_SCALES:
+            out = []
+            for key, batch, grid in zip(keys, batches, grids, strict=True):
+                sums = self._memo.get((key, "sums"))
+                if sums is None:
+                    sums = compose_segments(np.asarray(batch.vectors),
+                                            batch.offsets[:-1] + len(self._before), grid, "sum")
+                    self._memo.put((key, "sums"), sums, sums.nbytes)
+                out.append((sums / _SUM_SCALES[pooling](grid)[:, None]).astype(np.float32))
+            return out
         # every document's prefix sequences in one array; each prefix's own tokens are the
         # rows after its leading special tokens, composed where they stand (no gather)
         states = np.concatenate([np.asarray(b.vectors) for b in batches])
