@@ -80,6 +80,11 @@ def ratios(found: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         add("bootstrap_vs_scipy", b["speedup"], 3.0,
             f"Spearman bootstrap on {b['n']} points, B = {b['resamples']}: normtest vs "
             "scipy.stats.bootstrap", intervals_agree=b["intervals_agree"])
+        if "variants" in b:
+            v = b["variants"]
+            add("bootstrap_shared_draws", v["speedup"], None,
+                "the variants of one Spearman claim: shared draws and shared ranks vs each "
+                "variant from scratch")
     if "ray" in found:
         r = found["ray"]
         add("ray_overhead_words", 1 / r["ray_overhead"], None,
