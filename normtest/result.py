@@ -560,7 +560,7 @@ class Result:
                 reason=data.get("reason", ""),
                 measurement=None if measurement is None else Measurement.from_dict(measurement),
                 criterion=None if criterion is None else Criterion.from_dict(criterion),
-                claim=data.get("claim"),
+                claim=_str_or_none("claim", data.get("claim")),
                 variant=dict(data.get("variant", {})),
                 p_value=_float_or_nan(data.get("p_value")),
                 p_adjusted=_float_or_none(data.get("p_adjusted")),
@@ -568,7 +568,7 @@ class Result:
                 expected=None if expected is None else Verdict(expected),
                 details=dict(data.get("details", {})),
                 role=_role(data.get("role")),
-                hypothesis=data.get("hypothesis"),
+                hypothesis=_str_or_none("hypothesis", data.get("hypothesis")),
             )
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, NormtestError):
@@ -576,3 +576,10 @@ class Result:
             raise NormtestError(
                 f"stored result is malformed ({exc!r}); was it written by normtest?"
             ) from exc
+
+
+def _str_or_none(name: str, value: Any) -> str | None:
+    """A stored text field: a string or null (anything else is a damaged report)."""
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"{name!r} is {type(value).__name__}, not a string or null")
+    return value

@@ -255,3 +255,15 @@ def test_a_string_shaped_like_a_placeholder_stays_a_string(
     assert json.loads(_dumps(sneaky, 1)) == sneaky
     monkeypatch.setattr(secrets, "token_hex", lambda n: "feedfacefeedface")
     assert json.loads(_dumps(sneaky, 1))["b"] == [1, 2]  # what the nonce protects against
+
+
+@pytest.mark.parametrize("field", ["hypothesis", "claim"])
+@pytest.mark.parametrize("value", [[], {"a": 1}, 3])
+def test_a_stored_text_field_of_another_type_is_a_damaged_report(field: str, value: object) -> None:
+    """Found by the report fuzzer: a list where a hypothesis key belongs reached the scorecard
+    (unhashable) instead of being refused when the report was read."""
+    row = Result(Verdict.PASS, "fine", claim="word.norm_ic", hypothesis="word_level").to_dict()
+    assert Result.from_dict(row).hypothesis == "word_level"
+    row[field] = value
+    with pytest.raises(NormtestError, match=f"'{field}' is"):
+        Result.from_dict(row)
