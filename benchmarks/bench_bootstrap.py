@@ -20,10 +20,7 @@ draws off: every measurement draws its resamples and ranks x again), against the
 words passed as ``units=`` (the same word drawn as often in every variant: the draws are kept
 and x's ranks computed once per chunk of draws). The memo is emptied before each timed batch, so
 the new side pays for its draws and shared ranks once per batch. Both medians and their ratio;
-the two sides' replicates are checked identical (the memo changes no bit). For context, the same
-batch as the previous release computed it (its unit_weights, Ranker and weighted_pearson,
-reproduced below, rows drawn by position) is timed against the new side, and its replicates are
-checked identical to the new code's without units (the draws and sums are exact: no bit moved).
+the two sides' replicates are checked identical (the memo changes no bit).
 
 Usage: ``python benchmarks/bench_bootstrap.py --out bootstrap.json [--repeats 5] [--n 50000]
 [--resamples 1000] [--words 2000] [--variants 10] [--threads 1]``.
@@ -135,8 +132,7 @@ def shared_draws(words: int, variants: int, resamples: int, repeats: int) -> dic
     from normtest.stats import bootstrap, measure_correlation
 
     x, labels, ys = claim_variants(words, variants)
-    runs: dict[str, list[list[np.ndarray]]] = {"shared": [], "scratch": [], "previous": [],
-                                               "rows": []}
+    runs: dict[str, list[list[np.ndarray]]] = {"shared": [], "scratch": []}
 
     def batch(name: str, units: np.ndarray | None) -> None:
         runs[name].append([measure_correlation(x, y, units=units, n_resamples=resamples)
@@ -149,12 +145,7 @@ def shared_draws(words: int, variants: int, resamples: int, repeats: int) -> dic
         with bootstrap.memo_limit(0):
             batch("scratch", labels)
 
-    def previous() -> None:
-        runs["previous"].append([previous_release(x, y, resamples) for y in ys])
-
     a, b = side_by_side(shared, scratch, repeats, before=bootstrap.clear_memo)
-    c, d = side_by_side(shared, previous, repeats, before=bootstrap.clear_memo)
-    batch("rows", None)  # the new code without units: the previous release's rows and draws
     figures: dict[str, Any] = {
         "benchmark": f"{variants} variants of a Spearman bootstrap over {words} words: shared "
                      "draws and ranks (units=) against each variant from scratch (memo off)",
@@ -163,89 +154,7 @@ def shared_draws(words: int, variants: int, resamples: int, repeats: int) -> dic
         "identical_to_scratch": all(np.array_equal(p, q) for run in runs["shared"] + runs["scratch"]
                                     for p, q in zip(run, runs["scratch"][0], strict=True)),
     }
-    vs_previous = summary(c, d, "shared", "previous_release")
-    figures["against_previous_release"] = {
-        "what": "the same batch as the previous release computed it (rows drawn by position, "
-                "every variant from scratch, its arithmetic)",
-        "previous_release_median_s": vs_previous["previous_release_median_s"],
-        "previous_release_wall_s": vs_previous["previous_release_wall_s"],
-        "shared_median_s": vs_previous["shared_median_s"],
-        "speedup": vs_previous["speedup"], "speedup_cpu": vs_previous["speedup_cpu"],
-        "rows_identical_to_previous_release": all(
-            np.array_equal(p, q) for p, q in zip(runs["rows"][0], runs["previous"][0],
-                                                 strict=True)),
-    }
     return figures
-
-
-def previous_release(x: np.ndarray, y: np.ndarray, resamples: int, seed: int = 0) -> np.ndarray:
-    """The replicates of ``correlation(x, y, n_resamples=resamples, seed=seed)`` as the previous
-    release computed them: rows in (x, y) order, fresh draws, both variables ranked per chunk."""
-    order = np.lexsort([y, x])
-    x, y = x[order], y[order]
-    rank_x, rank_y = _PreviousRanker(x), _PreviousRanker(y)
-    rng = np.random.default_rng(seed)
-    parts = []
-    for w in _previous_weights(x.size, resamples, rng):
-        parts.append(_previous_pearson(rank_x.ranks(w), rank_y.ranks(w), w))
-    return np.concatenate(parts)
-
-
-def _previous_weights(n: int, resamples: int, rng: np.random.Generator) -> Any:
-    chunk = max(1, min(resamples, 4_000_000 // max(n, 1)))
-    done = 0
-    while done < resamples:
-        b = min(chunk, resamples - done)
-        draws = rng.integers(0, n, size=(b, n), dtype=np.int64)
-        offsets = (np.arange(b, dtype=np.int64) * n)[:, None]
-        counts = np.bincount((draws + offsets).ravel(), minlength=b * n)
-        yield counts.reshape(b, n).astype(np.float64)
-        done += b
-
-
-class _PreviousRanker:
-    def __init__(self, values: np.ndarray) -> None:
-        self.order = np.argsort(values, kind="stable")
-        self.inverse = np.empty_like(self.order)
-        self.inverse[self.order] = np.arange(values.size)
-        self.identity = bool((self.order == np.arange(values.size)).all())
-        ordered = values[self.order]
-        new_group = np.empty(ordered.size, dtype=bool)
-        new_group[:1] = True
-        new_group[1:] = ordered[1:] != ordered[:-1]
-        self.tied = not bool(new_group.all())
-        self.starts = np.flatnonzero(new_group)
-        self.group_of = (np.cumsum(new_group) - 1)[self.inverse]
-
-    def ranks(self, weights: np.ndarray) -> np.ndarray:
-        shift = weights.sum(axis=1, keepdims=True) / 2.0
-        if self.tied:
-            per_group = np.add.reduceat(np.take(weights, self.order, axis=1), self.starts, axis=1)
-            group_rank = np.cumsum(per_group, axis=1)
-            per_group *= 0.5
-            group_rank -= per_group
-            group_rank -= shift
-            return np.take(group_rank, self.group_of, axis=1)
-        ordered = np.array(weights) if self.identity else np.take(weights, self.order, axis=1)
-        rank = np.cumsum(ordered, axis=1)
-        ordered *= 0.5
-        rank -= ordered
-        rank -= shift
-        return rank if self.identity else np.take(rank, self.inverse, axis=1)
-
-
-def _previous_pearson(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> np.ndarray:
-    total = w.sum(axis=1)
-    wa, wb = w * a, w * b
-    sa, sb = wa.sum(axis=1), wb.sum(axis=1)
-    saa, sbb = np.einsum("ij,ij->i", wa, a), np.einsum("ij,ij->i", wb, b)
-    cov = np.einsum("ij,ij->i", wa, b) - sa * sb / total
-    var_a = saa - sa * sa / total
-    var_b = sbb - sb * sb / total
-    degenerate = (var_a <= 1e-12 * saa) | (var_b <= 1e-12 * sbb)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = cov / np.sqrt(np.where(degenerate, 1.0, var_a * var_b))
-    return np.clip(np.where(degenerate, np.nan, r), -1.0, 1.0)
 
 
 if __name__ == "__main__":

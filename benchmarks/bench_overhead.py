@@ -32,10 +32,10 @@ import importlib
 import os
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 from _common import arguments, set_threads, write
 
@@ -82,16 +82,6 @@ class Recorder:
     def close(self) -> None:
         for handle in self._handles:
             handle.remove()
-
-
-@contextmanager
-def patched(owner: Any, name: str, value: Any) -> Iterator[None]:
-    original = getattr(owner, name)
-    setattr(owner, name, value)
-    try:
-        yield
-    finally:
-        setattr(owner, name, original)
 
 
 class Stopwatch:
@@ -145,10 +135,10 @@ def one_audit(model: str, store: Path, profile: str) -> tuple[dict[str, Any], An
         return value
 
     try:
-        with patched(_LazyModel, "get", watched_get), \
-                patched(surprisal, "store_dir", lambda: store), \
-                patched(bootstrap, "replicates", stopwatch.wrap(bootstrap.replicates)), \
-                patched(bootstrap, "unit_measurement",
+        with patch.object(_LazyModel, "get", watched_get), \
+                patch.object(surprisal, "store_dir", lambda: store), \
+                patch.object(bootstrap, "replicates", stopwatch.wrap(bootstrap.replicates)), \
+                patch.object(bootstrap, "unit_measurement",
                         stopwatch.wrap(bootstrap.unit_measurement)):
             t0 = time.perf_counter()
             adapter = load(model, cache=False, progress=False)

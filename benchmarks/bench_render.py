@@ -33,10 +33,10 @@ import os
 import statistics
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 from _common import arguments, machine, set_threads, write
 
@@ -49,8 +49,7 @@ KINDS = {
 }
 
 
-@contextmanager
-def _wrapped(module: Any, name: str, record: Callable[[float], None]) -> Iterator[None]:
+def _wrapped(module: Any, name: str, record: Callable[[float], None]) -> Any:
     """``module.name`` replaced, while inside, by a wrapper that records each call's seconds."""
     original = getattr(module, name)
 
@@ -61,11 +60,7 @@ def _wrapped(module: Any, name: str, record: Callable[[float], None]) -> Iterato
         finally:
             record(time.perf_counter() - start)
 
-    setattr(module, name, timed)
-    try:
-        yield
-    finally:
-        setattr(module, name, original)
+    return patch.object(module, name, timed)
 
 
 def _once(report: Any) -> dict[str, Any]:
@@ -89,23 +84,13 @@ def _once(report: Any) -> dict[str, Any]:
             formats[fmt] = formats.get(fmt, 0.0) + time.perf_counter() - start
             return text
 
-        stack.enter_context(_patched(render_module, "render", timed_render))
+        stack.enter_context(patch.object(render_module, "render", timed_render))
         start = time.perf_counter()
         render_module.write_renderings(report, folder)
         total = time.perf_counter() - start
         page = (Path(folder) / "report.html").read_text(encoding="utf-8")
     return {"formats": formats, "total": total, "figures": figures,
             "images": page.count("<img "), "html_bytes": len(page.encode("utf-8"))}
-
-
-@contextmanager
-def _patched(module: Any, name: str, value: Any) -> Iterator[None]:
-    original = getattr(module, name)
-    setattr(module, name, value)
-    try:
-        yield
-    finally:
-        setattr(module, name, original)
 
 
 def _median(values: Sequence[float]) -> float | None:

@@ -51,6 +51,7 @@ from numpy.typing import NDArray
 from normtest.adapters.protocol import Capability, Layer, TokenBatch, check_layer
 from normtest.errors import NormtestError
 from normtest.extraction import Remote, compute_items
+from normtest.memo import ByteMemo
 from normtest.paths import CACHE_ENV, default_cache_dir  # also importable from normtest.cache
 
 _SCHEMA = 2  # 2: the checksum covers dtype and shape as well as the bytes
@@ -59,7 +60,7 @@ _WHAT_TO_DO = (f"run with --no-cache (Python: cache=False), or set {CACHE_ENV} t
 _T = TypeVar("_T")
 #: Items at least this long have their hash state kept (see ``CachedAdapter._keys``): documents.
 _LONG_ITEM = 4096
-#: At most this many kept hash states (all dropped when full: a new set of documents).
+#: At most this many kept hash states (the least recently used dropped first).
 _KEPT_ITEM_HASHES = 4096
 
 
@@ -418,8 +419,9 @@ class CachedAdapter:
         self.recipe = recipe
         #: computes missing items elsewhere (normtest.ray_extraction); None: in this process
         self.remote: Remote | None = None
-        #: a long item's hash state after its part of the key (see _keys), by item
-        self._item_hashes: dict[str, Any] = {}
+        #: a long item's hash state after its part of the key (see _keys), by item; counted
+        #: in items
+        self._item_hashes = ByteMemo(_KEPT_ITEM_HASHES)
 
     # -- identity passes through -----------------------------------------------------------------
     @property
@@ -478,11 +480,9 @@ class CachedAdapter:
                 continue
             head = self._item_hashes.get(item)
             if head is None:
-                if len(self._item_hashes) >= _KEPT_ITEM_HASHES:
-                    self._item_hashes.clear()
                 head = hashlib.sha256(b'{"item": ' + json.dumps(item, ensure_ascii=False)
                                       .encode("utf-8"))
-                self._item_hashes[item] = head
+                self._item_hashes.put(item, head, 1)
             key = head.copy()
             key.update(tail)
             out.append(key.hexdigest())

@@ -2,7 +2,9 @@
 
 What the audit computes once and reads many times goes through one of these: a document's prefix
 states (every pooling of it), the word vectors of a transformed variant (every claim over the
-words). A value larger than the whole budget is not kept; a budget of 0 keeps nothing.
+words). A value larger than the whole budget is not kept; a budget of 0 keeps nothing. The
+sizes are the caller's to give: bytes, or 1 per value for a memo bounded in entries (the leading
+token ids of recent texts, the hash states of long cache keys).
 
 When full, a memo either drops its least recently used values (``"lru"``) or keeps what it has
 and stores nothing more (``"keep"``). The second suits values read in the same cycle again and

@@ -10,9 +10,13 @@ normtest, so the cache and the model adapters can both use it without importing 
 from __future__ import annotations
 
 import os
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
-__all__ = ["CACHE_ENV", "RESULTS_ENV", "default_cache_dir", "default_results_dir", "folder_name"]
+__all__ = ["CACHE_ENV", "RESULTS_ENV", "atomic_write", "default_cache_dir", "default_results_dir",
+           "folder_name"]
 
 CACHE_ENV = "NORMTEST_CACHE_DIR"
 RESULTS_ENV = "NORMTEST_RESULTS_DIR"
@@ -42,3 +46,18 @@ def default_results_dir(model: str, revision: str) -> Path:
     ``$NORMTEST_RESULTS_DIR``), so audits of two revisions never overwrite each other."""
     root = Path(os.environ.get(RESULTS_ENV) or "reports")
     return root / folder_name(model) / folder_name(revision)
+
+
+def atomic_write(path: Path, write: Callable[[BinaryIO], object]) -> None:
+    """Write a file whole or not at all: ``write`` fills a temporary file in the same folder,
+    which then replaces ``path`` (``os.replace``); on any error the temporary file is removed and
+    the error raised. The folder is created if needed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            write(out)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

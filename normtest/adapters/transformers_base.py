@@ -100,6 +100,8 @@ DEFAULT_MAX_TOKENS_PER_BATCH = 4096
 #: Bytes of prefix states an adapter keeps between calls (one document's states serve every
 #: pooling of that document: the audit asks for each composition in turn).
 _MEMO_BYTES = 256 << 20
+#: Texts whose leading token ids are kept, the least recently used dropped first.
+_KEPT_TEXTS = 1024
 _DTYPES: dict[str, torch.dtype] = {
     "float32": torch.float32, "fp32": torch.float32,
     "bfloat16": torch.bfloat16, "bf16": torch.bfloat16,
@@ -316,7 +318,8 @@ class _TransformersAdapter:
         self._forced_word_prefix = word_prefix is not None and word_prefix != detected
         self._fast = options["fast"]
         self._memo = ByteMemo(_MEMO_BYTES)  # a document's prefix states, for every pooling
-        self._text_ids: dict[str, tuple[list[int], bool]] = {}
+        #: the leading token ids of recent texts (``_leading_ids``), counted in texts
+        self._text_ids = ByteMemo(_KEPT_TEXTS)
         self._one_pass_ok: bool | None = None
         self._options = dict(options)
         self._revision = None

@@ -40,8 +40,6 @@ import torch
 
 #: Upper bound on float64 elements handed to one ``compose_batch`` call for prefixes (512 MiB).
 _COMPOSE_ELEMENTS = 1 << 26
-#: Texts whose leading token ids are kept (``_leading_ids``), the oldest dropped first.
-_KEPT_TEXTS = 1024
 
 
 class _BatchedAdapter(_TransformersAdapter):
@@ -366,9 +364,7 @@ class _BatchedAdapter(_TransformersAdapter):
                 raise NormtestError(
                     f"text {text!r} has no tokens for {self._name}; pass non-empty text"
                 )
-            self._text_ids[text] = found
-            while len(self._text_ids) > _KEPT_TEXTS:
-                del self._text_ids[next(iter(self._text_ids))]
+            self._text_ids.put(text, found, 1)  # counted in texts, not bytes
         return found
 
     def prefix_vectors_many(

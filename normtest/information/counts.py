@@ -22,7 +22,6 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -39,6 +38,7 @@ from normtest.information.corpus import (
     _readonly,
 )
 from normtest.information.frequency import check_words
+from normtest.paths import atomic_write
 
 __all__ = ["FORMAT", "CorpusCounts"]
 
@@ -200,7 +200,6 @@ class CorpusCounts(_Quantities):
         """Write the counts to ``path`` (``.npz``, no pickles) atomically: a temporary file in
         the same folder, then ``os.replace``."""
         target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
         c = self._cooc
         meta = {"format": FORMAT, "window": self.window, "lang": self.lang,
                 "source": self.source, "n_documents": self.n_documents,
@@ -218,14 +217,7 @@ class CorpusCounts(_Quantities):
             "indptr": c.indptr.astype(np.int64), "indices": c.indices.astype(index_type),
             "data": c.data.astype(data_type),
         }
-        fd, tmp = tempfile.mkstemp(prefix=target.name + ".", suffix=".tmp", dir=target.parent)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                np.savez(out, **arrays)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write(target, lambda out: np.savez(out, **arrays))
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> tuple[CorpusCounts, dict[str, Any]]:

@@ -20,7 +20,6 @@ import hashlib
 import json
 import math
 import os
-import tempfile
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ from numpy.typing import NDArray
 from normtest.adapters import Capability, require
 from normtest.adapters.protocol import LogProbModel
 from normtest.errors import NormtestError
+from normtest.paths import atomic_write, default_cache_dir
 
 __all__ = [
     "TextSurprisal",
@@ -160,8 +160,6 @@ STORE_FORMAT = 1
 
 def store_dir() -> Path:
     """Where sentence surprisal is stored: ``<cache root>/surprisal``."""
-    from normtest.paths import default_cache_dir
-
     return default_cache_dir() / "surprisal"
 
 
@@ -200,17 +198,11 @@ def _write(path: Path, key: dict[str, object], result: TextSurprisal) -> None:
     sizes = [t.size for t in result.tokens]
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".npz")
+        atomic_write(path, lambda out: np.savez(
+            out, key=np.array(json.dumps(key, sort_keys=True)),
+            values=np.concatenate(result.tokens), offsets=offsets))
     except OSError:
         return
-    try:
-        with os.fdopen(handle, "wb") as out:
-            np.savez(out, key=np.array(json.dumps(key, sort_keys=True)),
-                     values=np.concatenate(result.tokens), offsets=offsets)
-        os.replace(temporary, path)
-    except OSError:
-        Path(temporary).unlink(missing_ok=True)
 
 
 def stored_surprisal(

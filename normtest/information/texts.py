@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import importlib.metadata
-import os
 import re
 import stat
 from collections.abc import Iterable
@@ -217,7 +216,7 @@ def wiki_articles() -> tuple[SourceText, ...]:
     import hashlib
     import json
 
-    from normtest.paths import default_cache_dir
+    from normtest.paths import atomic_write, default_cache_dir
 
     source = bundled_corpus_path(WIKI_FILE)
     info = source.stat()
@@ -232,12 +231,9 @@ def wiki_articles() -> tuple[SourceText, ...]:
     except (OSError, ValueError, KeyError, TypeError):
         pass  # not stored yet, or unreadable: parsed again and replaced
     articles = _parse_wiki(source)
+    text = json.dumps({"key": key, "articles": [[a.doc_id, a.title, a.text] for a in articles]})
     try:
-        stored.parent.mkdir(parents=True, exist_ok=True)
-        temporary = stored.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(json.dumps({"key": key, "articles": [
-            [a.doc_id, a.title, a.text] for a in articles]}), encoding="utf-8")
-        os.replace(temporary, stored)
+        atomic_write(stored, lambda out: out.write(text.encode("utf-8")))
     except OSError:
         pass  # a read-only cache folder: parsed in every process
     return articles
