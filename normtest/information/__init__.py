@@ -52,13 +52,18 @@ from normtest.information.frequency import (
     opensubtitles_source,
 )
 from normtest.information.readers import corpus_files, iter_documents
+from normtest.information.reliability import (
+    MIN_PMI_RELIABILITY,
+    PMIReliability,
+    pmi_reliability,
+)
 from normtest.information.samples import (
     WordSample,
     default_word_sample,
     stratified_word_sample,
     user_word_sample,
 )
-from normtest.information.scaled import corpus_counts, count_block, count_corpus
+from normtest.information.scaled import corpus_counts, corpus_halves, count_block, count_corpus
 from normtest.information.surprisal import (
     TextSurprisal,
     stored_surprisal,
@@ -70,12 +75,14 @@ from normtest.information.surprisal import (
 __all__ = [
     "CDS_ALPHA",
     "DEFAULT_WINDOW",
+    "MIN_PMI_RELIABILITY",
     "CorpusCounts",
     "CorpusStatistics",
     "CountsFileSource",
     "Document",
     "FrequencySource",
     "InformationContent",
+    "PMIReliability",
     "PairPMI",
     "PrefixPlan",
     "TextSurprisal",
@@ -85,6 +92,7 @@ __all__ = [
     "corpus_counts",
     "corpus_documents",
     "corpus_files",
+    "corpus_halves",
     "count_block",
     "count_corpus",
     "default_documents",
@@ -97,6 +105,7 @@ __all__ = [
     "opensubtitles_source",
     "plan_prefixes",
     "plan_word_prefixes",
+    "pmi_reliability",
     "prefix_grid",
     "stored_surprisal",
     "stratified_word_sample",

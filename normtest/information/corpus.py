@@ -27,11 +27,16 @@ corpus have no PMI: they are reported as missing with a count, never given âˆ’âˆ
 (over the whole corpus, or within each document), document lengths kept. Unigram counts are
 unchanged and every association beyond frequency is destroyed, so the PMI of frequent pairs falls
 to about 0; what remains for rare pairs is the frequency confound (selection bias of small counts).
+
+**Halves** (:meth:`CorpusStatistics.halves`): the documents split in two by a seeded coin,
+each half recounted; PMI's reliability is measured on them
+(:mod:`normtest.information.reliability`).
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -287,6 +292,7 @@ class CorpusStatistics(_Quantities):
         self.n_replaced_bytes = n_replaced_bytes
         self._token_ids = None if token_ids is None else _readonly(token_ids)
         self._lengths = None if document_lengths is None else _readonly(document_lengths)
+        self._halves: tuple[int, tuple[CorpusStatistics, CorpusStatistics]] | None = None
 
     # -- construction --------------------------------------------------------------------------
 
@@ -491,20 +497,11 @@ class CorpusStatistics(_Quantities):
         else:
             doc = np.repeat(np.arange(len(self._lengths)), self._lengths)
             ids = ids[np.lexsort((rng.random(ids.size), doc))]
-        counter = _StreamCounter(self.window, keep_tokens=True)
-        size = len(self._vocabulary)
-        bounds = np.concatenate([[0], np.cumsum(self._lengths)])
-        start = 0  # count in chunks of whole documents
-        while start < len(self._lengths):
-            end = bounds[start] + counting._CHUNK_TOKENS
-            stop = int(np.searchsorted(bounds, end, side="right"))
-            stop = max(stop - 1, start + 1)
-            counter.count_ids(ids[bounds[start] : bounds[stop]], self._lengths[start:stop], size)
-            start = stop
+        _, cooc = counting.count_documents(ids, self._lengths, self.window, len(self._vocabulary))
         return CorpusStatistics(
             vocabulary=self._vocabulary,
             unigram_counts=self._unigram.copy(),
-            cooccurrence=counter.pairs.symmetric(size),
+            cooccurrence=cooc,
             window=self.window,
             lang=self.lang,
             source=f"{self.source}, shuffled over the {scope} (seed {seed})",
@@ -515,6 +512,42 @@ class CorpusStatistics(_Quantities):
             document_lengths=self._lengths.copy(),
             index=self._index,
         )
+
+    def halves(self, seed: int = 0) -> tuple[CorpusStatistics, CorpusStatistics]:
+        """The statistics of the two halves of the documents under the seeded coin
+        :func:`~normtest.information.counting.document_half` (windows never cross documents, so
+        the halves' counts add up exactly to these), recounted from the kept token ids; the
+        vocabulary (ids) is this corpus's. The last seed's halves are kept."""
+        seed = counting.check_seed(seed)
+        if self._halves is not None and self._halves[0] == seed:
+            return self._halves[1]
+        if self._token_ids is None or self._lengths is None:
+            raise NormtestError(
+                "this CorpusStatistics was built with keep_tokens=False; rebuild it with "
+                "keep_tokens=True to split its documents in halves"
+            )
+        ids, lengths = self._token_ids.astype(np.int64), self._lengths
+        bounds = np.concatenate([[0], np.cumsum(lengths)]).tolist()
+        words = np.asarray(self._vocabulary, dtype=object)
+        side = np.array([counting.document_half(words[ids[a:b]].tolist(), seed)
+                         for a, b in itertools.pairwise(bounds)], dtype=np.int64)
+        empty_side = counting.document_half([], seed)  # every empty document hashes alike
+        out = []
+        for half in (0, 1):
+            keep = side == half
+            kept_ids = ids[np.repeat(keep, lengths)]
+            unigram, cooc = counting.count_documents(kept_ids, lengths[keep], self.window,
+                                                     len(self._vocabulary))
+            empty = self.n_empty_documents if half == empty_side else 0
+            out.append(CorpusStatistics(
+                vocabulary=self._vocabulary, unigram_counts=unigram, cooccurrence=cooc,
+                window=self.window, lang=self.lang,
+                source=f"{self.source}, half {half + 1} of 2 (seed {seed})",
+                n_documents=int(keep.sum()) + empty, n_empty_documents=empty,
+                n_replaced_bytes=self.n_replaced_bytes, token_ids=kept_ids.astype(np.int32),
+                document_lengths=lengths[keep].copy(), index=self._index))
+        self._halves = (seed, (out[0], out[1]))
+        return self._halves[1]
 
 
 def _check_pairs(pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:

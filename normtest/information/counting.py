@@ -10,18 +10,28 @@ strings are mapped to integer ids as they stream in.
 arrays ``(ids[:-k], ids[k:])`` (masked where they straddle a document boundary) are summed into a
 ``scipy.sparse`` matrix; chunks are merged as sparse triplets. ``benchmarks/bench_cooccurrence.py``
 compares it with a plain ``collections.Counter``.
+
+**Halves.** :func:`document_half` is the seeded coin that splits a corpus's documents in two
+for PMI's split-half reliability (:mod:`normtest.information.reliability`): a keyed hash of the
+document's tokens, so that the same document falls on the same side however the corpus is read
+(whole, in blocks, on any number of workers) and for both kinds of corpus statistics.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
 
+from normtest.errors import NormtestError
+
 _CHUNK_TOKENS = 1 << 20  # tokens per counting chunk
 _REPLACEMENT = "\ufffd"
+#: The version of :func:`document_half` (part of the key of stored halves).
+COIN_VERSION = 1
 
 
 def tokenize(text: str, lang: str = "en") -> list[str]:
@@ -197,3 +207,38 @@ class _StreamCounter(DocumentQueue):
         if self.keep_tokens:
             self.kept.append(ids.astype(np.int32))
         self.lengths.extend(lengths.tolist())
+
+
+def check_seed(seed: int) -> int:
+    """A seed for the document coin: an integer in [0, 2⁶³)."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**63:
+        raise NormtestError(f"the seed must be an integer in [0, 2**63), got {seed!r}")
+    return int(seed)
+
+
+def document_half(tokens: Sequence[str], seed: int) -> int:
+    """The side (0 or 1) of a document under the coin of ``seed``: the low bit of a BLAKE2b
+    hash of its tokens keyed by the seed. Deterministic for a seed, about 50:50 and independent
+    across distinct documents and seeds; a document's side depends on its tokens only (not on
+    its position, its file or the block it is counted in), so identical documents share a side."""
+    key = str(check_seed(seed)).encode("ascii")
+    text = "\x1f".join(tokens).encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(text, digest_size=8, key=key).digest()[0] & 1
+
+
+def count_documents(ids: NDArray[np.int64], lengths: NDArray[np.int64], window: int,
+                    size: int) -> tuple[NDArray[np.int64], sparse.csr_array]:
+    """Unigram counts and the symmetric window counts n of whole documents of ``lengths``
+    tokens (ids below ``size``) held back to back in ``ids``, counted in chunks of whole
+    documents."""
+    counter = _StreamCounter(window, keep_tokens=False)
+    bounds = np.concatenate([[0], np.cumsum(lengths)])
+    start = 0
+    while start < len(lengths):
+        stop = int(np.searchsorted(bounds, bounds[start] + _CHUNK_TOKENS, side="right"))
+        stop = max(stop - 1, start + 1)
+        counter.count_ids(ids[bounds[start] : bounds[stop]], lengths[start:stop], size)
+        start = stop
+    unigram = np.zeros(size, dtype=np.int64)
+    unigram[: counter.unigram.size] += counter.unigram
+    return unigram, counter.pairs.symmetric(size)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,7 @@ from normtest.information.corpus import (
     _Quantities,
     _readonly,
 )
+from normtest.information.counting import check_seed
 from normtest.information.frequency import check_words
 from normtest.paths import atomic_write
 
@@ -98,6 +99,11 @@ class CorpusCounts(_Quantities):
         self.n_documents = n_documents
         self.n_empty_documents = n_empty_documents
         self.n_replaced_bytes = n_replaced_bytes
+        #: Counts the two halves of the corpus's documents for a vocabulary and a seed; set by
+        #: ``corpus_counts`` (from the files, same settings and executor, stored), else None.
+        self.halves_counter: Callable[[Sequence[str], int],
+                                      tuple[CorpusCounts, CorpusCounts]] | None = None
+        self._halves: tuple[int, tuple[CorpusCounts, CorpusCounts]] | None = None
 
     # -- the counts ---------------------------------------------------------------------------
 
@@ -193,6 +199,18 @@ class CorpusCounts(_Quantities):
             x, y = voc[a], voc[b]
             found.add((x, y) if x <= y else (y, x))
         return sorted(found)
+
+    def halves(self, seed: int = 0) -> tuple[CorpusCounts, CorpusCounts]:
+        """The counts of the two halves of the documents under the seeded coin, for the same
+        rows (they add up exactly to these); the last seed's halves are kept."""
+        seed = check_seed(seed)
+        if self._halves is None or self._halves[0] != seed:
+            if self.halves_counter is None:
+                raise NormtestError(
+                    "these counts do not know their files (loaded or built by hand); count the "
+                    "corpus with corpus_counts(...) or corpus_halves(...) to split it in halves")
+            self._halves = (seed, self.halves_counter(self._rows, seed))
+        return self._halves[1]
 
     # -- storage -------------------------------------------------------------------------------
 

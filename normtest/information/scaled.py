@@ -36,16 +36,22 @@ of words, and a later call whose vocabulary is a subset reads it instead of coun
 the corpus is counted again for the union of both vocabularies (for at most
 :data:`MAX_STORED_ROWS` words; beyond, for the new vocabulary alone) and the file replaced.
 Changing a file (size or mtime) changes the key; old files are left for the user to delete.
+
+**Halves** (:func:`corpus_halves`, :meth:`CorpusCounts.halves`): the documents split in two by
+a seeded coin (:func:`~normtest.information.counting.document_half`), both counted in one
+reading (:func:`count_block_halves`) on the same executor and stored with the seed and side in
+the key; their counts add up exactly to the whole corpus's. For PMI's reliability.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import functools
 import hashlib
 import json
 import multiprocessing
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,7 +62,13 @@ from scipy import sparse
 
 from normtest.errors import NormtestError
 from normtest.information.corpus import DEFAULT_WINDOW, _check_window
-from normtest.information.counting import DocumentQueue, tokenize
+from normtest.information.counting import (
+    COIN_VERSION,
+    DocumentQueue,
+    check_seed,
+    document_half,
+    tokenize,
+)
 from normtest.information.counts import FORMAT, CorpusCounts
 from normtest.information.frequency import check_words
 from normtest.information.readers import (
@@ -76,7 +88,9 @@ __all__ = [
     "MAX_STORED_ROWS",
     "BlockCounts",
     "corpus_counts",
+    "corpus_halves",
     "count_block",
+    "count_block_halves",
     "count_corpus",
     "store_dir",
 ]
@@ -244,6 +258,23 @@ def count_block(block: CorpusBlock, rows: Sequence[str], window: int = DEFAULT_W
     return counter.result(block.index, replaced)
 
 
+def count_block_halves(block: CorpusBlock, rows: Sequence[str], window: int = DEFAULT_WINDOW,
+                       split: DocumentSplit = "paragraph", lang: str = "en",
+                       seed: int = 0) -> tuple[BlockCounts, BlockCounts]:
+    """Count one block's documents in two halves by the seeded coin
+    :func:`~normtest.information.counting.document_half` (one reading, two counters); both
+    halves carry the block's replaced bytes (they are a property of the files read)."""
+    counters = (_RowCounter(rows, window), _RowCounter(rows, window))
+    replaced = 0
+    for part in block.parts:
+        for piece in read_part(part, split):
+            replaced += piece.n_replaced
+            for doc in split_documents(piece.text, split):
+                tokens = tokenize(doc, lang)
+                counters[document_half(tokens, seed)].add(tokens)
+    return counters[0].result(block.index, replaced), counters[1].result(block.index, replaced)
+
+
 class _Merger:
     """Adds block counts in any order; orders the types by first appearance at the end."""
 
@@ -285,9 +316,11 @@ class _Merger:
                 self.parts = [_merge_triplets(self.parts, self.n_rows, size)]
                 self._merged, self._pending = self.parts[0][0].size, 0
 
-    def finish(self, rows: Sequence[str], window: int, lang: str, source: str) -> CorpusCounts:
-        """The merged counts, types in order of first appearance in the corpus."""
-        if int(self.unigram.sum()) == 0:
+    def finish(self, rows: Sequence[str], window: int, lang: str, source: str,
+               empty: bool = False) -> CorpusCounts:
+        """The merged counts, types in order of first appearance in the corpus (``empty``: no
+        word tokens is allowed, as in a half of a tiny corpus)."""
+        if int(self.unigram.sum()) == 0 and not empty:
             raise NormtestError(
                 f"the corpus ({source}) has no word tokens: {self.n_documents} documents read, "
                 f"{self.n_empty} empty; give texts that contain words"
@@ -313,20 +346,26 @@ class _Merger:
 # ---------------------------------------------------------------------------- executors
 
 
-def _run_local(blocks: list[CorpusBlock], args: tuple[Any, ...],
-               workers: int) -> Iterator[BlockCounts]:
+def _block_task(args: tuple[Any, ...]) -> Callable[..., Any]:
+    """What counts a block: :func:`count_block` for (rows, window, split, lang), and
+    :func:`count_block_halves` when a seed follows."""
+    return count_block if len(args) == 4 else count_block_halves
+
+
+def _run_local(blocks: list[CorpusBlock], args: tuple[Any, ...], workers: int) -> Iterator[Any]:
+    task = _block_task(args)
     if workers <= 1 or len(blocks) <= 1:
         for block in blocks:
-            yield count_block(block, *args)
+            yield task(block, *args)
         return
     context = multiprocessing.get_context("forkserver")  # safe beside threads (torch, Ray)
     context.set_forkserver_preload([__name__])
     pool = cf.ProcessPoolExecutor(max_workers=min(workers, len(blocks)), mp_context=context)
     todo = iter(blocks)
-    pending: set[cf.Future[BlockCounts]] = set()
+    pending: set[cf.Future[Any]] = set()
     try:
         for block in todo:  # at most two blocks per worker in flight: results are merged as
-            pending.add(pool.submit(count_block, block, *args))  # they come, memory stays flat
+            pending.add(pool.submit(task, block, *args))  # they come, memory stays flat
             if len(pending) >= 2 * workers:
                 break
         while pending:
@@ -343,7 +382,7 @@ def _run_local(blocks: list[CorpusBlock], args: tuple[Any, ...],
                 yield counted
                 nxt = next(todo, None)
                 if nxt is not None:
-                    pending.add(pool.submit(count_block, nxt, *args))
+                    pending.add(pool.submit(task, nxt, *args))
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
@@ -356,10 +395,10 @@ def _connect_ray(address: str | None, workers: int | None) -> Any:
 
 
 def _run_ray(blocks: list[CorpusBlock], args: tuple[Any, ...], workers: int,
-             ray: Any) -> Iterator[BlockCounts]:
+             ray: Any) -> Iterator[Any]:
     from normtest.ray_extraction import unwrap
 
-    task = ray.remote(num_cpus=1, max_retries=0)(count_block)
+    task = ray.remote(num_cpus=1, max_retries=0)(_block_task(args))
     shared = [ray.put(a) for a in args]  # the vocabulary goes to the object store once
     todo = iter(blocks)
     pending = []
@@ -389,16 +428,16 @@ def _text_bytes(files: Sequence[CorpusFile]) -> int:
     return sum(f.size * (COMPRESSION_RATIO if f.kind in ("gzip", "bz2") else 1) for f in files)
 
 
-def count_corpus(files: Sequence[CorpusFile], rows: Sequence[str], window: int = DEFAULT_WINDOW,
-                 *, split: DocumentSplit = "paragraph", lang: str = "en",
-                 text_column: str = "text", executor: str = "local", workers: int | None = None,
-                 ray_address: str | None = None, block_bytes: int | None = None) -> CorpusCounts:
-    """Count ``files`` in blocks for the vocabulary ``rows`` and merge (no store: see
-    :func:`corpus_counts`)."""
+def _count(files: Sequence[CorpusFile], rows: Sequence[str], window: int, seed: int | None, *,
+           split: DocumentSplit, lang: str, text_column: str, executor: str, workers: int | None,
+           ray_address: str | None, block_bytes: int | None) -> list[CorpusCounts]:
+    """The whole corpus (``seed`` None) or its two halves, counted in blocks and merged."""
     if workers is not None and (isinstance(workers, bool) or workers < 1):
         raise NormtestError(f"workers must be a positive number, got {workers!r}")
     total = _text_bytes(files)
-    args = (list(rows), window, split, lang)
+    args: tuple[Any, ...] = (list(rows), window, split, lang)
+    if seed is not None:
+        args = (*args, check_seed(seed))
     ray = None
     if executor == "local":
         n = workers or (1 if total < LOCAL_PARALLEL_BYTES else len(os.sched_getaffinity(0)))
@@ -408,12 +447,29 @@ def count_corpus(files: Sequence[CorpusFile], rows: Sequence[str], window: int =
     else:
         raise NormtestError(f"unknown executor {executor!r}; use 'local' or 'ray'")
     blocks = plan_blocks(list(files), split, block_bytes or _block_bytes(total, n), text_column)
-    merger = _Merger(len(rows))
+    mergers = [_Merger(len(rows)) for _ in range(1 if seed is None else 2)]
     for counted in (_run_local(blocks, args, n) if ray is None else
                     _run_ray(blocks, args, n, ray)):
-        merger.add(counted)
+        for merger, block in zip(mergers, counted if seed is not None else (counted,),
+                                 strict=True):
+            merger.add(block)
     names = files[0].path.name if len(files) == 1 else f"{len(files)} files"
-    return merger.finish(rows, window, lang, f"{names} (split by {split})")
+    source = f"{names} (split by {split})"
+    if seed is None:
+        return [mergers[0].finish(rows, window, lang, source)]
+    return [m.finish(rows, window, lang, f"{source}, half {i + 1} of 2 (seed {seed})", True)
+            for i, m in enumerate(mergers)]
+
+
+def count_corpus(files: Sequence[CorpusFile], rows: Sequence[str], window: int = DEFAULT_WINDOW,
+                 *, split: DocumentSplit = "paragraph", lang: str = "en",
+                 text_column: str = "text", executor: str = "local", workers: int | None = None,
+                 ray_address: str | None = None, block_bytes: int | None = None) -> CorpusCounts:
+    """Count ``files`` in blocks for the vocabulary ``rows`` and merge (no store: see
+    :func:`corpus_counts`)."""
+    return _count(files, rows, window, None, split=split, lang=lang, text_column=text_column,
+                  executor=executor, workers=workers, ray_address=ray_address,
+                  block_bytes=block_bytes)[0]
 
 
 # ---------------------------------------------------------------------------- the store
@@ -436,6 +492,26 @@ def _stored(path: Path, key: dict[str, Any]) -> CorpusCounts | None:
     return counts if stored_key == key else None
 
 
+def _key(files: Sequence[CorpusFile], window: int, lang: str, split: DocumentSplit,
+         text_column: str) -> dict[str, Any]:
+    if split not in ("file", "line", "paragraph"):
+        raise NormtestError(f"unknown document split {split!r}; use 'file', 'line' or 'paragraph'")
+    return {"format": FORMAT, "files": [f.fingerprint() for f in files], "window": window,
+            "lang": lang, "split": split, "text_column": text_column}
+
+
+def _store_path(key: dict[str, Any], directory: str | os.PathLike[str] | None) -> Path:
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode("utf-8")).hexdigest()
+    return (Path(directory) if directory is not None else store_dir()) / f"{digest[:40]}.npz"
+
+
+def _save(counts: CorpusCounts, path: Path, key: dict[str, Any]) -> None:
+    try:
+        counts.save(path, key)
+    except OSError:
+        pass  # a read-only cache folder: the counts are used, not kept
+
+
 def corpus_counts(spec: CorpusSpec, vocabulary: Sequence[str], window: int = DEFAULT_WINDOW, *,
                   split: DocumentSplit = "paragraph", lang: str = "en",
                   text_column: str = "text", executor: str = "local",
@@ -444,31 +520,76 @@ def corpus_counts(spec: CorpusSpec, vocabulary: Sequence[str], window: int = DEF
                   directory: str | os.PathLike[str] | None = None) -> CorpusCounts:
     """Counts of a corpus spec for ``vocabulary``: read from the store when counted before with
     the same files and settings, else counted in blocks (``executor``, ``workers``) and stored
-    (``store=False``: neither read nor written; ``directory``: another store folder)."""
+    (``store=False``: neither read nor written; ``directory``: another store folder). The
+    counts know how to count their halves (:meth:`CorpusCounts.halves`) with the same settings."""
     words = sorted(set(check_words(vocabulary)))
     window = _check_window(window)
-    if split not in ("file", "line", "paragraph"):
-        raise NormtestError(f"unknown document split {split!r}; use 'file', 'line' or 'paragraph'")
     files = corpus_files(spec)
-    key = {"format": FORMAT, "files": [f.fingerprint() for f in files], "window": window,
-           "lang": lang, "split": split, "text_column": text_column}
-    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode("utf-8")).hexdigest()
-    path = Path(directory) if directory is not None else store_dir()
-    path = path / f"{digest[:40]}.npz"
+    key = _key(files, window, lang, split, text_column)
+    path = _store_path(key, directory)
+    counts = None
     if store:
         found = _stored(path, key)
         if found is not None:
             if set(words) <= set(found.rows):
-                return found
-            union = sorted(set(words) | set(found.rows))
-            if len(union) <= MAX_STORED_ROWS:
+                counts = found
+            elif len(union := sorted(set(words) | set(found.rows))) <= MAX_STORED_ROWS:
                 words = union
-    counts = count_corpus(files, words, window, split=split, lang=lang, text_column=text_column,
-                          executor=executor, workers=workers, ray_address=ray_address,
-                          block_bytes=block_bytes)
-    if store:
-        try:
-            counts.save(path, key)
-        except OSError:
-            pass  # a read-only cache folder: the counts are used, not kept
+    if counts is None:
+        counts = count_corpus(files, words, window, split=split, lang=lang,
+                              text_column=text_column, executor=executor, workers=workers,
+                              ray_address=ray_address, block_bytes=block_bytes)
+        if store:
+            _save(counts, path, key)
+    counts.halves_counter = functools.partial(
+        _halves_of, tuple(files), key, executor=executor, workers=workers,
+        ray_address=ray_address, block_bytes=block_bytes, store=store, directory=directory)
     return counts
+
+
+def _halves_of(files: tuple[CorpusFile, ...], key: dict[str, Any], vocabulary: Sequence[str],
+               seed: int, *, executor: str, workers: int | None, ray_address: str | None,
+               block_bytes: int | None, store: bool,
+               directory: str | os.PathLike[str] | None) -> tuple[CorpusCounts, CorpusCounts]:
+    """The halves of the corpus whose ``files`` (unchanged since) gave the counts of ``key``:
+    from the store (seed and side in the key), else counted in one reading and stored."""
+    if [f.fingerprint() for f in corpus_files([f.path for f in files])] != key["files"]:
+        raise NormtestError("the corpus files changed since they were counted (size or "
+                            "modification time); count the corpus again to split it in halves")
+    words, seed = sorted(set(vocabulary)), check_seed(seed)
+    keys = [{**key, "half": [seed, side, COIN_VERSION]} for side in (0, 1)]
+    paths = [_store_path(k, directory) for k in keys]
+    if store:
+        first, second = (_stored(p, k) for p, k in zip(paths, keys, strict=True))
+        if first is not None and second is not None:
+            rows = set(first.rows) & set(second.rows)
+            if set(words) <= rows:
+                return first, second
+            if len(union := sorted(set(words) | rows)) <= MAX_STORED_ROWS:
+                words = union
+    halves = _count(files, words, key["window"], seed, split=key["split"], lang=key["lang"],
+                    text_column=key["text_column"], executor=executor, workers=workers,
+                    ray_address=ray_address, block_bytes=block_bytes)
+    if store:
+        for counts, path, k in zip(halves, paths, keys, strict=True):
+            _save(counts, path, k)
+    return halves[0], halves[1]
+
+
+def corpus_halves(spec: CorpusSpec, vocabulary: Sequence[str], window: int = DEFAULT_WINDOW, *,
+                  seed: int = 0, split: DocumentSplit = "paragraph", lang: str = "en",
+                  text_column: str = "text", executor: str = "local",
+                  workers: int | None = None, ray_address: str | None = None,
+                  block_bytes: int | None = None, store: bool = True,
+                  directory: str | os.PathLike[str] | None = None,
+                  ) -> tuple[CorpusCounts, CorpusCounts]:
+    """The counts of the two halves of a corpus spec's documents under the seeded coin
+    (:func:`~normtest.information.counting.document_half`), for ``vocabulary``: their counts
+    add up exactly to :func:`corpus_counts`'s. Stored beside the whole corpus's counts with the
+    seed and side in the key (read back when counted before), counted in one reading on the
+    same executors."""
+    files = corpus_files(spec)
+    key = _key(files, _check_window(window), lang, split, text_column)
+    return _halves_of(tuple(files), key, check_words(vocabulary), seed, executor=executor,
+                      workers=workers, ray_address=ray_address, block_bytes=block_bytes,
+                      store=store, directory=directory)
