@@ -1,6 +1,7 @@
 """The result model: measurements, criteria, verdicts and results (docs/theory.md §8).
 
-A :class:`Measurement` is what the data say (an estimate and its sampling distribution); a
+A :class:`Measurement` (:mod:`normtest.measurement`) is what the data say (an estimate and its
+sampling distribution); a
 :class:`Criterion` is what a claim demands; :func:`judge` turns the two into a :class:`Verdict`.
 They stay separate so that a stored result can be re-judged under another criterion without the
 raw model: ``result.rejudge(Criterion.minimum_effect(0.5))``.
@@ -22,12 +23,19 @@ from typing import Any, Literal
 import numpy as np
 
 from normtest.errors import NormtestError
+from normtest.measurement import (
+    DEFAULT_CONFIDENCE,
+    Measurement,
+    finite_or_none,
+    float_or_nan,
+    str_or_none,
+)
 from normtest.sampling import Sampling
 
-Direction = Literal["greater", "less", "within"]
+__all__ = ["DEFAULT_CONFIDENCE", "Criterion", "Direction", "Judgement", "Measurement", "Result",
+           "Verdict", "judge", "p_values", "unstable"]
 
-#: Default two-sided confidence of a stored interval: its ends are the one-sided 95% bounds.
-DEFAULT_CONFIDENCE = 0.90
+Direction = Literal["greater", "less", "within"]
 
 
 class Verdict(StrEnum):
@@ -40,12 +48,6 @@ class Verdict(StrEnum):
     SKIPPED = "SKIPPED"
 
 
-def _finite_or_none(value: float | None) -> float | None:
-    if value is None or not math.isfinite(value):
-        return None
-    return float(value)
-
-
 def _float_or_none(value: Any) -> float | None:
     return None if value is None else float(value)
 
@@ -54,91 +56,6 @@ def _role(value: Any) -> str | None:
     if value is not None and value not in ("confirmatory", "exploratory"):
         raise ValueError(f"role must be 'confirmatory' or 'exploratory', got {value!r}")
     return None if value is None else str(value)
-
-
-def _float_or_nan(value: Any) -> float:
-    return math.nan if value is None else float(value)
-
-
-@dataclass(frozen=True, eq=False)
-class Measurement:
-    """An estimate with its uncertainty and how it was obtained.
-
-    ``sampling`` is None when the data were too few to estimate anything; ``reason`` then says why.
-    ``ci`` is the two-sided interval at ``confidence``, kept for reading; criteria use ``sampling``.
-    """
-
-    statistic: str
-    estimate: float
-    n: int
-    method: str
-    sampling: Sampling | None = None
-    confidence: float = DEFAULT_CONFIDENCE
-    seed: int | None = None
-    settings: Mapping[str, Any] = field(default_factory=dict)
-    components: Mapping[str, Measurement] = field(default_factory=dict)
-    reason: str | None = None
-
-    @property
-    def ci(self) -> tuple[float, float]:
-        """Two-sided interval at ``confidence`` (NaNs when not estimable)."""
-        return self.interval(self.confidence)
-
-    def interval(self, confidence: float) -> tuple[float, float]:
-        """Two-sided interval at any confidence, from the stored sampling distribution."""
-        if self.sampling is None:
-            return (math.nan, math.nan)
-        return self.sampling.interval(confidence)
-
-    @classmethod
-    def not_estimable(
-        cls, statistic: str, n: int, method: str, reason: str, **kwargs: Any
-    ) -> Measurement:
-        """A measurement that could not be made (too few points, constant input)."""
-        return cls(
-            statistic=statistic, estimate=math.nan, n=n, method=method, reason=reason, **kwargs
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready mapping."""
-        low, high = self.ci
-        return {
-            "statistic": self.statistic,
-            "estimate": _finite_or_none(self.estimate),
-            "ci": [_finite_or_none(low), _finite_or_none(high)],
-            "confidence": self.confidence,
-            "n": self.n,
-            "method": self.method,
-            "seed": self.seed,
-            "settings": dict(self.settings),
-            "reason": self.reason,
-            "sampling": None if self.sampling is None else self.sampling.to_dict(),
-            "components": {name: m.to_dict() for name, m in self.components.items()},
-        }
-
-    def with_settings(self, **extra: Any) -> Measurement:
-        """The same measurement with ``extra`` entries recorded in its settings."""
-        return replace(self, settings={**self.settings, **extra})
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Measurement:
-        """Rebuild from :meth:`to_dict` output."""
-        sampling = data.get("sampling")
-        confidence = float(data.get("confidence", DEFAULT_CONFIDENCE))
-        if not 0 < confidence < 1:
-            raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
-        return cls(
-            statistic=data["statistic"],
-            estimate=_float_or_nan(data.get("estimate")),
-            n=int(data["n"]),
-            method=data["method"],
-            sampling=None if sampling is None else Sampling.from_dict(sampling),
-            confidence=confidence,
-            seed=data.get("seed"),
-            settings=dict(data.get("settings", {})),
-            components={k: cls.from_dict(v) for k, v in data.get("components", {}).items()},
-            reason=data.get("reason"),
-        )
 
 
 @dataclass(frozen=True)
@@ -447,6 +364,9 @@ class Result:
     role: str | None = None
     #: the scorecard line a confirmatory row counts towards (normtest.scorecard)
     hypothesis: str | None = None
+    #: every variant this row stands for, its own first, when several variants of its claim
+    #: were measured on identical inputs (one measurement, one row); empty: only its own
+    stands_for: tuple[Mapping[str, str], ...] = ()
 
     @property
     def confirmatory(self) -> bool:
@@ -468,11 +388,38 @@ class Result:
     @property
     def id(self) -> str:
         """Stable id such as ``cer.linear[composition=sqrt_n]``."""
+        return self._id_of(self.variant)
+
+    def _id_of(self, variant: Mapping[str, str]) -> str:
         base = self.claim or (self.measurement.statistic if self.measurement else "result")
-        if not self.variant:
+        if not variant:
             return base
-        inner = ",".join(f"{k}={v}" for k, v in self.variant.items())
+        inner = ",".join(f"{k}={v}" for k, v in variant.items())
         return f"{base}[{inner}]"
+
+    @property
+    def variants(self) -> tuple[Mapping[str, str], ...]:
+        """Every variant this row stands for, its own first."""
+        return tuple(self.stands_for) or (self.variant,)
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        """Every id this row answers to: its own, then those of the variants it stands for
+        (a gate, a pytest item or a selection finds the row under each)."""
+        return tuple(self._id_of(v) for v in self.variants)
+
+    @property
+    def shown_variant(self) -> dict[str, str]:
+        """The variant as a reader sees it: an axis on which the variants the row stands for
+        differ shows their values joined by ``|`` (``composition=sum|mean``)."""
+        return {axis: "|".join(dict.fromkeys(v.get(axis, "") for v in self.variants))
+                for axis in self.variant}
+
+    @property
+    def label(self) -> str:
+        """The id as a reader sees it (``word.norm_ic[composition=sum|mean,transform=raw]`` for
+        a row that stands for several variants; else its id)."""
+        return self.id if len(self.variants) < 2 else self._id_of(self.shown_variant)
 
     @property
     def estimate(self) -> float:
@@ -531,17 +478,18 @@ class Result:
             "claim": self.claim,
             "variant": dict(self.variant),
             "verdict": self.verdict.value,
-            "estimate": _finite_or_none(self.estimate),
-            "ci": [_finite_or_none(low), _finite_or_none(high)],
+            "estimate": finite_or_none(self.estimate),
+            "ci": [finite_or_none(low), finite_or_none(high)],
             "threshold": list(threshold) if isinstance(threshold, tuple) else threshold,
-            "p_value": _finite_or_none(self.p_value),
-            "p_adjusted": _finite_or_none(self.p_adjusted),
-            "p_fail_adjusted": _finite_or_none(self.p_fail_adjusted),
+            "p_value": finite_or_none(self.p_value),
+            "p_adjusted": finite_or_none(self.p_adjusted),
+            "p_fail_adjusted": finite_or_none(self.p_fail_adjusted),
             "n": self.n,
             "expected": None if self.expected is None else self.expected.value,
             "role": self.role,
             "hypothesis": self.hypothesis,
             "reason": self.reason,
+            "stands_for": [dict(v) for v in self.stands_for],
             "details": dict(self.details),
             "measurement": None if self.measurement is None else self.measurement.to_dict(),
             "criterion": None if self.criterion is None else self.criterion.to_dict(),
@@ -560,15 +508,16 @@ class Result:
                 reason=data.get("reason", ""),
                 measurement=None if measurement is None else Measurement.from_dict(measurement),
                 criterion=None if criterion is None else Criterion.from_dict(criterion),
-                claim=_str_or_none("claim", data.get("claim")),
+                claim=str_or_none("claim", data.get("claim")),
                 variant=dict(data.get("variant", {})),
-                p_value=_float_or_nan(data.get("p_value")),
+                p_value=float_or_nan(data.get("p_value")),
                 p_adjusted=_float_or_none(data.get("p_adjusted")),
                 p_fail_adjusted=_float_or_none(data.get("p_fail_adjusted")),
                 expected=None if expected is None else Verdict(expected),
                 details=dict(data.get("details", {})),
                 role=_role(data.get("role")),
-                hypothesis=_str_or_none("hypothesis", data.get("hypothesis")),
+                hypothesis=str_or_none("hypothesis", data.get("hypothesis")),
+                stands_for=tuple(_variant(v) for v in data.get("stands_for") or ()),
             )
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, NormtestError):
@@ -578,8 +527,9 @@ class Result:
             ) from exc
 
 
-def _str_or_none(name: str, value: Any) -> str | None:
-    """A stored text field: a string or null (anything else is a damaged report)."""
-    if value is not None and not isinstance(value, str):
-        raise TypeError(f"{name!r} is {type(value).__name__}, not a string or null")
-    return value
+def _variant(value: Any) -> dict[str, str]:
+    """A stored variant: a mapping of axis names to values, all strings."""
+    if not isinstance(value, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise TypeError(f"a stored variant must map axis names to values, got {value!r}")
+    return dict(value)

@@ -9,6 +9,7 @@ one call and return a :class:`normtest.result.Result` with ``.verdict``, ``.esti
 ``.p_value`` and ``.n``; its measurement can be re-judged later.
 """
 
+from normtest.stats.contrast import contrast, measure_contrast
 from normtest.stats.correlation import (
     correlation,
     measure_correlation,
@@ -28,10 +29,12 @@ from normtest.stats.multiplicity import adjust, adjust_audit
 __all__ = [
     "adjust",
     "adjust_audit",
+    "contrast",
     "correlation",
     "equivalence",
     "fixed_point",
     "linear_growth",
+    "measure_contrast",
     "measure_correlation",
     "measure_fixed_point",
     "measure_linear_growth",

@@ -28,8 +28,8 @@ import numpy as np
 
 from normtest.memo import ByteMemo
 
-__all__ = ["DEFAULT_BUDGET", "clear", "derived", "digest", "fits", "is_chunk", "limit", "lookup",
-           "nbytes", "register", "stats", "store"]
+__all__ = ["DEFAULT_BUDGET", "clear", "derived", "digest", "fits", "is_chunk", "keep", "limit",
+           "lookup", "nbytes", "register", "stats", "store"]
 
 #: Bytes the memo may hold: the draws and shared ranks of a few claims at n = 5,000, B = 1,000.
 DEFAULT_BUDGET = 256 * 2**20
@@ -103,6 +103,11 @@ def lookup(key: Hashable) -> Any | None:
 def store(key: Hashable, value: Any) -> None:
     """Keep ``value`` under ``key`` (when it fits the budget)."""
     _MEMO.put(key, value, nbytes(value))
+
+
+def keep(key: Hashable, value: Any, size: int) -> None:
+    """Keep ``value`` under ``key``, counted as ``size`` bytes (for values that are not arrays)."""
+    _MEMO.put(key, value, size)
 
 
 def register(chunk: np.ndarray) -> np.ndarray:

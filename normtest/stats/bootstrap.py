@@ -17,6 +17,7 @@ are bit-identical with the memo off (:func:`memo_limit` ``(0)``).
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import TypeVar
@@ -123,26 +124,79 @@ def seeded_row_weights(
         yield _memo.derived(w, tag, rows(w), chunk=True)
 
 
+def draws_digest(kind: str, units: str, n_resamples: int, seed: int) -> str:
+    """The fingerprint of a bootstrap's draws (:attr:`Measurement.draws`): what is resampled
+    (``kind``: units, clusters, positions), a digest of which units (:func:`labels_digest`, or
+    their number), B and the seed."""
+    text = f"{kind};{units};{int(n_resamples)};{int(seed)};{_BLOCK_ELEMENTS}"
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+
+def labels_digest(labels: object) -> str:
+    """A digest of the distinct labels of a sample (the units or clusters it resamples), in
+    sorted order: the same set of labels, in any order, gives the same digest."""
+    h = hashlib.blake2b(digest_size=16)
+    for label in np.unique(np.asarray(labels)).tolist():
+        h.update(repr(label).encode("utf-8") + b"\0")
+    return h.hexdigest()
+
+
+#: Measurements kept by their inputs' digest (a measurement holds B replicates): every variant
+#: of a claim whose inputs are identical to an earlier one's gets the earlier measurement.
+_MEASURED_ENTRIES = 4096
+
+
+def remembered(inputs: str | None, measure: Callable[[], Measurement]) -> Measurement:
+    """The measurement of these ``inputs`` (a digest of everything it is computed from):
+    ``measure()`` the first time, the same object again for identical inputs while the memo
+    keeps it (it is deterministic: the result is the same either way). None: not kept."""
+    if inputs is None or not _memo.fits(1):
+        return measure()
+    key = ("measurement", inputs)
+    kept = _memo.lookup(key)
+    if kept is not None:
+        return kept
+    value = measure()
+    size = 0 if value.sampling is None else value.sampling.replicates.nbytes
+    _memo.keep(key, value, max(size, _memo.DEFAULT_BUDGET // _MEASURED_ENTRIES))
+    return value
+
+
 def unit_measurement(
     statistic: str, compute: Callable[[np.ndarray], np.ndarray], n_units: int, n: int,
     method: str, n_resamples: int, seed: int, alpha: float = 0.05,
-    settings: dict[str, object] | None = None,
+    settings: dict[str, object] | None = None, inputs: tuple[object, ...] | None = None,
 ) -> Measurement:
     """A statistic of (b, n_units) unit weights: its estimate at unit weights and a bootstrap.
 
     Not estimable (with the reason) when the statistic is undefined on the data themselves.
-    The weights are read-only (kept draws, shared with other measurements).
+    The weights are read-only (kept draws, shared with other measurements). The units are drawn
+    by position: two measurements over the same units *in the same order*, with the same B and
+    seed, are paired (their ``draws`` agree). ``inputs`` (arrays or numbers: everything
+    ``compute`` reads) records the measurement's :attr:`~Measurement.inputs` digest, and a
+    second measurement of identical inputs returns the first.
     """
-    estimate = float(compute(np.ones((1, n_units)))[0])
-    if not math.isfinite(estimate):
-        return Measurement.not_estimable(statistic, n, method,
-                                         f"{statistic} is undefined on these data", seed=seed)
-    reps = np.concatenate([compute(w) for w in seeded_weights(n_units, n_resamples, seed)])
-    return Measurement(
-        statistic=statistic, estimate=estimate, n=n, method=method,
-        sampling=Sampling.bootstrap(reps, estimate), confidence=1 - 2 * alpha, seed=seed,
-        settings={"n_resamples": n_resamples, **(settings or {})},
-    )
+    seeded = isinstance(seed, int | np.integer) and not isinstance(seed, bool)
+    draws = draws_digest("positions", str(int(n_units)), n_resamples, seed) if seeded else None
+    digest_of = None if inputs is None or not seeded else digest(
+        *(a if isinstance(a, np.ndarray) or a is None else np.asarray(a) for a in inputs),
+        np.frombuffer(f"{statistic};{method};{alpha};{draws}".encode(), np.uint8))
+
+    def measure() -> Measurement:
+        estimate = float(compute(np.ones((1, n_units)))[0])
+        if not math.isfinite(estimate):
+            return Measurement.not_estimable(statistic, n, method,
+                                             f"{statistic} is undefined on these data",
+                                             seed=seed, inputs=digest_of, draws=draws)
+        reps = np.concatenate([compute(w) for w in seeded_weights(n_units, n_resamples, seed)])
+        return Measurement(
+            statistic=statistic, estimate=estimate, n=n, method=method,
+            sampling=Sampling.bootstrap(reps, estimate), confidence=1 - 2 * alpha, seed=seed,
+            settings={"n_resamples": n_resamples, **(settings or {})}, inputs=digest_of,
+            draws=draws,
+        )
+
+    return remembered(digest_of, measure)
 
 
 def replicates(

@@ -198,10 +198,36 @@ def _correlation_measurement(
         "method": method, "n_resamples": n_resamples, "clusters": n_groups, "covariates": k,
         "units": None if units is None else n,
     }
+    # what was resampled alike: the same unit (or cluster) labels, B and seed draw the same
+    # weights for every unit, whatever the rest of the data; rows drawn by position after a
+    # sort by value are not (their draws depend on y)
+    # (a seed that is not a number draws afresh: nothing to pair with, nothing to remember)
+    drawn = units_in if units is not None else clusters_in
+    seeded = isinstance(seed, int | np.integer) and not isinstance(seed, bool)
+    draws = None if drawn is None or not seeded or (method == "pearson" and codes is None) else (
+        bootstrap.draws_digest("units" if units is not None else "clusters",
+                               bootstrap.labels_digest(drawn), n_resamples, seed))
+    inputs = None if not seeded else bootstrap.digest(
+        x, y, cov, codes, np.array([n_resamples, seed]), np.array([alpha]),
+        np.array([ord(c) for c in statistic]),
+        None if draws is None else np.frombuffer(draws.encode(), np.uint8))
+    return bootstrap.remembered(inputs, lambda: _measured(
+        x, y, cov, codes, method, statistic, label, settings, n_resamples, seed, alpha, units,
+        inputs, draws))
+
+
+def _measured(x: np.ndarray, y: np.ndarray, cov: np.ndarray | None, codes: np.ndarray | None,
+              method: str, statistic: str, label: str, settings: dict[str, object],
+              n_resamples: int, seed: int, alpha: float, units: np.ndarray | None,
+              inputs: str | None, draws: str | None) -> Measurement:
+    """The measurement of rows already in canonical order (see the caller)."""
+    n = x.size
+    k = 0 if cov is None else cov.shape[1]
+    n_groups = None if codes is None else int(codes.max()) + 1
 
     def not_estimable(reason: str) -> Measurement:
         return Measurement.not_estimable(statistic, n, label, reason, seed=seed,
-                                         settings=settings)
+                                         settings=settings, inputs=inputs, draws=draws)
 
     if n < MIN_POINTS + k:
         return not_estimable(f"only {n} points; at least {MIN_POINTS + k} are needed")
@@ -229,7 +255,8 @@ def _correlation_measurement(
         how = f"{label}, percentile bootstrap over {unit} (B={n_resamples})"
     return Measurement(
         statistic=statistic, estimate=estimate, n=n, method=how, sampling=sampling,
-        confidence=1 - 2 * alpha, seed=seed, settings=settings,
+        confidence=1 - 2 * alpha, seed=seed, settings=settings, inputs=inputs,
+        draws=draws if sampling.kind == "bootstrap" else None,
     )
 
 
