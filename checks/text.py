@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from normtest.adapters.protocol import Capability
 from normtest.catalogue import Claim, Expectation, measures
 from normtest.checks.axes import PAPER, POOLINGS, REPRESENTATIONS, TEXT_LEVEL
-from normtest.checks.word import MIN_RHO
+from normtest.checks.word import MIN_RHO, MIN_RHO_RATIONALE
 from normtest.result import Criterion, Measurement, Verdict
 from normtest.settings import AuditSettings
 from normtest.stats import measure_correlation
@@ -33,6 +33,9 @@ from normtest.vectors import TextData
     hypothesis=TEXT_LEVEL,
     reconstructed=True,
     notes="surprisal comes from the audited model when it is a causal LM, else from smollm2-135m",
+    rationale=MIN_RHO_RATIONALE + "; sentences are resampled by document (clusters)",
+    backed_by=("tests/test_calibration.py::test_cluster_bootstrap_keeps_false_pass_rate_at_alpha",
+               "tests/test_calibration.py::test_correlation_power_above_threshold"),
 ), data="texts")
 def norm_surprisal(texts: TextData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
     """Spearman ρ of ‖e(t)‖² with IC_LM(t) over sentences, documents resampled as clusters."""

@@ -27,7 +27,7 @@ from normtest.adapters.protocol import Capability, ModelAdapter, supports
 from normtest.catalogue import Claim, claims, get, is_builtin
 from normtest.errors import NormtestError, nothing_ran
 from normtest.power import annotate
-from normtest.report import Report, provenance
+from normtest.report import MAX_MISSING_VECTORS, Report, provenance
 from normtest.result import Measurement, Result, Verdict
 from normtest.settings import AuditSettings
 from normtest.stats import adjust_audit
@@ -89,8 +89,9 @@ def applicable_axes(claim: Claim, family: str, states: Sequence[str] = (),
         if "composition" in axes:
             axes["composition"] = tuple(states[:1]) or ("pooled",)
     else:
-        axes["composition"] = tuple(c for c in axes.get("composition", ())
-                                    if c not in ("cls", "eos") or c in states)
+        if "composition" in axes:
+            axes["composition"] = tuple(c for c in axes["composition"]
+                                        if c not in ("cls", "eos") or c in states)
         if representations is not None and "representation" in axes:
             axes["representation"] = tuple(representations)
     return axes
@@ -198,7 +199,10 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
     extra: dict[str, Any] = {}
     built = data.built()
     if "words" in built:
-        extra.update(words=len(data.word().words), dropped_words=data.word().dropped)
+        word = data.word()
+        extra.update(words=len(word.words), words_requested=word.requested,
+                     dropped_words=word.dropped)
+        results = describe_population(results, word, {c.id for c in chosen if c.data == "words"})
     if "prefixes" in built:
         extra.update(documents=len(data.prefix().plans), prefix_step=settings.prefix_step,
                      max_prefix=settings.max_prefix)
@@ -221,6 +225,20 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
                   provenance=provenance(seed=settings.seed, resamples=settings.resamples,
                                         alpha=settings.alpha, **extra),
                   data=plot_data(data, results))
+
+
+def describe_population(results: Sequence[Result], word: Any,
+                        claim_ids: set[str]) -> list[Result]:
+    """The rows of the word claims, each saying which population its estimate describes when
+    the model lacks vectors for more than a tenth of the sample (``details["population"]``)."""
+    missing = word.dropped.get("no vector", 0)
+    if missing <= MAX_MISSING_VECTORS * word.requested:
+        return list(results)
+    kept = len(word.words)
+    population = (f"the {kept:,} of {word.requested:,} sample words the model has a vector for "
+                  f"({kept / word.requested:.0%}); {missing:,} had none")
+    return [replace(r, details={**r.details, "population": population})
+            if r.claim in claim_ids and r.measurement is not None else r for r in results]
 
 
 def profile_layers(adapter: ModelAdapter, family: str,
@@ -263,6 +281,10 @@ def measure_claim(claim: Claim, data: AuditData, family: str, states: Sequence[s
                                    expected=claim.expectation(family, variant),
                                    role=claim.role(family, variant),
                                    hypothesis=claim.hypothesis_of(family, variant))
+        details: dict[str, Any] = {"reconstructed": claim.reconstructed}
+        reading = claim.reading_of(family, variant)
+        if reading is not None:
+            details["reading"] = reading
         try:
             measurement = claim.measure(data.get(claim.data), variant, settings)
         except NormtestError as exc:
@@ -280,10 +302,40 @@ def measure_claim(claim: Claim, data: AuditData, family: str, states: Sequence[s
                               "normtest.result.Measurement", **row))
             continue
         judged = Result.judged(measurement, criterion)
-        out.append(replace(judged, details={"reconstructed": claim.reconstructed}, **row))
+        out.append(replace(judged, details=details, **row))
     if bar is not None and out:
         bar.update(1)
-    return out
+    return merge_identical(out)
+
+
+def merge_identical(results: Sequence[Result]) -> list[Result]:
+    """One row per distinct measurement: rows of one claim measured on identical inputs (the
+    same :attr:`~normtest.result.Measurement.inputs` digest — the same data, statistic and
+    draws) become one row that stands for all their variants (``Result.stands_for``), in the
+    place of the first. The kept row is the first confirmatory one (else the first); rows
+    whose confirmatory members expect different verdicts, or count towards different lines
+    or readings, stay apart (the paper cannot expect two verdicts of one measurement)."""
+    groups: dict[tuple[str | None, str], list[int]] = {}
+    for i, r in enumerate(results):
+        inputs = None if r.measurement is None else r.measurement.inputs
+        if inputs is not None:
+            groups.setdefault((r.claim, inputs), []).append(i)
+    out: dict[int, Result] = dict(enumerate(results))
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        rows = [results[i] for i in members]
+        stated = {(r.expected, r.hypothesis, r.details.get("reading")) for r in rows
+                  if r.confirmatory}
+        if len(stated) > 1:
+            continue
+        keep = next((r for r in rows if r.confirmatory), rows[0])
+        merged = replace(keep, stands_for=(dict(keep.variant), *(
+            dict(r.variant) for r in rows if r is not keep)))
+        out[members[0]] = merged
+        for i in members[1:]:
+            del out[i]
+    return [out[i] for i in sorted(out)]
 
 
 def variant_key(variant: Mapping[str, str]) -> str:

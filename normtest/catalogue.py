@@ -60,8 +60,11 @@ Suite = str  # one of SUITES, checked when a claim is declared
 #: Model families an expectation may name; None (any family) matches every model.
 #: ``sentence``: a model that only maps whole texts to vectors (sentence-transformers, ``encode``).
 FAMILIES: tuple[str, ...] = ("static", "encoder", "decoder", "sentence")
-#: Variant axes a claim may expand over (docs/theory.md §7).
-AXES: tuple[str, ...] = ("composition", "representation", "layer", "transform")
+#: Variant axes a claim may expand over (docs/theory.md §7): besides the model's composition,
+#: representation, layer and the geometry transform, a contrast's second composition
+#: (``versus``) and the word population a measurement is restricted to (``population``).
+AXES: tuple[str, ...] = ("composition", "versus", "population", "representation", "layer",
+                         "transform")
 #: What a measurement can read (built by normtest.vectors): the word sample and its vectors,
 #: documents' prefix curves, sentences and their surprisal.
 DATA: tuple[str, ...] = ("words", "prefixes", "texts")
@@ -89,6 +92,9 @@ class Expectation:
     note: str = ""
     #: the scorecard line this row counts towards, when not the claim's own ``hypothesis``
     hypothesis: str | None = None
+    #: the line's other reading this expectation belongs to (``"after centring"``);
+    #: None: the line's reference reading (docs/statistics.md, "The scorecard")
+    reading: str | None = None
 
     def matches(self, family: str, variant: Mapping[str, str]) -> bool:
         """Whether this expectation speaks about ``family`` and ``variant``: the axes it names
@@ -110,6 +116,13 @@ class Hypothesis:
     key: str
     title: str
     source: str = ""
+    #: the paper's words the line rests on (a quotation of its abstract, or of a source)
+    words: str = ""
+    #: a few words naming the line, for one-line views (default: the key)
+    short: str = ""
+    #: the reading the line's status is decided under, where a line has another reading
+    #: (``"in raw geometry"``); its expectations with a ``reading`` decide that one
+    reference: str = ""
 
 
 @dataclass(frozen=True)
@@ -139,6 +152,11 @@ class Claim:
     origin: str | None = field(default=None, compare=False)
     #: the scorecard line (a :func:`hypothesis` key) its confirmatory rows count towards
     hypothesis: str | None = None
+    #: why the criterion's threshold or margin is where it is (``normtest explain``)
+    rationale: str = ""
+    #: the known-truth tests that back the criterion, as pytest node ids
+    #: (``tests/test_synthetic.py::test_name``), shown by ``normtest explain``
+    backed_by: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.id or self.id != self.id.strip() or " " in self.id:
@@ -181,6 +199,11 @@ class Claim:
         stated = self.stated(family, variant)
         return (stated.hypothesis if stated is not None else None) or self.hypothesis
 
+    def reading_of(self, family: str, variant: Mapping[str, str]) -> str | None:
+        """The other reading of its line a confirmatory row belongs to (None: the reference)."""
+        stated = self.stated(family, variant)
+        return None if stated is None else stated.reading
+
     def role(self, family: str, variant: Mapping[str, str]) -> str:
         """``confirmatory`` where the paper (or a source it builds on) states an expectation
         for this model family and variant, else ``exploratory``."""
@@ -197,16 +220,32 @@ _REGISTRY: dict[str, Claim] = {}
 _HYPOTHESES: dict[str, Hypothesis] = {}
 
 
-def hypothesis(key: str, title: str, source: str = "") -> str:
+def hypothesis(key: str, title: str, source: str = "", *, words: str = "", short: str = "",
+               reference: str = "") -> str:
     """Declare a scorecard line (in the order the scorecard lists them) and return its key, to
-    name in ``Claim(hypothesis=...)``. Declaring the same line again is free."""
+    name in ``Claim(hypothesis=...)``. Declaring the same line again is free.
+
+    ``words``: the paper's words it rests on; ``short``: a few words naming it; ``reference``:
+    the reading its status is decided under, where expectations name another (``reading=``).
+    """
     if not key or key != key.strip() or " " in key:
         raise NormtestError(f"hypothesis key must be a non-empty token, got {key!r}")
+    declared = Hypothesis(key, title, source, words, short or key, reference)
     known = _HYPOTHESES.get(key)
-    if known is not None and known != Hypothesis(key, title, source):
+    if known is not None and known != declared:
         raise NormtestError(f"hypothesis {key!r} is declared twice with different titles")
-    _HYPOTHESES[key] = Hypothesis(key, title, source)
+    _HYPOTHESES[key] = declared
     return key
+
+
+def hypothesis_named(key: str) -> Hypothesis:
+    """The declared scorecard line ``key``, or an error naming the lines there are."""
+    _load_builtin()
+    if key not in _HYPOTHESES:
+        guess = difflib.get_close_matches(key, list(_HYPOTHESES), n=1, cutoff=0.5)
+        hint = f"; did you mean {guess[0]!r}?" if guess else ""
+        raise NormtestError(f"no scorecard line {key!r}{hint} (lines: {', '.join(_HYPOTHESES)})")
+    return _HYPOTHESES[key]
 
 
 def claims_of_line(key: str) -> list[str]:

@@ -155,6 +155,13 @@ def _parser() -> argparse.ArgumentParser:
     _add_quiet(gate)
     show = sub.add_parser("show", help="describe one claim")
     show.add_argument("claim", help="a claim id, e.g. cer.linear")
+    explaining = sub.add_parser(
+        "explain", help="how a scorecard line or a claim is decided: the paper's words, the "
+                        "statistic, the margin and why, the confirmatory variants, the sample "
+                        "and the known-truth tests behind it")
+    explaining.add_argument("name", metavar="LINE_OR_CLAIM",
+                            help="a scorecard line (e.g. composition) or a claim id (e.g. "
+                                 "cond.inner_pmi)")
     rendering = sub.add_parser(
         "report", help="re-render a stored report.json as Markdown or HTML, optionally "
                        "re-judged under other thresholds (no model needed)")
@@ -429,6 +436,13 @@ def _show(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _explain(args: argparse.Namespace) -> int:
+    from normtest.explain import explain
+
+    print(explain(args.name))
+    return EXIT_OK
+
+
 def _demo(args: argparse.Namespace) -> int:
     from normtest.demo import run_demo
     from normtest.render.console import print_rows, stdout_console
@@ -473,7 +487,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     warnings.showwarning = _one_line_warning
     sys.unraisablehook = _keep_interrupts
     try:
-        commands = {"demo": _demo, "list": _list, "show": _show, "audit": _audit,
+        commands = {"demo": _demo, "list": _list, "show": _show, "explain": _explain,
+                    "audit": _audit,
                     "gate": _gate, "report": _report, "plan": _plan, "compare": _compare}
         code = commands[args.command](args)
         sys.stdout.flush()  # a closed pipe is reported here, inside the handlers below

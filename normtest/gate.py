@@ -187,7 +187,7 @@ def compare(baseline: Report, candidate: Report, *, margin: float = 0.05,
 
     base_samples, cand_samples = sample_fingerprints(baseline), sample_fingerprints(candidate)
     same_version = baseline.provenance.get("normtest") == candidate.provenance.get("normtest")
-    by_id = {r.id: r for r in candidate.results}
+    by_id = {i: r for r in candidate.results for i in reversed(r.ids)}
     found: list[Comparison] = []
     skipped: list[tuple[str, str]] = []
     for base in baseline.results:

@@ -64,6 +64,10 @@ def provenance(**extra: Any) -> dict[str, Any]:
     return out
 
 
+#: The share of the word sample a model may lack vectors for before the answer says so.
+MAX_MISSING_VECTORS = 0.10
+
+
 @dataclass(frozen=True, eq=False)
 class Report:
     """One audit: the model, where the numbers came from, and every result."""
@@ -72,8 +76,9 @@ class Report:
     model: Mapping[str, Any] = field(default_factory=dict)
     provenance: Mapping[str, Any] = field(default_factory=dict)
     data: Mapping[str, Any] = field(default_factory=dict)
-    #: the scorecard's lines as ``(key, title, source)``; None: every declared hypothesis
-    hypotheses: Sequence[tuple[str, str, str]] | None = None
+    #: the scorecard's lines as ``(key, title, source[, short, reference])``; None: every
+    #: declared hypothesis
+    hypotheses: Sequence[tuple[str, ...]] | None = None
 
     @property
     def scorecard(self) -> list[Line]:
@@ -81,6 +86,19 @@ class Report:
         from normtest.scorecard import build
 
         return build(self.results, self.hypotheses)
+
+    @property
+    def missing_vectors(self) -> tuple[int, int] | None:
+        """(sample words without a vector, words requested) when the model lacked vectors for
+        more than :data:`MAX_MISSING_VECTORS` of the word sample, else None."""
+        dropped = self.provenance.get("dropped_words")
+        requested = self.provenance.get("words_requested")
+        if not isinstance(dropped, Mapping) or not isinstance(requested, int) or requested <= 0:
+            return None
+        missing = dropped.get("no vector", 0)
+        if not isinstance(missing, int) or missing <= MAX_MISSING_VECTORS * requested:
+            return None
+        return missing, requested
 
     @property
     def summary(self) -> dict[str, int]:

@@ -11,6 +11,16 @@ a verdict, adjusted together by Holm — decide the lines they count towards:
 - **not tested**: the audit has no confirmatory row for the line (not selected, skipped, or the
   paper states no expectation for this model family).
 
+A line may have two readings (the conditions: the model's raw geometry, and the centred geometry
+of the framework the paper builds on). Its status is decided under its *reference* reading; the
+rows of another reading (an expectation's ``reading``) decide that reading's own status, which
+the line reports beside it ("contradicted in raw geometry; replicated after centring")
+rather than folding the two into one word.
+
+Each line also says what it rests on: whether its criterion is stated by the paper or
+reconstructed by normtest (any of its confirmatory rows' claims reconstructed), and the
+representation, transform, sample sizes and thresholds its rows were judged at.
+
 Exploratory rows never move a line. The scorecard is computed from the results alone, so a stored
 report gives the same scorecard as the audit that wrote it.
 """
@@ -28,6 +38,19 @@ STATUSES: tuple[str, ...] = ("replicated", "contradicted", "undecided", "not tes
 
 
 @dataclass(frozen=True)
+class Reading:
+    """A line's other reading (``after centring``): its own status and reason."""
+
+    name: str
+    status: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (in a line's ``readings``)."""
+        return {"name": self.name, "status": self.status, "reason": self.reason}
+
+
+@dataclass(frozen=True)
 class Line:
     """One scorecard line: a hypothesis, what the audit concluded, why, and the rows behind it."""
 
@@ -37,14 +60,38 @@ class Line:
     reason: str
     rows: tuple[Result, ...] = ()
     source: str = ""
+    #: a few words naming the line, for one-line views
+    short: str = ""
+    #: the reading the status is decided under (empty: the line has one reading)
+    reference: str = ""
+    #: the line's other readings, each with its own status (rows with that ``reading``)
+    readings: tuple[Reading, ...] = ()
+    #: ``stated`` (the paper states the criterion) or ``reconstructed`` (normtest
+    #: reconstructed it), from the claims of its confirmatory rows; empty when not tested
+    basis: str = ""
+    #: the analysis its rows were judged under: representation, transform, sample, threshold
+    rests_on: str = ""
+
+    @property
+    def verdict(self) -> str:
+        """The status with its readings where they disagree: ``contradicted in raw geometry;
+        replicated after centring`` (else the bare status)."""
+        others = [r for r in self.readings if r.status != self.status]
+        if not others:
+            return self.status
+        head = f"{self.status} {self.reference}".strip()
+        return "; ".join([head, *(f"{r.status} {r.name}" for r in others)])
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (the ``scorecard`` key of ``report.json``)."""
         return {
-            "key": self.key, "title": self.title, "source": self.source,
-            "status": self.status, "reason": self.reason,
+            "key": self.key, "title": self.title, "source": self.source, "short": self.short,
+            "status": self.status, "verdict": self.verdict, "reason": self.reason,
+            "reference": self.reference, "readings": [r.to_dict() for r in self.readings],
+            "basis": self.basis, "rests_on": self.rests_on,
             "rows": [{"id": r.id, **{k: row[k] for k in ("verdict", "expected", "estimate",
-                                                           "ci", "threshold")}}
+                                                           "ci", "threshold")},
+                      "reading": r.details.get("reading")}
                      for r, row in ((r, r.to_dict()) for r in self.rows)],
         }
 
@@ -80,9 +127,33 @@ def _needs(rows: Sequence[Result]) -> str:
     return out
 
 
-def _line(key: str, title: str, source: str, results: Sequence[Result]) -> Line:
+def _decide(rows: Sequence[Result]) -> tuple[str, str]:
+    """The status of a set of confirmatory rows (none SKIPPED, at least one) and its reason."""
+    against = [r for r in rows if r.verdict in (Verdict.PASS, Verdict.FAIL)
+               and r.expected is not None and r.verdict is not r.expected]
+    open_ = [r for r in rows if r.verdict not in (Verdict.PASS, Verdict.FAIL)]
+    if against:
+        r = against[0]
+        more = f" ({len(against)} of {len(rows)} rows contradict)" if len(against) > 1 else ""
+        assert r.expected is not None
+        return "contradicted", f"{_effect(r)} where the paper expects {r.expected.value}{more}"
+    if open_:
+        names = ", ".join(_effect(r) for r in open_[:2]) + (" …" if len(open_) > 2 else "")
+        agree = len(rows) - len(open_)
+        reason = (f"{len(open_)} of {len(rows)} rows undecided ({names}); "
+                  f"{agree} agree with the paper" if agree else
+                  f"{len(open_)} of {len(rows)} rows undecided ({names})")
+        return "undecided", reason + _needs(open_)
+    shown = ", ".join(_effect(r) for r in rows[:2]) + (" …" if len(rows) > 2 else "")
+    return "replicated", (f"all {len(rows)} rows as the paper expects ({shown})" if len(rows) > 1
+                          else f"as the paper expects: {shown}")
+
+
+def _line(key: str, title: str, source: str, results: Sequence[Result],
+          short: str = "", reference: str = "") -> Line:
     mine = [r for r in results if r.hypothesis == key]
     rows = tuple(r for r in mine if r.confirmatory and r.verdict is not Verdict.SKIPPED)
+    short = short or key
     if not rows:
         skipped = [r for r in mine if r.verdict is Verdict.SKIPPED]
         if skipped:
@@ -92,45 +163,70 @@ def _line(key: str, title: str, source: str, results: Sequence[Result]) -> Line:
                    "rows are exploratory")
         else:
             why = "no claim of this line was in the audit's selection"
-        return Line(key, title, "not tested", why, (), source)
-    against = [r for r in rows if r.verdict in (Verdict.PASS, Verdict.FAIL)
-               and r.expected is not None and r.verdict is not r.expected]
-    open_ = [r for r in rows if r.verdict not in (Verdict.PASS, Verdict.FAIL)]
-    if against:
-        r = against[0]
-        more = f" ({len(against)} of {len(rows)} rows contradict)" if len(against) > 1 else ""
-        assert r.expected is not None
-        reason = (f"{_effect(r)} where the paper expects {r.expected.value}{more}")
-        return Line(key, title, "contradicted", reason, rows, source)
-    if open_:
-        names = ", ".join(_effect(r) for r in open_[:2]) + (" …" if len(open_) > 2 else "")
-        agree = len(rows) - len(open_)
-        reason = (f"{len(open_)} of {len(rows)} rows undecided ({names}); "
-                  f"{agree} agree with the paper" if agree else
-                  f"{len(open_)} of {len(rows)} rows undecided ({names})")
-        return Line(key, title, "undecided", reason + _needs(open_), rows, source)
-    shown = ", ".join(_effect(r) for r in rows[:2]) + (" …" if len(rows) > 2 else "")
-    reason = (f"all {len(rows)} rows as the paper expects ({shown})" if len(rows) > 1
-              else f"as the paper expects: {shown}")
-    return Line(key, title, "replicated", reason, rows, source)
+        return Line(key, title, "not tested", why, (), source, short, reference)
+    by_reading: dict[str | None, list[Result]] = {}
+    for r in rows:
+        by_reading.setdefault(r.details.get("reading"), []).append(r)
+    deciding = by_reading.pop(None, None) or by_reading.pop(next(iter(by_reading)))
+    status, reason = _decide(deciding)
+    readings = tuple(Reading(str(name), *_decide(found)) for name, found in by_reading.items())
+    for other in readings:
+        if other.status != status:
+            reason += f"; {other.name}: {other.status}, {other.reason}"
+    return Line(key, title, status, reason, rows, source, short, reference if readings else "",
+                readings, _basis(rows), _rests_on(deciding))
+
+
+def _basis(rows: Sequence[Result]) -> str:
+    """``reconstructed`` when any row's claim rests on a reconstruction, else ``stated``."""
+    return "reconstructed" if any(r.details.get("reconstructed") for r in rows) else "stated"
+
+
+#: How the reference values of the variant axes read in a line's ``rests_on``.
+_AXIS_WORDS = {"representation": {"last": "last layer", "input": "input embeddings"},
+               "transform": {"raw": "raw", "center_zipf": "Zipf-centred",
+                             "whiten_zipf": "Zipf-whitened", "center_uniform": "centred",
+                             "whiten_uniform": "whitened"}}
+
+
+def _rests_on(rows: Sequence[Result]) -> str:
+    """The analysis a line's deciding rows were judged under, in a few words: the
+    representations and transforms of their variants, the sizes of their samples and the
+    thresholds (``last layer, raw geometry, n 1,016–4,986, ρ > 0.3 | > 0.1``)."""
+    from normtest.render._format import threshold
+
+    parts: list[str] = []
+    for axis, words in _AXIS_WORDS.items():
+        values = list(dict.fromkeys(r.variant[axis] for r in rows if axis in r.variant))
+        if values:
+            parts.append(" & ".join(words.get(v, f"layer {v}" if v.isdigit() else v)
+                                    for v in values))
+    sizes = sorted({r.n for r in rows if r.n})
+    if sizes:
+        parts.append(f"n {sizes[0]:,}" + (f"–{sizes[-1]:,}" if len(sizes) > 1 else ""))
+    limits = list(dict.fromkeys(threshold(r).replace("inside ", "in ") for r in rows
+                                if r.criterion is not None))
+    if limits:
+        parts.append(" | ".join(limits))
+    return ", ".join(parts)
 
 
 def build(results: Sequence[Result],
-          hypotheses: Sequence[tuple[str, str, str]] | None = None) -> list[Line]:
-    """The scorecard of a set of results: one line per hypothesis ``(key, title, source)``
-    (default: every declared hypothesis, in order), then any key the results name that the list
-    lacks."""
+          hypotheses: Sequence[tuple[str, ...]] | None = None) -> list[Line]:
+    """The scorecard of a set of results: one line per hypothesis ``(key, title, source[,
+    short, reference])`` (default: every declared hypothesis, in order), then any key the
+    results name that the list lacks."""
     if hypotheses is None:
         from normtest.catalogue import hypotheses as declared
 
-        hypotheses = [(h.key, h.title, h.source) for h in declared()]
-    listed = list(hypotheses)
-    known = {key for key, _, _ in listed}
+        hypotheses = [(h.key, h.title, h.source, h.short, h.reference) for h in declared()]
+    listed = [tuple(h) for h in hypotheses]
+    known = {h[0] for h in listed}
     for r in results:
         if r.hypothesis is not None and r.hypothesis not in known:
             listed.append((r.hypothesis, r.hypothesis, ""))
             known.add(r.hypothesis)
-    return [_line(key, title, source, results) for key, title, source in listed]
+    return [_line(h[0], h[1], h[2], results, *h[3:5]) for h in listed]
 
 
 def counts(lines: Sequence[Line]) -> dict[str, int]:
@@ -138,13 +234,15 @@ def counts(lines: Sequence[Line]) -> dict[str, int]:
     return {s: sum(line.status == s for line in lines) for s in STATUSES}
 
 
-def titles_of(stored: Any) -> list[tuple[str, str, str]] | None:
-    """The ``(key, title, source)`` of a stored ``scorecard`` list (None if absent)."""
+def titles_of(stored: Any) -> list[tuple[str, ...]] | None:
+    """The ``(key, title, source, short, reference)`` of a stored ``scorecard`` list (None if
+    absent)."""
     if not isinstance(stored, list):
         return None
-    out = []
+    out: list[tuple[str, ...]] = []
     for line in stored:
         if isinstance(line, Mapping) and isinstance(line.get("key"), str):
             out.append((line["key"], str(line.get("title", line["key"])),
-                        str(line.get("source", ""))))
+                        str(line.get("source", "")), str(line.get("short") or line["key"]),
+                        str(line.get("reference") or "")))
     return out

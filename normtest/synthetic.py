@@ -12,6 +12,9 @@
   RMS norm is ``noise`` times the RMS norm of the exact vectors.
 * :class:`ShuffledNormModel`: the oracle's directions with its norms permuted among the words.
 * :class:`IsotropicModel`: i.i.d. isotropic Gaussian vectors, unrelated to the distribution.
+* :class:`SubwordModel`: real words split into subword tokens whose vectors make one composition
+  (``sqrt_n``, ``mean`` or ``sum``) exactly faithful to a given IC: the known truth of the
+  composition claims (a contextual model: its words are tokens, not rows of a vocabulary).
 
 Every model is deterministic given its seed. Every synthetic word is a single model token, so the
 token-level methods return one row per word of a whitespace-separated text.
@@ -35,6 +38,7 @@ __all__ = [
     "JointDistribution",
     "OracleModel",
     "ShuffledNormModel",
+    "SubwordModel",
     "factor_gram",
     "make_oracle",
     "nearest_psd_pmi",
@@ -246,21 +250,13 @@ def factor_gram(gram: ArrayLike, dim: int, seed: int = 0) -> FloatArray:
     return np.asarray(base @ q[:, :rank].T, dtype=np.float64)
 
 
-class _SyntheticModel:
-    """Shared lookup for synthetic models: a distribution and one vector per word."""
+class _Identified:
+    """A synthetic model's identity: its name, its revision (the generating parameters and a
+    content hash, part of every cache key) and the capabilities its class declares."""
 
-    _capabilities = frozenset(
-        {Capability.WORD_VECTORS, Capability.WORD_TOKENS, Capability.TOKEN_VECTORS}
-    )
-
-    def __init__(self, name: str, revision: str, distribution: JointDistribution,
-                 vectors: FloatArray) -> None:
-        """Hold the model's identity, its distribution and its (read-only) word vectors."""
-        self._name = name
-        self._revision = revision
-        self.distribution = distribution
-        self.vectors = vectors
-        self.vectors.setflags(write=False)
+    _capabilities: frozenset[Capability] = frozenset()
+    _name: str
+    _revision: str
 
     @property
     def name(self) -> str:
@@ -274,8 +270,26 @@ class _SyntheticModel:
 
     @property
     def capabilities(self) -> frozenset[Capability]:
-        """Word vectors; every word is also one token."""
+        """What the model offers (its class's declaration)."""
         return self._capabilities
+
+
+class _SyntheticModel(_Identified):
+    """Shared lookup for synthetic models: a distribution and one vector per word (every word
+    is also one token)."""
+
+    _capabilities = frozenset(
+        {Capability.WORD_VECTORS, Capability.WORD_TOKENS, Capability.TOKEN_VECTORS}
+    )
+
+    def __init__(self, name: str, revision: str, distribution: JointDistribution,
+                 vectors: FloatArray) -> None:
+        """Hold the model's identity, its distribution and its (read-only) word vectors."""
+        self._name = name
+        self._revision = revision
+        self.distribution = distribution
+        self.vectors = vectors
+        self.vectors.setflags(write=False)
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -457,3 +471,118 @@ class IsotropicModel(_SyntheticModel):
         vectors = rng.normal(scale=scale / np.sqrt(dim), size=(distribution.n_words, dim))
         revision = f"isotropic:dim={dim}:scale={scale:g}:seed={seed}:dist={distribution.digest()}"
         super().__init__(name, revision, distribution, vectors)
+
+
+#: What the faithful composition's squared norm is made of: per word, k(n) scales the shared
+#: vector e_w so that the named composition of its tokens is e_w itself (sum = n·k·e_w).
+_FAITHFUL_SCALE = {"mean": lambda n: 1.0, "sqrt_n": lambda n: 1.0 / np.sqrt(n),
+                   "sum": lambda n: 1.0 / n}
+
+
+class SubwordModel(_Identified):
+    """Words split into subword tokens, built so that one composition is faithful.
+
+    Each word w with information content IC(w) (given: the audit's own frequency source)
+    gets a direction u_w and a target vector e_w = √(IC(w) + σ·z_w)·u_w, z_w standard normal
+    (``noise`` = σ as a share of the IC's standard deviation), and n(w) tokens, drawn from
+    ``1 … max_tokens`` independently of IC (``multitoken_share`` of the words get two or
+    more). Its tokens are v_i = k(n)·e_w + η_i with Σ_i η_i = 0 and every η_i orthogonal to
+    e_w (relative size ``spread``), k(n) chosen so that the ``faithful`` composition of the
+    tokens is e_w exactly: for ``sqrt_n``, k = 1/√n; ``mean``, k = 1; ``sum``, k = 1/n. Then
+
+    - the faithful composition's ‖·‖² is IC(w) + σ·z_w: ρ with IC is known, whatever n;
+    - ``sum``, ``mean`` and ``sqrt_n`` are e_w times n·k, k and √n·k: the others differ from the
+      faithful one by a factor of n(w)^±½ or n(w)^±1, which scrambles their ranks (n is
+      independent of IC), so a contrast of the faithful composition against another is
+      positive by construction, and the reverse contrast negative;
+    - f_ind's ‖·‖² is Σ‖v_i‖² = n·k²·‖e_w‖² + Σ‖η_i‖².
+
+    Deterministic for a seed; words not given have no vectors (the audit gives it its sample).
+    """
+
+    #: subword tokens and their vectors (no whole-word lookup)
+    _capabilities = frozenset({Capability.WORD_TOKENS, Capability.TOKEN_VECTORS})
+
+    def __init__(self, information: dict[str, float], *, faithful: str = "sqrt_n",
+                 dim: int = 64, noise: float = 0.1, max_tokens: int = 4,
+                 multitoken_share: float = 0.5, spread: float = 0.3, seed: int = 0,
+                 name: str = "subword") -> None:
+        """Build the tokens of every word of ``information`` (word → IC in nats)."""
+        if faithful not in _FAITHFUL_SCALE:
+            raise NormtestError(f"faithful must be one of {sorted(_FAITHFUL_SCALE)}, got "
+                                f"{faithful!r}")
+        if not information:
+            raise NormtestError("the subword model needs at least one word with its IC")
+        if max_tokens < 2 or not 0 <= multitoken_share <= 1 or dim < 2:
+            raise NormtestError("the subword model needs max_tokens ≥ 2, dim ≥ 2 and a "
+                                "multitoken_share in [0, 1]")
+        noise, spread = _check_noise(noise), _check_noise(spread)
+        self.faithful, self.seed, self._dim = faithful, int(seed), int(dim)
+        self.words = tuple(information)
+        ic = np.array([information[w] for w in self.words], dtype=np.float64)
+        if not np.isfinite(ic).all() or (ic <= 0).any():
+            raise NormtestError("every IC must be a finite number of nats > 0")
+        rng = np.random.default_rng([seed, 5])
+        squared = np.maximum(ic + noise * ic.std() * rng.normal(size=ic.size), 1e-6)
+        several = rng.random(ic.size) < multitoken_share
+        counts = np.where(several, rng.integers(2, max_tokens + 1, size=ic.size), 1)
+        self.token_counts = counts.astype(np.intp)
+        self.target_squared_norms = squared
+        self._tokens: dict[str, np.ndarray] = {}
+        for i, word in enumerate(self.words):
+            u = rng.normal(size=dim)
+            target = np.sqrt(squared[i]) * u / np.linalg.norm(u)
+            n = int(counts[i])
+            eta = rng.normal(size=(n, dim))
+            eta -= eta.mean(axis=0)  # Σ η_i = 0
+            eta -= np.outer(eta @ target, target) / (target @ target)  # ⟂ e_w
+            eta *= spread * np.sqrt(squared[i] / (n * dim))  # ‖η_i‖ ≈ spread·‖e_w‖/√n
+            tokens = _FAITHFUL_SCALE[faithful](n) * target + eta
+            tokens.setflags(write=False)
+            self._tokens[word] = tokens
+        self._name = name
+        self._revision = (f"subword:faithful={faithful}:dim={dim}:noise={noise:g}:"
+                          f"max_tokens={max_tokens}:share={multitoken_share:g}:"
+                          f"spread={spread:g}:seed={seed}:words={_words_digest(self.words)}")
+
+    @property
+    def dim(self) -> int:
+        """Vector dimension."""
+        return self._dim
+
+    def _of(self, word: str) -> np.ndarray:
+        if word not in self._tokens:
+            raise NormtestError(f"the subword model has no tokens for {word!r}; build it with "
+                                "the words it will be asked about")
+        return self._tokens[word]
+
+    def tokenize(self, text: str) -> Tokenization:
+        """The tokens of each whitespace-separated word, in order (``word#i``)."""
+        words = text.split()
+        if not words:
+            raise NormtestError("empty text: it has no tokens; pass at least one word")
+        tokens = tuple(f"{w}#{i}" for w in words for i in range(len(self._of(w))))
+        ids = tuple(int.from_bytes(hashlib.blake2b(t.encode(), digest_size=4).digest(), "big")
+                    for t in tokens)
+        return Tokenization(ids=ids, tokens=tokens)
+
+    def word_tokens(self, word: str) -> Tokenization:
+        """The word's subword tokens."""
+        return self.tokenize(word)
+
+    def word_token_counts(self, words: Sequence[str]) -> NDArray[np.intp]:
+        """How many tokens each word has."""
+        return np.array([len(self._of(w)) for w in words], dtype=np.intp)
+
+    def token_vectors(
+        self, texts: Sequence[str], *, layer: Layer = "last", special_tokens: bool = False,
+        words: bool = False,
+    ) -> TokenBatch:
+        """The token vectors of each text's words, in order (one representation)."""
+        check_layer(layer, n_layers=0)
+        rows = [np.concatenate([self._of(w) for w in t.split()]) for t in texts]
+        return TokenBatch.from_list(rows, self._dim)
+
+
+def _words_digest(words: Sequence[str]) -> str:
+    return hashlib.blake2b("\0".join(words).encode("utf-8"), digest_size=6).hexdigest()

@@ -97,6 +97,12 @@ class WordData:
     words: list[str] = field(default_factory=list)
     information: np.ndarray = field(default_factory=lambda: np.empty(0))
     dropped: dict[str, int] = field(default_factory=dict)
+    #: how many words the sample held before words without an IC or a vector were dropped
+    requested: int = 0
+    #: a population of another word data's words (:meth:`one_token`): (that data, its rows)
+    _parent: tuple[WordData, np.ndarray] | None = None
+    _one_token: WordData | None = None
+    _reliability: Any = None
     _vectors: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
     _token_counts: np.ndarray | None = None
     _corpus: Any = None
@@ -136,7 +142,48 @@ class WordData:
             raise NormtestError(
                 "no word of the sample has both an IC and a vector; check the model and sample"
             )
-        return cls(adapter, settings, family, kept, values, dropped)
+        return cls(adapter, settings, family, kept, values, dropped, len(sample))
+
+    @property
+    def coverage(self) -> float:
+        """The share of the requested sample the data keep (words with an IC and a vector)."""
+        return len(self.words) / self.requested if self.requested else 1.0
+
+    def rows(self, population: str = "all") -> np.ndarray:
+        """Row indices of a word population: ``all``, ``one_token`` (words the model keeps as
+        one token: every word of a whole-word model) or ``multitoken`` (two or more)."""
+        counts = self.token_counts()
+        if population == "all":
+            return np.arange(len(self.words))
+        if population == "one_token":
+            return np.flatnonzero(counts == 1)
+        if population == "multitoken":
+            return np.flatnonzero(counts >= 2)
+        raise NormtestError(
+            f"unknown word population {population!r}; use all, one_token or multitoken"
+        )
+
+    def one_token(self) -> WordData:
+        """The words the model keeps as one token, as word data of their own: a word's vector
+        is its token's under every composition (all compositions of one vector return it), so
+        nothing measured on them depends on the composition; the transforms are fitted, and
+        cross-fitted, on these words alone, and their pairs are the pairs of two such words.
+        A whole-word model's data are their own one-token population."""
+        if self._parent is not None or self.family == "static" \
+                or bool((self.token_counts() == 1).all()):
+            return self
+        if self._one_token is None:
+            rows = self.rows("one_token")
+            if rows.size == 0:
+                raise NormtestError(
+                    f"no word of the sample is a single token of {self.adapter.name}; the "
+                    "claims over one-token words need some (a larger --words)"
+                )
+            self._one_token = WordData(
+                self.adapter, self.settings, self.family, [self.words[i] for i in rows],
+                self.information[rows], dict(self.dropped), self.requested, _parent=(self, rows),
+                _token_counts=np.ones(rows.size, dtype=np.intp))
+        return self._one_token
 
     @property
     def probabilities(self) -> np.ndarray:
@@ -161,6 +208,12 @@ class WordData:
 
     def vectors(self, composition: str, representation: str) -> np.ndarray:
         """Word vectors for a composition and representation (float64, one row per word)."""
+        if self._parent is not None:  # one-token words: every composition is the token itself
+            parent, rows = self._parent
+            key = ("token", representation)
+            if key not in self._vectors:
+                self._vectors[key] = parent.vectors("first", representation)[rows]
+            return self._vectors[key]
         key = (composition, representation)
         if key not in self._vectors:
             if self.family == "static":
@@ -200,13 +253,13 @@ class WordData:
         """
         from normtest.geometry.transforms import make_transform
 
-        vectors = self.vectors(variant.get("composition", "whole"),
-                               variant.get("representation", "last"))
+        composition = "token" if self._parent is not None else variant.get("composition",
+                                                                            "whole")
+        vectors = self.vectors(composition, variant.get("representation", "last"))
         transform = variant.get("transform", "raw")
         if transform == "raw":
             return vectors
-        key = (variant.get("composition", "whole"), variant.get("representation", "last"),
-               transform)
+        key = (composition, variant.get("representation", "last"), transform)
         out = self._transformed.get(key)
         if out is not None:
             return out
@@ -223,7 +276,8 @@ class WordData:
 
     def squared_norms(self, variant: Mapping[str, str]) -> np.ndarray:
         """‖e(w)‖² under the variant's composition, representation and transform (kept)."""
-        key = tuple(sorted(variant.items()))
+        key = tuple(sorted((k, v) for k, v in variant.items()
+                           if k in ("composition", "representation", "transform")))
         if key not in self._norms:
             vectors = self.transformed(variant)
             self._norms[key] = np.einsum("ij,ij->i", vectors, vectors)
@@ -233,6 +287,8 @@ class WordData:
         """The reference corpus statistics: the user's corpus counted for the sample words (in
         blocks, on the settings' executor; read from the store when counted before), else the
         Wikipedia sample."""
+        if self._parent is not None:
+            return self._parent[0].corpus()
         if self._corpus is None:
             from normtest import progress
             from normtest.information import corpus_counts, wiki_sample
@@ -263,6 +319,21 @@ class WordData:
             self._kl = (np.array([row[w] for w in kl.words], dtype=np.intp),
                         np.asarray(kl.values, dtype=np.float64))
         return self._kl
+
+    def pmi_reliability(self) -> Any:
+        """The split-half reliability of the reference corpus's PMI over this data's pairs
+        (:func:`~normtest.information.pmi_reliability`, the audit's seed), computed once."""
+        if self._reliability is None:
+            from normtest import progress
+            from normtest.information import pmi_reliability
+
+            x, y, _ = self.pairs()
+            pairs = [(self.words[a], self.words[b]) for a, b in zip(x, y, strict=True)]
+            with progress.task("measuring PMI's split-half reliability"):
+                self._reliability = pmi_reliability(
+                    self.corpus(), pairs, min_count=self.settings.min_pair_count,
+                    seed=self.settings.seed)
+        return self._reliability
 
     def pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Row indices (x, y) of co-occurring sample-word pairs, and their PMI (nats).

@@ -18,7 +18,7 @@ THEORY = Path(__file__).resolve().parents[1] / "docs" / "theory.md"
 PAPER_IDS = {
     "word.norm_ic", "word.norm_ic.multitoken", "word.norm_ic.partial", "cond.inner_pmi",
     "cond.self_pmi", "cond.centered", "word.norm_kl", "text.norm_surprisal", "cer.monotone",
-    "cer.linear", "cer.fixed_point",
+    "cer.linear", "cer.fixed_point", "word.norm_ic.contrast",
 }
 
 
@@ -85,7 +85,7 @@ def test_declarations_are_validated() -> None:
 def test_list_and_show(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["list"]) == EXIT_OK
     out = capsys.readouterr().out
-    assert all(i in out for i in PAPER_IDS) and "11 claims" in out
+    assert all(i in out for i in PAPER_IDS) and "12 claims" in out
     assert main(["show", "cer.linear"]) == EXIT_OK
     shown = capsys.readouterr().out
     assert "curvature inside [-0.2, 0.2]" in shown and "FAIL for decoder" in shown

@@ -290,7 +290,8 @@ def test_audit_with_a_corpus_is_the_same_locally_and_on_ray(
         tmp_path: Path, lee_folder: Path, monkeypatch: pytest.MonkeyPatch,
         ray_cluster: Any) -> None:
     """glove-6b-50d with --corpus on 20 files: the default run, two local worker processes
-    and Ray give the same report (each counts the corpus: a store of its own)."""
+    and Ray give the same report (each counts the corpus and its halves: a store of its
+    own)."""
     import normtest
     from normtest.audit import run_audit
     from normtest.settings import AuditSettings
@@ -317,4 +318,6 @@ def test_audit_with_a_corpus_is_the_same_locally_and_on_ray(
     assert len(default) >= 2 and not any("'ERROR'" in r or "'SKIPPED'" in r for r in default)
     assert audit("local", 2) == default
     assert audit("ray", None) == default
-    assert ran == ["local 1", "local 2", "ray"]
+    # each audit counts the corpus, then its two halves (PMI's split-half reliability, for
+    # cond.inner_pmi) in one more reading, on the same executor
+    assert ran == ["local 1", "local 1", "local 2", "local 2", "ray", "ray"]

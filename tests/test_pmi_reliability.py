@@ -310,3 +310,42 @@ def test_bad_input_raises() -> None:
     no_tokens = CorpusStatistics.from_token_lists([["a", "b"]], keep_tokens=False)
     with pytest.raises(NormtestError, match="keep_tokens=True"):
         pmi_reliability(no_tokens, [("a", "b")], min_count=1)
+
+
+def test_c1_rows_on_a_corpus_without_reliable_pmi_are_inconclusive(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A corpus of words drawn independently (no association, so its PMI is noise) makes the
+    C1 rows INCONCLUSIVE with the reliability and what to do, never FAIL; the Wikipedia sample
+    reports its reliability with the rows it decides."""
+    import normtest
+    from normtest.audit import AuditSettings, run_audit
+    from normtest.result import Verdict
+
+    monkeypatch.setenv("NORMTEST_CACHE_DIR", str(tmp_path / "cache"))
+    words = default_word_sample(size=300, seed=0)[:120]
+    rng = np.random.default_rng(0)
+    weights = 1.0 / np.arange(1, len(words) + 1)
+    folder = tmp_path / "noise"
+    folder.mkdir()
+    for f in range(10):
+        documents = [" ".join(rng.choice(words, size=150, p=weights / weights.sum()))
+                     for _ in range(30)]
+        (folder / f"part{f}.txt").write_text("\n\n".join(documents) + "\n", encoding="utf-8")
+    glove = normtest.load("glove-6b-50d")
+    settings = AuditSettings(words=300, resamples=200, corpus=(str(folder),))
+    report = run_audit(glove, claim_ids=["cond.inner_pmi"], words=words, settings=settings)
+    rows = [r for r in report.results if r.claim == "cond.inner_pmi"]
+    assert rows and all(r.verdict is Verdict.INCONCLUSIVE for r in rows)
+    for r in rows:
+        assert "too unreliable" in r.reason and "--corpus" in r.reason, r.reason
+        assert r.measurement is not None
+        stored = r.measurement.settings["pmi_reliability"]
+        assert stored["reliable"] is False and stored["reliability"] < MIN_PMI_RELIABILITY
+    line = next(line for line in report.scorecard if line.key == "conditions")
+    assert line.status == "undecided"  # never counted as a disagreement
+    wiki = run_audit(glove, claim_ids=["cond.inner_pmi"],
+                     settings=AuditSettings(words=300, resamples=200))
+    measured = [r for r in wiki.results if r.measurement is not None]
+    assert all(r.measurement.settings["pmi_reliability"]["reliable"] for r in measured)
+    assert all("split-half reliability" in r.measurement.method for r in measured
+               if r.measurement.sampling is not None)

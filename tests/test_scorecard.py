@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,22 +30,29 @@ AT_LEAST = Criterion.minimum_effect(0.3)
 
 #: The paper's hypotheses per model family (docs/statistics.md): the confirmatory rows of the
 #: built-in catalogue in the standard scope, by claim.
+CENTRED = "center_zipf"
 CONFIRMATORY = {
     "static": {
         "word.norm_ic": [{"transform": "whiten_zipf"}],
         "word.norm_kl": [{"transform": "whiten_zipf"}],
-        "cond.inner_pmi": [{"transform": "raw"}],
-        "cond.self_pmi": [{"transform": "raw"}],
+        "cond.inner_pmi": [{"transform": "raw"}, {"transform": CENTRED}],
+        "cond.self_pmi": [{"transform": "raw"}, {"transform": CENTRED}],
     },
     "encoder": {
-        **{c: [{"composition": k, "representation": "last", "transform": "raw"}
-               for k in ("sqrt_n", "f_ind")]
-           for c in ("word.norm_ic", "word.norm_ic.multitoken", "cond.inner_pmi",
-                     "cond.self_pmi")},
+        "word.norm_ic": [{"composition": k, "representation": "last", "transform": "raw"}
+                         for k in ("sqrt_n", "f_ind")],
+        # composition decided by contrasts with the plain mean, over all words and multi-token
+        "word.norm_ic.contrast": [{"composition": k, "versus": "mean", "population": p,
+                                   "representation": "last", "transform": "raw"}
+                                  for k in ("sqrt_n", "f_ind") for p in ("all", "multitoken")],
+        # C1 over one-token words: no composition axis; raw geometry and its centred reading
+        "cond.inner_pmi": [{"representation": "last", "transform": t} for t in ("raw", CENTRED)],
+        "cond.self_pmi": [{"composition": k, "representation": "last", "transform": t}
+                          for k in ("sqrt_n", "f_ind") for t in ("raw", CENTRED)],
         "text.norm_surprisal": [{"composition": k, "representation": "last"}
                                 for k in ("sqrt_n", "f_ind")],
-        "cer.monotone": [{"composition": k, "representation": "last"}
-                         for k in ("sqrt_n", "f_ind", "f_inf")],
+        # f_ind and f_inf cannot fall in a causal model: explored, not confirmatory
+        "cer.monotone": [{"composition": "sqrt_n", "representation": "last"}],
         "cer.linear": [{"composition": k, "representation": "last"}
                        for k in ("sum", "mean", "sqrt_n", "f_ind", "cls")],
         "cer.fixed_point": [{"composition": "cls", "representation": "last"}],
@@ -163,6 +171,45 @@ def test_each_status_of_a_line() -> None:
     skipped = Result(Verdict.SKIPPED, "no prefixes", claim="cer.linear", hypothesis="h")
     assert "cer.linear was skipped: no prefixes" in build([skipped], lines)[0].reason
     assert set(STATUSES) == {"replicated", "contradicted", "undecided", "not tested"}
+
+
+def _reading(row: Result, reading: str | None, reconstructed: bool = True) -> Result:
+    details = {"reconstructed": reconstructed, **({"reading": reading} if reading else {})}
+    return replace(row, details=details)
+
+
+def test_a_line_with_two_readings_says_which_decided_it() -> None:
+    """The status is the reference reading's; the other reading's status is reported beside
+    it where the two disagree, never folded into one word."""
+    lines = [("h", "a hypothesis", "", "H", "in raw geometry")]
+    raw_fails = _reading(_at(Verdict.FAIL, Verdict.PASS), None)
+    centred_passes = _reading(_at(Verdict.PASS, Verdict.PASS), "after centring")
+    line = build([raw_fails, centred_passes], lines)[0]
+    assert line.status == "contradicted"
+    assert line.verdict == "contradicted in raw geometry; replicated after centring"
+    assert [(r.name, r.status) for r in line.readings] == [("after centring",
+                                                            "replicated")]
+    assert "after centring: replicated" in line.reason
+    stored = line.to_dict()
+    assert stored["verdict"] == line.verdict and stored["readings"][0]["status"] == "replicated"
+    # readings that agree: the bare status
+    both = build([_reading(_at(Verdict.PASS, Verdict.PASS), None), centred_passes], lines)[0]
+    assert both.status == both.verdict == "replicated"
+    # an undecided other reading is said too, and never counts as a disagreement
+    open_ = _reading(_at(Verdict.INCONCLUSIVE, Verdict.PASS), "after centring")
+    line = build([_reading(_at(Verdict.PASS, Verdict.PASS), None), open_], lines)[0]
+    assert line.verdict == "replicated in raw geometry; undecided after centring"
+
+
+def test_a_line_says_whether_its_criterion_is_stated_or_reconstructed() -> None:
+    lines = [("h", "a hypothesis", "")]
+    stated = build([_reading(_at(Verdict.PASS, Verdict.PASS), None, False)], lines)[0]
+    assert stated.basis == "stated"
+    mixed = build([_reading(_at(Verdict.PASS, Verdict.PASS), None, False),
+                   _reading(_at(Verdict.PASS, Verdict.PASS), None, True)], lines)[0]
+    assert mixed.basis == "reconstructed"
+    assert "> 0.3" in mixed.rests_on and "n " in mixed.rests_on
+    assert build([], lines)[0].basis == ""
 
 
 @pytest.fixture(scope="module")

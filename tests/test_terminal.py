@@ -96,7 +96,7 @@ def test_the_scorecard_comes_first(glove_report: Report) -> None:
     card = glove_report.scorecard
     for line, shown in zip(card, lines[1:], strict=False):
         assert shown.split()[0] == line.status.upper().split()[0]
-        assert line.title[:40] in shown
+        assert line.short in shown and line.basis in shown
     assert lines[len(card) + 1].startswith("scorecard: ")
     # then one line per claim, under a header
     assert lines[len(card) + 3].split()[:2] == ["claim", "PASS"]

@@ -77,7 +77,7 @@ class Selector:
         """Whether a requirement of this selector judges ``result``: a row it matches that is
         confirmatory, or any row it matches when ``exploratory`` is asked for or the selector
         names a variant (a row of a report without roles counts as confirmatory)."""
-        if not self.matches(result.claim, result.variant):
+        if not self.matches_result(result):
             return False
         return exploratory or bool(self.variant) or result.role != "exploratory"
 
@@ -101,6 +101,11 @@ class Selector:
         if claim != self.claim:
             return False
         return not variant or all(variant.get(k) == v for k, v in self.variant.items())
+
+    def matches_result(self, result: Result) -> bool:
+        """Whether a result falls under this selector under any of the variants it stands for
+        (one row measured once for several variants answers to each)."""
+        return any(self.matches(result.claim, v) for v in result.variants)
 
     @property
     def specificity(self) -> int:

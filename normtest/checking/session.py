@@ -208,7 +208,7 @@ class AuditSession:
 
         family = self.family_results(check.claim)
         for r in family:
-            if r.id == check.id:
+            if check.id in r.ids:
                 return r
         if len(family) == 1 and family[0].verdict in (Verdict.SKIPPED, Verdict.ERROR) \
                 and not family[0].variant:
@@ -223,8 +223,7 @@ class AuditSession:
         chosen = Selector.parse(selector)
         if chosen.claim is None:
             raise NormtestError(f"{selector!r} is a suite; name a claim or one of its variants")
-        found = [r for r in self.family_results(chosen.claim)
-                 if chosen.matches(r.claim, r.variant)]
+        found = [r for r in self.family_results(chosen.claim) if chosen.matches_result(r)]
         if len(found) != 1:
             listed = ", ".join(r.id for r in self.family_results(chosen.claim))
             raise NormtestError(

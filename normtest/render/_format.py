@@ -82,19 +82,21 @@ def variant_key(variant: Mapping[str, str]) -> str:
 
 def variant_label(result: Result) -> str:
     """The variant in words for a row label; the claim id when there is no variant."""
-    return ", ".join(f"{k}={v}" for k, v in result.variant.items()) or (result.claim or result.id)
+    return (", ".join(f"{k}={v}" for k, v in result.shown_variant.items())
+            or (result.claim or result.id))
 
 
 def row_labels(rows: Sequence[Result]) -> tuple[list[str], str]:
     """Row labels naming only the variant axes that differ between rows, and the shared rest."""
-    axes = list(dict.fromkeys(k for r in rows for k in r.variant))
-    varying = [k for k in axes if len({r.variant.get(k) for r in rows}) > 1]
-    shared = ", ".join(f"{k}={rows[0].variant[k]}" for k in axes
-                       if k not in varying and k in rows[0].variant)
+    shown = [r.shown_variant for r in rows]
+    axes = list(dict.fromkeys(k for v in shown for k in v))
+    varying = [k for k in axes if len({v.get(k) for v in shown}) > 1]
+    shared = ", ".join(f"{k}={shown[0][k]}" for k in axes
+                       if k not in varying and k in shown[0])
     if not varying:
         return [variant_label(r) for r in rows], shared if len(rows) > 1 else ""
-    labels = [", ".join(f"{k}={r.variant[k]}" for k in varying if k in r.variant) or r.id
-              for r in rows]
+    labels = [", ".join(f"{k}={v[k]}" for k in varying if k in v) or r.id
+              for r, v in zip(rows, shown, strict=True)]
     return labels, shared
 
 

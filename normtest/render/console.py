@@ -130,7 +130,8 @@ def audit_view(report: Report, *, title: str | None = None, all_rows: bool = Fal
     (default ``normtest audit of NAME``) heads it, followed by the model's family."""
     name, family = report.model.get("name", "unnamed model"), report.model.get("family")
     head = (title or f"normtest audit of {name}") + (f" ({family})" if family else "")
-    top = scorecard_part(report.scorecard, head=head, reasons=all_rows, width=width)
+    top = scorecard_part(report.scorecard, head=head, reasons=all_rows, width=width,
+                         notes=answer_notes(report))
     claims = claim_rows(report.results)
     tail: list[RenderableType] = [_line(footer(report, all_rows), "dim")]
     if all_rows:
@@ -146,6 +147,19 @@ def audit_view(report: Report, *, title: str | None = None, all_rows: bool = Fal
         budget = None if all_rows else max(MIN_REASONS, SCREEN - used)
         body += [_reasons_title(pending), *reason_lines(pending, budget, width, full=all_rows)]
     return [*top, *body, *tail]
+
+
+def answer_notes(report: Report) -> list[str]:
+    """What the answer must be read with, said before it: a word sample the model covers only
+    in part (more than a tenth of the words without a vector)."""
+    found = report.missing_vectors
+    if found is None:
+        return []
+    missing, requested = found
+    kept = report.provenance.get("words")
+    have = f": word rows describe the {kept:,} it has" if isinstance(kept, int) else ""
+    return [f"no vector for {missing:,} of the {requested:,} sample words "
+            f"({missing / requested:.0%}){have}"]
 
 
 def layer_part(report: Report) -> list[RenderableType]:
@@ -174,32 +188,68 @@ def _indent(part: RenderableType, by: int = 2) -> Padding:
 
 
 def scorecard_part(lines: Sequence[Line], *, head: str = "", reasons: bool = False,
-                   width: int = WIDTH) -> list[RenderableType]:
+                   width: int = WIDTH, notes: Sequence[str] = ()) -> list[RenderableType]:
     """The question (after ``head``, on a line of its own where the two do not fit ``width``),
-    one line per hypothesis (its status and title; with ``reasons`` the reason below it), then
-    the tally."""
-    status_width = max((len(line.status) for line in lines), default=0)
+    ``notes`` (what the answer must be read with, such as a sample the model covers only in
+    part), one line per hypothesis — its status, its short name, whether its criterion is
+    stated by the paper or reconstructed, and what it rests on (or, where its readings
+    disagree, the readings) — with ``reasons`` its title and reason below it, then the tally."""
     question = "Does the model behave as the paper says?"
     first = f"{head}. {question}" if head else question
     out: list[RenderableType] = ([_line(first, "bold")] if len(first) <= width
                                  else [_line(head, "bold"), _line(question, "bold")])
+    out += [_line(f"  ! {note}", "bold yellow") for note in notes]
     grid = Table.grid(padding=(0, 2, 0, 0))
-    grid.add_column(no_wrap=True)
-    grid.add_column()
+    for _ in range(4):
+        grid.add_column(no_wrap=True)
     for line in lines:
         status = Text(line.status.upper(), style=_STATUS.get(line.status, ""))
+        grid.add_row(status, Text(line.short or line.key), Text(line.basis, style="dim"),
+                     _rests(line))
         if reasons:  # the title and the reason below it, wrapped
-            grid.add_row(status, Text(line.title).append(f"\n{line.reason}", style="dim"))
-            continue
-        row = _line("  ")
-        row.append(f"{line.status.upper():<{status_width}}",
-                   style=_STATUS.get(line.status, ""))
-        row.append(f"  {line.title}")
-        out.append(row)
+            grid.add_row(Text(""), Text(line.title).append(f"\n{line.reason}", style="dim"))
     if reasons:
         out.append(_indent(grid))
+    else:
+        out += [_line("  ").append_text(cells) for cells in _grid_lines(grid, width - 2)]
     tally = ", ".join(f"{n} {status}" for status, n in counts(lines).items() if n)
-    out.append(_line(f"scorecard: {tally}"))
+    out.append(_line(f"scorecard: {tally}  (why: normtest explain LINE)"))
+    return out
+
+
+def _rests(line: Line) -> Text:
+    """What a scorecard line rests on: where its readings disagree, the readings (``in raw
+    geometry; REPLICATED after centring``), else the analysis its rows were judged
+    under."""
+    if line.verdict != line.status:
+        out = Text(line.reference)
+        for reading in line.readings:
+            if reading.status != line.status:
+                out.append("; ")
+                out.append(reading.status.upper(), style=_STATUS.get(reading.status, ""))
+                out.append(f" {reading.name}")
+        return out
+    return Text(line.rests_on, style="dim")
+
+
+def _grid_lines(grid: Table, width: int) -> list[Text]:
+    """A grid's rows as single lines of aligned cells, each cut to ``width``."""
+    columns = [list(column.cells) for column in grid.columns]
+    widths = [max((cell.cell_len for cell in cells if isinstance(cell, Text)), default=0)
+              for cells in columns[:-1]]
+    out = []
+    for row in zip(*columns, strict=True):
+        line = Text(no_wrap=True, overflow="ellipsis")
+        for cell, w in zip(row[:-1], widths, strict=True):
+            assert isinstance(cell, Text)
+            line.append_text(cell)
+            line.append(" " * (w - cell.cell_len + 2))
+        last = row[-1]
+        assert isinstance(last, Text)
+        line.append_text(last)
+        line.rstrip()
+        line.truncate(width, overflow="ellipsis")
+        out.append(line)
     return out
 
 
@@ -353,7 +403,7 @@ def short_variant(r: Result) -> dict[str, str]:
     layer)."""
     from normtest.catalogue import REFERENCE
 
-    return {k: v for k, v in r.variant.items() if REFERENCE.get(k) != v}
+    return {k: v for k, v in r.shown_variant.items() if REFERENCE.get(k) != v}
 
 
 def short_id(r: Result) -> str:

@@ -49,14 +49,14 @@ def gate_markdown(outcome: GateOutcome) -> str:
                 lines.append(f"| ❌ | `{req.selector}` | not measured | — | — | — |")
             for r in req.results:
                 mark = "✅" if r.verdict.value == "PASS" else "❌"
-                lines.append(f"| {mark} | `{r.id}` | {r.verdict.value} | "
+                lines.append(f"| {mark} | `{r.label}` | {r.verdict.value} | "
                              f"{fmt.number(r.estimate)} | {fmt.bounds(r.ci)} | "
                              f"{fmt.threshold(r)} |")
         lines.append("")
         for req in failed:
             for r in req.results:
                 if r.verdict.value != "PASS":
-                    lines.append(f"- `{r.id}`: {r.reason}")
+                    lines.append(f"- `{r.label}`: {r.reason}")
             if not req.results:
                 lines.append(f"- `{req.selector}`: no result; is it a claim this model can run?")
         if failed:

@@ -116,7 +116,8 @@ class _Page(Figures):
         self.by_key = {(r.claim, fmt.variant_key(r.variant)): r for r in self.results}
         self.can_plot = plots.available()
         self.folding = any(r.confirmatory for r in self.results)
-        self.ids = {r.id for r in self.results} | {r.claim for r in self.results if r.claim}
+        self.ids = {r.id for r in self.results} | {r.label for r in self.results} | {
+            r.claim for r in self.results if r.claim}
 
     def prose(self, text: str) -> str:
         """Escaped text with the ids and options it quotes as ``<code>``."""
@@ -146,8 +147,14 @@ class _Page(Figures):
                '<table class="scorecard"><tbody>']
         for line in self.report.scorecard:
             status = esc(line.status)
+            readings = "".join(f"<br><small>{esc(line.reference)}; {esc(r.status)} "
+                               f"{esc(r.name)}</small>" for r in line.readings
+                               if r.status != line.status)
+            basis = (f'<br><span class="muted">criterion {esc(line.basis)}'
+                     + (f" · {esc(line.rests_on)}" if line.rests_on else "") + "</span>"
+                     if line.basis else "")
             out.append(f'<tr><td><span class="status {status.replace(" ", "-")}">{status}'
-                       f"</span></td><td><b>{esc(line.title)}</b><br>"
+                       f"</span>{readings}</td><td><b>{esc(line.title)}</b>{basis}<br>"
                        f'<span class="muted">{self.prose(line.reason)}</span></td></tr>')
         out.append("</tbody></table></section>")
         return Section("scorecard", "Scorecard", "".join(out))
@@ -204,7 +211,7 @@ class _Page(Figures):
                        "disagreement is a finding about this model, not an error.</p><ul>")
             for r in differ:
                 assert r.expected is not None
-                out.append(f"<li><code>{esc(r.id)}</code>: {badge(r.verdict.value)} where the "
+                out.append(f"<li><code>{esc(r.label)}</code>: {badge(r.verdict.value)} where the "
                            f"paper expects {badge(r.expected.value)} — estimate "
                            f"{esc(fmt.number(r.estimate))}, {esc(fmt.confidence(r))} interval "
                            f"{esc(fmt.interval(r))}, threshold {esc(fmt.threshold(r))}</li>")

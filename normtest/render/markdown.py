@@ -93,17 +93,19 @@ def _row(cells: list[str]) -> str:
 
 
 def _ids(results: Sequence[Result]) -> set[str]:
-    return {r.id for r in results} | {r.claim for r in results if r.claim}
+    return {r.id for r in results} | {r.label for r in results} | {
+        r.claim for r in results if r.claim}
 
 
 def scorecard_markdown(lines: Sequence[Line], ids: Sequence[str] | set[str] = ()) -> list[str]:
     """The scorecard as a Markdown table: status, hypothesis, reason (quoting ``ids`` as code)."""
     out = ["**Does the model behave as the paper says?** "
            + ", ".join(f"{n} {status}" for status, n in counts(lines).items() if n), "",
-           "| | hypothesis of the paper | why |", "|---|---|---|"]
+           "| | hypothesis of the paper | criterion | why |", "|---|---|---|---|"]
     for line in lines:
-        out.append(_row([f"**{line.status}**", md_text(line.title),
-                         md_prose(line.reason, ids)]))
+        rests = f" — {md_text(line.rests_on)}" if line.rests_on else ""
+        out.append(_row([f"**{md_text(line.verdict)}**", md_text(line.title),
+                         f"{md_text(line.basis or '—')}{rests}", md_prose(line.reason, ids)]))
     return out
 
 
@@ -141,7 +143,7 @@ def _summary(report: Report) -> list[str]:
         for r in differ[:MAX_LISTED]:
             assert r.expected is not None
             out.append(
-                f"- {md_code(r.id)}: {r.verdict.value}, the paper expects {r.expected.value} "
+                f"- {md_code(r.label)}: {r.verdict.value}, the paper expects {r.expected.value} "
                 f"(estimate {fmt.number(r.estimate)}, {fmt.confidence(r)} interval "
                 f"{fmt.interval(r)}, threshold {md_text(fmt.threshold(r))})")
         if len(differ) > MAX_LISTED:
@@ -159,7 +161,7 @@ def _table(results: Sequence[Result]) -> list[str]:
     for r in results:
         p = r.p_adjusted if r.p_adjusted is not None else r.p_value
         out.append(_row([
-            md_code(r.id), fmt.number(r.estimate), fmt.interval(r), md_text(fmt.threshold(r)),
+            md_code(r.label), fmt.number(r.estimate), fmt.interval(r), md_text(fmt.threshold(r)),
             f"**{r.verdict.value}**" if r.verdict is Verdict.FAIL else r.verdict.value,
             *([r.expected.value if r.expected else "—", fmt.agreement(r) or "—"] if paper
               else []),
@@ -168,7 +170,8 @@ def _table(results: Sequence[Result]) -> list[str]:
     explained = [r for r in results if r.verdict is not Verdict.PASS]
     if explained:
         out += ["", "Why the rows that did not PASS:", ""]
-        out += [f"- {md_code(r.id)} ({r.verdict.value}): {md_text(r.reason)}" for r in explained]
+        out += [f"- {md_code(r.label)} ({r.verdict.value}): {md_text(r.reason)}"
+                for r in explained]
     return out
 
 

@@ -43,7 +43,7 @@ def table_rows(results: Sequence[Result]) -> list[tuple[str, ...]]:
         expected = r.expected.value if r.expected else "—"
         agrees = agreement(r) or "—"
         rows.append((
-            r.id, _ROLE.get(r.role or "", "—"), number(r.estimate),
+            r.label, _ROLE.get(r.role or "", "—"), number(r.estimate),
             f"[{number(low)}, {number(high)}]", _threshold(r), r.verdict.value, expected,
             agrees,
         ))

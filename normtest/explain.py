@@ -1,0 +1,166 @@
+"""How a scorecard line or a claim is operationalised: ``normtest explain LINE_OR_CLAIM``.
+
+A verdict a researcher can defend says what it rests on: the paper's words, whether its criterion
+is stated by the paper or reconstructed by normtest, the statistic, the margin and why it is
+there, the confirmatory variants (the hypotheses stated in advance), the sample, and the
+known-truth tests that back the criterion. Everything here is read from the catalogue's
+declarations (``checks/``), so a user's own claims and lines explain themselves the same way.
+"""
+
+from __future__ import annotations
+
+import difflib
+import textwrap
+from collections.abc import Iterable
+
+from normtest.catalogue import (
+    REFERENCE,
+    Claim,
+    Expectation,
+    Hypothesis,
+    claims,
+    claims_of_line,
+    get,
+    hypotheses,
+    hypothesis_named,
+)
+from normtest.errors import NormtestError
+
+__all__ = ["explain", "explain_claim", "explain_line"]
+
+WIDTH = 100
+_LABEL = 16
+
+
+def explain(name: str) -> str:
+    """The operationalisation of a scorecard line (its key, e.g. ``composition``) or of a
+    claim (its id, e.g. ``cond.inner_pmi``); an unknown name is an error with a "did you
+    mean"."""
+    keys = [h.key for h in hypotheses()]
+    if name in keys:
+        return explain_line(hypothesis_named(name))
+    ids = [c.id for c in claims()]
+    if name in ids:
+        return explain_claim(get(name))
+    guess = difflib.get_close_matches(name, keys + ids, n=1, cutoff=0.5)
+    hint = f"; did you mean {guess[0]!r}?" if guess else ""
+    raise NormtestError(
+        f"{name!r} is neither a scorecard line nor a claim{hint} (lines: {', '.join(keys)}; "
+        "normtest list shows the claims)"
+    )
+
+
+def explain_line(line: Hypothesis) -> str:
+    """A scorecard line: its title, the paper's words, its basis, then each claim that decides
+    it (confirmatory rows) and those explored around it."""
+    deciding = [c for c in _line_claims(line.key) if _decides(c, line.key)]
+    explored = [c for c in _line_claims(line.key) if not _decides(c, line.key)]
+    basis = ("reconstructed by normtest" if any(c.reconstructed for c in deciding)
+             else "stated by the paper")
+    out = [f"{line.key} — {line.title}", ""]
+    out += _field("the paper", f"“{line.words}”" if line.words else "—")
+    out += _field("source", line.source or "—")
+    out += _field("criterion", _basis_text(basis))
+    if line.reference:
+        others = sorted({e.reading for c in deciding for e in c.expected
+                         if e.reading and _counts_towards(c, e, line.key)})
+        out += _field("readings", f"the status is decided {line.reference}; "
+                      + "; ".join(f"the line also reports its status {o}" for o in others)
+                      + " (each reading's rows are confirmatory, Holm over all of them)")
+    for claim in deciding:
+        out += ["", *_claim_block(claim, line.key)]
+    if explored:
+        out += ["", *_field("explored", ", ".join(c.id for c in explored)
+                            + " (exploratory rows: they never move the line)")]
+    return "\n".join(out)
+
+
+def explain_claim(claim: Claim) -> str:
+    """One claim: the line it decides (and the paper's words there), then its block."""
+    lines = [h for h in hypotheses() if claim.id in claims_of_line(h.key)]
+    out = [f"{claim.id} — {claim.statement}", ""]
+    for line in lines:
+        role = "decides" if _decides(claim, line.key) else "is explored on"
+        out += _field("scorecard", f"{role} the line {line.key!r}: {line.title}")
+        if line.words:
+            out += _field("the paper", f"“{line.words}”")
+    out += _field("criterion", _basis_text("reconstructed by normtest" if claim.reconstructed
+                                           else "stated by the paper"))
+    out += ["", *_claim_block(claim, lines[0].key if lines else None)]
+    return "\n".join(out)
+
+
+def _claim_block(claim: Claim, line: str | None) -> list[str]:
+    """A claim's operationalisation: statistic, margin and why, confirmatory variants, sample,
+    the axes it expands over, and the known-truth tests."""
+    out = [f"{claim.id}" + ("  (reconstructed)" if claim.reconstructed else "")]
+    out += _field("claim", claim.statement, 2)
+    out += _field("source", claim.source, 2)
+    out += _field("statistic", f"{claim.statistic} of {' vs '.join(claim.quantities)} "
+                  f"({claim.unit})", 2)
+    out += _field("criterion", f"{claim.statistic} {claim.criterion.describe()}", 2)
+    out += _field("why", claim.rationale or "— (no rationale declared)", 2)
+    stated = [e for e in claim.expected if line is None or _counts_towards(claim, e, line)]
+    out += _items("confirmatory", _expectations(claim, stated)
+                  or ["none: every row is exploratory"], 2)
+    out += _field("sample", claim.sample, 2)
+    out += _field("variants", "; ".join(f"{axis}: {', '.join(values)}"
+                                        for axis, values in claim.axes.items()) or "none", 2)
+    if claim.notes:
+        out += _field("notes", claim.notes, 2)
+    out += _items("backed by", list(claim.backed_by) or ["— (no known-truth test declared)"],
+                  2)
+    return out
+
+
+def _expectations(claim: Claim, stated: Iterable[Expectation]) -> list[str]:
+    """The confirmatory variants in words, families of the same variant and verdict together:
+    ``PASS for encoder, decoder at composition=sqrt_n, representation=last, transform=raw``."""
+    grouped: dict[tuple[str, str, str], list[str]] = {}
+    for e in stated:
+        named = {**{k: v for k, v in REFERENCE.items() if k in claim.axes}, **e.variant}
+        which = ", ".join(f"{k}={named[k]}" for k in claim.axes if k in named) \
+            or "every variant"
+        extra = "".join(f" ({text})" for text in (e.reading, e.note) if text)
+        grouped.setdefault((e.verdict.value, which, extra), []).append(e.family or "any model")
+    return [f"{verdict} for {', '.join(dict.fromkeys(families))} at {which}{extra}"
+            for (verdict, which, extra), families in grouped.items()]
+
+
+def _line_claims(key: str) -> list[Claim]:
+    return [get(i) for i in claims_of_line(key)]
+
+
+def _counts_towards(claim: Claim, e: Expectation, key: str) -> bool:
+    """Whether a confirmatory expectation of ``claim`` counts towards line ``key``."""
+    return (e.hypothesis or claim.hypothesis) == key
+
+
+def _decides(claim: Claim, key: str) -> bool:
+    """Whether any confirmatory row of ``claim`` counts towards line ``key``."""
+    return any(_counts_towards(claim, e, key) for e in claim.expected)
+
+
+def _basis_text(basis: str) -> str:
+    if basis.startswith("reconstructed"):
+        return ("reconstructed by normtest: the paper's full text is not available, so the "
+                "statistic and its margin are normtest's reading of the abstract and of the "
+                "authors' earlier work (docs/theory.md §1)")
+    return "stated by the paper (or by a source it builds on); the margin is normtest's"
+
+
+def _items(label: str, items: list[str], indent: int = 0) -> list[str]:
+    """``label:`` and one item per line under it (each wrapped on its own, never mid-word)."""
+    out: list[str] = []
+    for i, item in enumerate(items):
+        head = " " * indent + f"{label + ':' if i == 0 else '':<{_LABEL}}"
+        out += textwrap.wrap(item, WIDTH, initial_indent=head, subsequent_indent=" " * (
+            len(head) + 2), break_long_words=False, break_on_hyphens=False) or [head]
+    return out
+
+
+def _field(label: str, text: str, indent: int = 0) -> list[str]:
+    """``label:`` and the text wrapped under it, aligned."""
+    head = " " * indent + f"{label + ':':<{_LABEL}}"
+    return textwrap.wrap(text, WIDTH, initial_indent=head,
+                         subsequent_indent=" " * len(head)) or [head.rstrip()]
