@@ -1,0 +1,113 @@
+"""The text data (``"texts"``): sentences of real documents, their surprisal under a causal LM,
+and text vectors per variant."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+
+from normtest.adapters.protocol import Capability, supports
+from normtest.errors import NormtestError
+from normtest.settings import AuditSettings
+from normtest.vectors.common import as_layer, text_vectors
+
+if TYPE_CHECKING:
+    from normtest.adapters.protocol import (
+        LogProbModel,
+        ModelAdapter,
+        SpecialStateModel,
+        TokenVectorModel,
+    )
+
+__all__ = ["TextData", "surprisal_model"]
+
+
+@functools.lru_cache(maxsize=1)
+def _loaded_surprisal_model(name: str, cache_dir: str) -> Any:
+    """The surprisal model, loaded once per process and cache folder (its tokenizer alone takes
+    ~0.2 s to read); its weights are read only if a surprisal is not in the cache, and then
+    stay in memory for the next audit (SmolLM2: 540 MB)."""
+    from normtest.models import load
+
+    return load(name, cache=False, cache_dir=cache_dir)
+
+
+def surprisal_model(name: str, audited: ModelAdapter) -> LogProbModel:
+    """The causal LM that gives sentences their IC, read through the audited model's cache.
+
+    The audited adapter's :class:`~normtest.cache.EmbeddingCache` is shared. What the audit
+    reads first is the surprisal store (:func:`~normtest.information.stored_surprisal`): a text
+    set this model scored for any earlier audit, of any model, is not scored again.
+    """
+    from normtest import progress
+    from normtest.cache import CachedAdapter, default_cache_dir
+
+    with progress.task(f"loading the surprisal model {name}"):
+        lm = _loaded_surprisal_model(name, str(default_cache_dir()))
+    if not isinstance(audited, CachedAdapter):
+        return lm
+    cached = CachedAdapter(lm, audited.cache)
+    remote = audited.remote
+    if remote is not None and hasattr(remote, "for_model"):  # on the same workers
+        cached.remote = remote.for_model((name, {"cache_dir": str(default_cache_dir())}))
+    return cached
+
+
+@dataclass
+class TextData:
+    """Sentences of real documents, their LM surprisal, and text vectors per variant."""
+
+    adapter: ModelAdapter
+    sentences: list[str]
+    documents: np.ndarray
+    information: np.ndarray
+    surprisal_model: str
+    _vectors: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
+    _tokens: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, adapter: ModelAdapter, settings: AuditSettings) -> TextData:
+        """Sample sentences; their IC from the model itself if it is a causal LM, else from
+        ``settings.surprisal_model``."""
+        from normtest.information import document_sentences, stored_surprisal
+
+        own = getattr(adapter, "texts", None)
+        if own is not None:  # precomputed text vectors: their own texts, each its own cluster
+            pairs = list(enumerate(own))
+        else:
+            documents = settings.documents_for(settings.text_documents)
+            pairs = document_sentences(documents, settings.sentences)
+        if not pairs:
+            raise NormtestError("the documents hold no sentence of 5 to 40 words")
+        lm = cast("LogProbModel", adapter) if supports(adapter, Capability.TOKEN_LOGPROBS) \
+            else surprisal_model(settings.surprisal_model, adapter)
+        texts = [t for _, t in pairs]
+        return cls(adapter, texts, np.array([d for d, _ in pairs], dtype=np.intp),
+                   stored_surprisal(lm, texts).information, lm.name)
+
+    def squared_norms(self, variant: Mapping[str, str]) -> np.ndarray:
+        """‖e(t)‖² of each sentence under the variant's pooling and representation."""
+        from normtest.geometry.compose import MODEL_STATES, compose_batch
+
+        key = (variant["composition"], variant.get("representation", "last"))
+        if key not in self._vectors:
+            if supports(self.adapter, Capability.TEXT_VECTORS) \
+                    and not supports(self.adapter, Capability.TOKEN_VECTORS):
+                v = text_vectors(self.adapter, self.sentences)
+            elif key[0] in MODEL_STATES:
+                v = cast("SpecialStateModel", self.adapter).special_states(
+                    self.sentences, key[0], layer=as_layer(key[1]))
+            else:
+                if key[1] not in self._tokens:  # one forward pass per representation
+                    self._tokens[key[1]] = cast("TokenVectorModel", self.adapter).token_vectors(
+                        self.sentences, layer=as_layer(key[1]))
+                batch = self._tokens[key[1]]
+                v = compose_batch(np.asarray(batch.vectors, dtype=np.float64), batch.offsets,
+                                  key[0])
+            v = np.asarray(v, dtype=np.float64)
+            self._vectors[key] = np.einsum("ij,ij->i", v, v)
+        return self._vectors[key]
