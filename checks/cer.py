@@ -11,6 +11,7 @@ from normtest.adapters.protocol import Capability
 from normtest.catalogue import Claim, Expectation, measures
 from normtest.checks.axes import CER_GROWTH, FIXED_POINTS, PAPER, POOLINGS, REPRESENTATIONS
 from normtest.result import Criterion, Measurement, Verdict
+from normtest.robustness import specifications
 from normtest.settings import AuditSettings
 from normtest.stats import measure_fixed_point, measure_monotone_share
 from normtest.vectors import PrefixData
@@ -47,6 +48,7 @@ MIN_RISING_SHARE = 0.5
     sample="prefixes of the default documents on a length grid",
     statistic="monotone_share",
     criterion=Criterion.minimum_effect(MIN_RISING_SHARE),
+    margins=(0.4, 0.6),
     axes=PREFIX_AXES,
     needs=PREFIX_NEEDS,
     expected=(Expectation(Verdict.PASS, None, {"composition": "sqrt_n"},
@@ -78,6 +80,7 @@ def monotone(prefixes: PrefixData, variant: Mapping[str, str], s: AuditSettings)
     unit="model tokens",
     sample="prefixes of the default documents on a length grid",
     statistic="late_early_ratio",
+    margins=((0.4, 2.5), (0.6, 1 / 0.6)),
     criterion=Criterion("within", margin=RATIO_MARGIN, components={
         "slope": Criterion("greater", threshold=0.0),
         "curvature": Criterion("within", margin=CURVATURE_MARGIN),
@@ -118,6 +121,7 @@ def linear(prefixes: PrefixData, variant: Mapping[str, str], s: AuditSettings) -
     unit="model tokens",
     sample="prefixes of the default documents on a length grid",
     statistic="late_change",
+    margins=((-0.15, 0.15), (-0.05, 0.05)),
     criterion=Criterion("within", margin=(-FIXED_POINT_MAX_CHANGE, FIXED_POINT_MAX_CHANGE),
                         components={"end_cosine": Criterion("greater",
                                                             threshold=FIXED_POINT_MIN_COSINE)}),
@@ -145,3 +149,10 @@ def fixed_point(prefixes: PrefixData, variant: Mapping[str, str],
     lengths, values, groups, vectors = prefixes.curves(variant)
     return measure_fixed_point(lengths, values, groups, vectors, n_resamples=s.resamples,
                                seed=s.seed, alpha=s.alpha)
+
+
+# what a prefix length counts, which lengths, and the margins one step either side
+for _line in (CER_GROWTH, FIXED_POINTS):
+    specifications(_line, prefix_unit=("tokens", "words"),
+                   grid=("every", "every_other", "short"),
+                   margin=("stated", "looser", "stricter"))

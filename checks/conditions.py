@@ -13,14 +13,19 @@ import numpy as np
 from normtest.catalogue import Claim, Expectation, measures
 from normtest.checks.axes import CONDITIONS, REPRESENTATIONS, TRANSFORMS, ZIPF_CENTRED
 from normtest.checks.word import (
+    GEOMETRIES,
+    IC_SOURCES,
+    MARGINS,
     MIN_RHO,
     MIN_RHO_RATIONALE,
+    RHO_MARGINS,
     SUBWORD_FAMILIES,
     WORD_AXES,
     WORD_NEEDS,
     suitable,
 )
 from normtest.result import Criterion, Measurement, Verdict
+from normtest.robustness import specifications
 from normtest.settings import AuditSettings
 from normtest.stats import bootstrap, measure_correlation
 from normtest.vectors import WordData
@@ -61,6 +66,7 @@ MAX_CENTERING_RATIO = 0.5
            "a whole-word model) in the reference corpus, clustered by their first word",
     statistic="spearman_rho",
     criterion=Criterion.minimum_effect(MIN_RHO),
+    margins=RHO_MARGINS,
     axes={"representation": REPRESENTATIONS, "transform": TRANSFORMS},
     needs=WORD_NEEDS,
     expected=(*C1_SATISFIED, *centred(C1_SATISFIED)),
@@ -108,6 +114,7 @@ def inner_pmi(words: WordData, variant: Mapping[str, str], s: AuditSettings) -> 
     sample="the default word sample and its co-occurring pairs",
     statistic="slope_ratio",
     criterion=Criterion("within", margin=SLOPE_RATIO_MARGIN),
+    margins=((0.4, 2.5), (0.6, 1 / 0.6)),
     axes=WORD_AXES,
     needs=WORD_NEEDS,
     expected=(*SATISFIED, *centred(SATISFIED)),
@@ -173,6 +180,7 @@ def self_pmi(words: WordData, variant: Mapping[str, str], s: AuditSettings) -> M
     sample="the default word sample with unigram weights",
     statistic="centering_ratio",
     criterion=Criterion("less", threshold=MAX_CENTERING_RATIO),
+    margins=(0.6, 0.4),
     axes={"composition": WORD_AXES["composition"],
           "representation": WORD_AXES["representation"],
           "transform": ("raw",)},
@@ -201,3 +209,8 @@ def centered(words: WordData, variant: Mapping[str, str], s: AuditSettings) -> M
         "centering_ratio", ratio, int(p.size), int(p.size),
         "weighted-mean norm over weighted RMS norm, bootstrap over words", s.resamples, s.seed,
         s.alpha, inputs=(vectors, p))
+
+
+# the reference reading's geometry, IC (the diagonal of C2), PMI's pairs and the margin
+specifications(CONDITIONS, transform=GEOMETRIES, ic_source=IC_SOURCES, min_pair_count=(10, 30),
+               margin=MARGINS)

@@ -9,8 +9,9 @@ from collections.abc import Mapping
 from normtest.adapters.protocol import Capability
 from normtest.catalogue import Claim, Expectation, measures
 from normtest.checks.axes import PAPER, POOLINGS, REPRESENTATIONS, TEXT_LEVEL
-from normtest.checks.word import MIN_RHO, MIN_RHO_RATIONALE
+from normtest.checks.word import MIN_RHO, MIN_RHO_RATIONALE, RHO_MARGINS
 from normtest.result import Criterion, Measurement, Verdict
+from normtest.robustness import specifications
 from normtest.settings import AuditSettings
 from normtest.stats import measure_correlation
 from normtest.vectors import TextData
@@ -26,6 +27,7 @@ from normtest.vectors import TextData
     sample="sentences of the default documents",
     statistic="spearman_rho",
     criterion=Criterion.minimum_effect(MIN_RHO),
+    margins=RHO_MARGINS,
     axes={"composition": POOLINGS, "representation": REPRESENTATIONS},
     needs=((Capability.TOKEN_VECTORS, Capability.WORD_TOKENS), (Capability.TEXT_VECTORS,)),
     expected=tuple(Expectation(Verdict.PASS, None, {"composition": c})
@@ -43,3 +45,8 @@ def norm_surprisal(texts: TextData, variant: Mapping[str, str], s: AuditSettings
                                    clusters=texts.documents, n_resamples=s.resamples,
                                    seed=s.seed, alpha=s.alpha)
     return measured.with_settings(surprisal_model=texts.surprisal_model)
+
+
+# a sentence's information measured another way, which sentences, and the margin
+specifications(TEXT_LEVEL, text_ic=("surprisal", "unigram"), sentences=("all", "short", "long"),
+               margin=("stated", "looser", "stricter"))

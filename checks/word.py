@@ -5,6 +5,7 @@ Each claim is declared, measured and judged here; the measurements read the audi
 """
 
 from collections.abc import Mapping
+from typing import Literal
 
 import numpy as np
 
@@ -19,8 +20,13 @@ from normtest.checks.axes import (
     WORD_LEVEL,
 )
 from normtest.result import Criterion, Measurement, Verdict
+from normtest.robustness import specifications
 from normtest.settings import AuditSettings
-from normtest.stats import measure_contrast, measure_correlation, measure_partial_correlation
+from normtest.stats import (
+    measure_correlation,
+    measure_correlation_contrast,
+    measure_partial_correlation,
+)
 from normtest.vectors import WordData
 
 #: Whole-word vectors (static models), or subword tokens composed (contextual models).
@@ -60,6 +66,8 @@ def suitable(verdict: Verdict = Verdict.PASS) -> tuple[Expectation, ...]:
 #: The smallest rank correlation worth calling a correspondence (docs/theory.md §8).
 MIN_RHO = 0.3
 #: Why (``normtest explain``).
+#: One step either side of MIN_RHO (the robustness analysis's margin choice).
+RHO_MARGINS = (0.2, 0.4)
 MIN_RHO_RATIONALE = (
     "0.3 is the smallest rank correlation worth calling a correspondence: Cohen's 'medium' "
     "correlation. With thousands of words any ρ above 0 is significant, so the test is of a "
@@ -74,7 +82,11 @@ def spearman(x: np.ndarray, y: np.ndarray, words: np.ndarray, s: AuditSettings) 
     audit's settings: a word is drawn as often in every variant (paired resamples, and the IC
     side ranked once for all of them)."""
     return measure_correlation(x, y, units=words, n_resamples=s.resamples, seed=s.seed,
-                               alpha=s.alpha)
+                               alpha=s.alpha, interval=_interval(s))
+
+
+def _interval(s: AuditSettings) -> Literal["bootstrap", "analytic"]:
+    return "analytic" if s.intervals == "analytic" else "bootstrap"
 
 
 def sample(words: WordData) -> np.ndarray:
@@ -92,6 +104,7 @@ def sample(words: WordData) -> np.ndarray:
     sample="the default word sample, stratified over frequency ranks",
     statistic="spearman_rho",
     criterion=Criterion.minimum_effect(MIN_RHO),
+    margins=RHO_MARGINS,
     axes=WORD_AXES,
     needs=WORD_NEEDS,
     expected=(
@@ -123,6 +136,7 @@ def norm_ic(words: WordData, variant: Mapping[str, str], s: AuditSettings) -> Me
     sample="words of the default sample with ≥ 2 model tokens",
     statistic="spearman_rho",
     criterion=Criterion.minimum_effect(MIN_RHO),
+    margins=RHO_MARGINS,
     axes=WORD_AXES,
     needs=SUBWORD_NEEDS,
     hypothesis=COMPOSITION,
@@ -158,6 +172,7 @@ def correspondence(words: WordData, variant: Mapping[str, str], population: str,
            "(population=multitoken); both compositions on the same words and the same draws",
     statistic="spearman_rho_difference",
     criterion=Criterion.minimum_effect(MIN_RHO_DIFFERENCE),
+    margins=(0.05, 0.15),
     axes={"composition": CONTRASTED, "versus": UNSUITABLE, "population": POPULATIONS,
           "representation": REPRESENTATIONS, "transform": TRANSFORMS},
     needs=SUBWORD_NEEDS,
@@ -185,10 +200,12 @@ def norm_ic_contrast(words: WordData, variant: Mapping[str, str],
     """ρ(IC, ‖e‖²) under the variant's composition minus under its ``versus`` composition, over
     its population, on the same draws."""
     own = {k: v for k, v in variant.items() if k not in ("versus", "population")}
-    population = variant.get("population", "all")
-    return measure_contrast(
-        correspondence(words, own, population, s),
-        correspondence(words, {**own, "composition": variant["versus"]}, population, s))
+    rows = words.rows(variant.get("population", "all"))
+    versus = {**own, "composition": variant["versus"]}
+    return measure_correlation_contrast(
+        words.information[rows], words.squared_norms(own)[rows],
+        words.squared_norms(versus)[rows], units=sample(words)[rows], n_resamples=s.resamples,
+        seed=s.seed, alpha=s.alpha, interval=_interval(s))
 
 
 @measures(Claim(
@@ -201,6 +218,7 @@ def norm_ic_contrast(words: WordData, variant: Mapping[str, str],
     sample="the default word sample",
     statistic="partial_spearman_rho",
     criterion=Criterion.minimum_effect(MIN_RHO),
+    margins=RHO_MARGINS,
     axes=WORD_AXES,
     needs=SUBWORD_NEEDS,
     reconstructed=True,
@@ -212,7 +230,7 @@ def norm_ic_partial(words: WordData, variant: Mapping[str, str],
     return measure_partial_correlation(words.information, words.squared_norms(variant),
                                        words.token_counts().astype(np.float64),
                                        units=sample(words), n_resamples=s.resamples, seed=s.seed,
-                                       alpha=s.alpha)
+                                       alpha=s.alpha, interval=_interval(s))
 
 
 @measures(Claim(
@@ -225,6 +243,7 @@ def norm_ic_partial(words: WordData, variant: Mapping[str, str],
     sample="words of the default sample frequent in the reference corpus",
     statistic="spearman_rho",
     criterion=Criterion.minimum_effect(MIN_RHO),
+    margins=RHO_MARGINS,
     axes=WORD_AXES,
     needs=WORD_NEEDS,
     expected=(Expectation(Verdict.PASS, "static", {"transform": "whiten_zipf"},
@@ -240,3 +259,17 @@ def norm_kl(words: WordData, variant: Mapping[str, str], s: AuditSettings) -> Me
     """Spearman ρ of ‖e(w)‖² with 2·KL(w) over the words frequent in the corpus."""
     rows, kl = words.information_gain()
     return spearman(2 * kl, words.squared_norms(variant)[rows], sample(words)[rows], s)
+
+
+#: The reasonable analyses of the word lines (docs/statistics.md, "Robustness"): the geometry,
+#: where IC comes from, which words, and the margin one step either side.
+GEOMETRIES = ("raw", "center_zipf", "whiten_zipf")
+IC_SOURCES = ("wordfreq", "corpus", "subtitles")
+MARGINS = ("stated", "looser", "stricter")
+specifications(WORD_LEVEL, transform=GEOMETRIES, ic_source=IC_SOURCES,
+               population=("all", "one_token", "multitoken", "frequent", "rare"),
+               margin=MARGINS)
+# the contrast already runs over all words and multi-token words: the frequency halves restrict
+# both further
+specifications(COMPOSITION, transform=GEOMETRIES, ic_source=IC_SOURCES,
+               population=("all", "frequent", "rare"), margin=MARGINS)

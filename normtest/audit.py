@@ -28,7 +28,7 @@ from normtest.catalogue import Claim, claims, get, is_builtin
 from normtest.errors import NormtestError, nothing_ran
 from normtest.power import annotate
 from normtest.report import MAX_MISSING_VECTORS, Report, provenance
-from normtest.result import Measurement, Result, Verdict
+from normtest.result import Criterion, Measurement, Result, Verdict
 from normtest.settings import AuditSettings
 from normtest.stats import adjust_audit
 from normtest.stats.multiplicity import METHOD_OF_ROLE, tested
@@ -221,10 +221,15 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
     extra.update(scope=settings.scope, profile=settings.profile, multiplicity={
         role: {"method": method, "rows": tested(results, role)}
         for role, method in METHOD_OF_ROLE.items()})
+    robustness: list[Any] = []
+    if settings.robustness:
+        from normtest.robustness import assess
+
+        robustness = assess(results, data, family, source)
     return Report(results=results, model=model,
                   provenance=provenance(seed=settings.seed, resamples=settings.resamples,
                                         alpha=settings.alpha, **extra),
-                  data=plot_data(data, results))
+                  data=plot_data(data, results), robustness=tuple(robustness))
 
 
 def describe_population(results: Sequence[Result], word: Any,
@@ -271,41 +276,47 @@ def measure_claim(claim: Claim, data: AuditData, family: str, states: Sequence[s
     """Every variant of one claim measured and judged (not yet adjusted); a variant whose data
     cannot be had is an ERROR row with the reason. ``bar`` advances by one per variant."""
     settings = data.settings
-    criterion = claim.criterion.with_alpha(settings.alpha)
     assert claim.measure is not None and claim.data is not None
     out: list[Result] = []
     for variant in variants(claim, family, states, settings.scope, representations):
         if bar is not None and out:
             bar.update(1)
-        row: dict[str, Any] = dict(claim=claim.id, variant=variant,
-                                   expected=claim.expectation(family, variant),
-                                   role=claim.role(family, variant),
-                                   hypothesis=claim.hypothesis_of(family, variant))
         details: dict[str, Any] = {"reconstructed": claim.reconstructed}
         reading = claim.reading_of(family, variant)
         if reading is not None:
             details["reading"] = reading
-        try:
-            measurement = claim.measure(data.get(claim.data), variant, settings)
-        except NormtestError as exc:
-            out.append(Result(Verdict.ERROR, str(exc), **row))
-            continue
-        except Exception as exc:
-            if is_builtin(claim):
-                raise  # a defect of normtest itself: let it surface
-            out.append(Result(Verdict.ERROR, f"the measurement of {claim.id} ({claim.origin}) "
-                              f"raised {type(exc).__name__}: {exc}", **row))
-            continue
-        if not isinstance(measurement, Measurement):
-            out.append(Result(Verdict.ERROR, f"the measurement of {claim.id} ({claim.origin}) "
-                              f"returned {type(measurement).__name__}, not a "
-                              "normtest.result.Measurement", **row))
-            continue
-        judged = Result.judged(measurement, criterion)
-        out.append(replace(judged, details=details, **row))
+        row = measure_row(claim, data.get(claim.data), variant, settings, claim.criterion)
+        out.append(replace(row, details={**row.details, **details},
+                           expected=claim.expectation(family, variant),
+                           role=claim.role(family, variant),
+                           hypothesis=claim.hypothesis_of(family, variant)))
     if bar is not None and out:
         bar.update(1)
     return merge_identical(out)
+
+
+def measure_row(claim: Claim, data: Any, variant: Mapping[str, str], settings: AuditSettings,
+                criterion: Criterion) -> Result:
+    """One variant of a claim measured on ``data`` and judged against ``criterion`` (at the
+    settings' α), not adjusted; an input error is an ERROR row with its message, and so is any
+    failure of a user's claim (a failure of a built-in one is a defect and surfaces)."""
+    assert claim.measure is not None
+    criterion = criterion.with_alpha(settings.alpha)
+    row: dict[str, Any] = dict(claim=claim.id, variant=dict(variant))
+    try:
+        measurement = claim.measure(data, variant, settings)
+    except NormtestError as exc:
+        return Result(Verdict.ERROR, str(exc), **row)
+    except Exception as exc:
+        if is_builtin(claim):
+            raise  # a defect of normtest itself: let it surface
+        return Result(Verdict.ERROR, f"the measurement of {claim.id} ({claim.origin}) "
+                      f"raised {type(exc).__name__}: {exc}", **row)
+    if not isinstance(measurement, Measurement):
+        return Result(Verdict.ERROR, f"the measurement of {claim.id} ({claim.origin}) "
+                      f"returned {type(measurement).__name__}, not a "
+                      "normtest.result.Measurement", **row)
+    return replace(Result.judged(measurement, criterion), **row)
 
 
 def merge_identical(results: Sequence[Result]) -> list[Result]:

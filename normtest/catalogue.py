@@ -157,6 +157,9 @@ class Claim:
     #: the known-truth tests that back the criterion, as pytest node ids
     #: (``tests/test_synthetic.py::test_name``), shown by ``normtest explain``
     backed_by: tuple[str, ...] = ()
+    #: the threshold (or margin) one step looser and one step stricter than the criterion's:
+    #: the ``margin`` choice of the robustness analysis (docs/statistics.md, "Robustness")
+    margins: tuple[Any, Any] | None = None
 
     def __post_init__(self) -> None:
         if not self.id or self.id != self.id.strip() or " " in self.id:
@@ -170,6 +173,12 @@ class Claim:
         unknown = set(self.axes) - set(AXES)
         if unknown:
             raise NormtestError(f"{self.id}: unknown variant axes {sorted(unknown)}; use {AXES}")
+        if self.margins is not None:
+            if len(self.margins) != 2:
+                raise NormtestError(f"{self.id}: margins is (looser, stricter), got "
+                                    f"{self.margins!r}")
+            for value in self.margins:
+                self.criterion.with_threshold(value, self.id)
         for e in self.expected:
             if e.family is not None and e.family not in FAMILIES:
                 raise NormtestError(f"{self.id}: expectation family {e.family!r} not in {FAMILIES}")
@@ -208,6 +217,14 @@ class Claim:
         """``confirmatory`` where the paper (or a source it builds on) states an expectation
         for this model family and variant, else ``exploratory``."""
         return "exploratory" if self.expectation(family, variant) is None else "confirmatory"
+
+    def criterion_at(self, margin: str) -> Criterion:
+        """The criterion with its threshold as ``stated``, one step ``looser`` or ``stricter``
+        (:attr:`margins`; as stated when none are declared)."""
+        if margin == "stated" or self.margins is None:
+            return self.criterion
+        looser, stricter = self.margins
+        return self.criterion.with_threshold(looser if margin == "looser" else stricter, self.id)
 
     def needs_text(self) -> str:
         """The capabilities needed, in words ("a or (b and c)")."""

@@ -137,6 +137,9 @@ def _parser() -> argparse.ArgumentParser:
     gate.add_argument("--replicated", nargs="+", default=None, metavar="LINE",
                       help="scorecard lines that must be replicated (keys such as word_level, "
                            "or all)")
+    gate.add_argument("--require-robust", nargs="+", default=None, metavar="LINE",
+                      help="scorecard lines whose verdict must be robust: the same under at "
+                           "least 90%% of their reasonable specifications (keys, or all)")
     gate.add_argument("--exploratory", action="store_true",
                       help="requirements and regressions judge exploratory rows too (default: "
                            "confirmatory rows, and any row a requirement names by variant)")

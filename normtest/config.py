@@ -5,6 +5,7 @@ One table serves ``normtest audit``, ``normtest gate`` and the pytest plugin::
     model = "glove-6b-50d"
     require = ["word.norm_ic[transform=whiten_zipf]"]   # claims, variants or suites that must PASS
     replicated = ["word_level"]                         # scorecard lines that must be replicated
+    require_robust = ["word_level"]                     # lines whose verdict must be robust
     baseline = "baseline/report.json"                   # optional: an earlier audit to compare with
     exploratory = false                                 # judge exploratory rows too
     words = 2000                                        # any setting of normtest.settings
@@ -42,6 +43,8 @@ class GateConfig:
     require: tuple[str, ...] = ()
     #: scorecard lines (hypothesis keys, or "all": every line tested) that must be replicated
     replicated: tuple[str, ...] = ()
+    #: scorecard lines (or "all") whose verdict must be robust across their specifications
+    require_robust: tuple[str, ...] = ()
     #: whether requirements and regressions judge exploratory rows too (default: confirmatory
     #: rows, and any row a requirement names by its variant)
     exploratory: bool = False
@@ -139,11 +142,12 @@ def _relative_paths(value: Any, base: Path | None, origin: str, key: str) -> Any
 
 
 def _coerce(key: str, value: Any, base: Path | None) -> Any:
-    if key in ("claims", "require", "replicated"):
+    if key in ("claims", "require", "replicated", "require_robust"):
         if isinstance(value, str):
             value = [value]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise TypeError("give a list of scorecard keys" if key == "replicated"
+            raise TypeError("give a list of scorecard keys"
+                            if key in ("replicated", "require_robust")
                             else "give a list of claim ids")
         return tuple(value)
     if key in ("thresholds", "margins", "expected_failures"):

@@ -60,7 +60,8 @@ if TYPE_CHECKING:
     from normtest.result import Criterion, Result
     from normtest.scorecard import Line
 
-__all__ = ["Comparison", "GateConfig", "GateOutcome", "LineRequirement", "Requirement", "compare",
+__all__ = ["Comparison", "GateConfig", "GateOutcome", "LineRequirement", "Requirement",
+           "RobustRequirement", "compare",
            "evaluate", "find_config", "load_config", "run_gate"]
 
 #: Two-sided confidence of the intervals the summary shows (their ends: one-sided 95% bounds).
@@ -248,6 +249,47 @@ class LineRequirement:
         return self.line is not None and self.line.status == "replicated"
 
 
+@dataclass(frozen=True)
+class RobustRequirement:
+    """A scorecard line whose verdict must survive its other reasonable analyses, and how it
+    fared (normtest.robustness; None: not assessed)."""
+
+    key: str
+    robustness: Any | None
+
+    @property
+    def ok(self) -> bool:
+        """True when the line was assessed and is robust."""
+        return self.robustness is not None and bool(self.robustness.specifications) \
+            and self.robustness.robust
+
+    @property
+    def why(self) -> str:
+        """The assessment in words (or why there is none)."""
+        if self.robustness is None or not self.robustness.specifications:
+            return ("its robustness was not assessed (the line was not tested, or the audit ran "
+                    "with --no-robustness)")
+        return str(self.robustness.summary())
+
+
+def robust_requirements(keys: Sequence[str], candidate: Report) -> list[RobustRequirement]:
+    """The lines named by ``keys`` (``"all"``: every line the audit tested) with their
+    robustness; an unknown key is an error naming the known ones."""
+    lines = candidate.scorecard
+    known = {line.key for line in lines}
+    out: list[RobustRequirement] = []
+    for key in keys:
+        if key == "all":
+            out += [RobustRequirement(line.key, candidate.robustness_of(line.key))
+                    for line in lines if line.status != "not tested"]
+        elif key in known:
+            out.append(RobustRequirement(key, candidate.robustness_of(key)))
+        else:
+            raise NormtestError(f"require_robust: no scorecard line {key!r}; the lines are "
+                                f"{', '.join(sorted(known))} (or all)")
+    return out
+
+
 def line_requirements(keys: Sequence[str], lines: Sequence[Line]) -> list[LineRequirement]:
     """The scorecard lines named by ``keys`` (``"all"``: every line the audit tested); an
     unknown key is an error naming the known ones."""
@@ -284,6 +326,8 @@ class GateOutcome:
     saved: str | None = None
     #: whether this run records the first baseline (nothing to compare with yet)
     first_baseline: bool = False
+    #: scorecard lines whose verdict must be robust
+    robust: tuple[RobustRequirement, ...] = ()
 
     @property
     def regressions(self) -> list[Comparison]:
@@ -301,13 +345,18 @@ class GateOutcome:
         return [r for r in self.lines if not r.ok]
 
     @property
+    def failed_robust(self) -> list[RobustRequirement]:
+        """Scorecard lines required to be robust that were not."""
+        return [r for r in self.robust if not r.ok]
+
+    @property
     def passed(self) -> bool:
         """True when every requirement holds and nothing regressed (and something was
         checked: a gate with no requirement and nothing compared fails)."""
         checked = (bool(self.requirements) or bool(self.comparisons) or bool(self.lines)
-                   or self.first_baseline)
+                   or bool(self.robust) or self.first_baseline)
         return (checked and not self.failed_requirements and not self.regressions
-                and not self.failed_lines)
+                and not self.failed_lines and not self.failed_robust)
 
     def markdown(self) -> str:
         """A Markdown summary fit for a pull-request comment."""
@@ -319,10 +368,11 @@ class GateOutcome:
 def evaluate(candidate: Report, config: GateConfig, baseline: Report | None = None,
              baseline_path: str | None = None) -> GateOutcome:
     """Judge a candidate report against the configuration (no model needed)."""
-    if not config.require and not config.replicated and baseline is None:
+    if not config.require and not config.replicated and not config.require_robust \
+            and baseline is None:
         raise NormtestError(
-            "nothing to gate: give require = [claim ids], replicated = [scorecard lines] "
-            "and/or baseline = report.json"
+            "nothing to gate: give require = [claim ids], replicated = [scorecard lines], "
+            "require_robust = [scorecard lines] and/or baseline = report.json"
         )
     results = apply_thresholds(candidate.results, config.thresholds)
     candidate = replace(candidate, results=results)
@@ -341,7 +391,8 @@ def evaluate(candidate: Report, config: GateConfig, baseline: Report | None = No
                                           margins=config.margins, alpha=config.alpha,
                                           exploratory=config.exploratory)
     return GateOutcome(candidate, tuple(requirements), tuple(comparisons), tuple(uncompared),
-                       baseline, baseline_path, config.margin, config.alpha, tuple(lines))
+                       baseline, baseline_path, config.margin, config.alpha, tuple(lines),
+                       robust=tuple(robust_requirements(config.require_robust, candidate)))
 
 
 def claims_to_audit(config: GateConfig, baseline: Report | None) -> list[str]:
@@ -350,7 +401,7 @@ def claims_to_audit(config: GateConfig, baseline: Report | None) -> list[str]:
     from normtest.catalogue import claims_of_line
 
     ids: dict[str, None] = {}
-    for key in config.replicated:
+    for key in (*config.replicated, *config.require_robust):
         ids.update(dict.fromkeys(claims_of_line(key)))
     for text in (*config.claims, *config.require):
         for claim_id in Selector.parse(text).claim_ids():
@@ -399,7 +450,7 @@ def run_gate(config: GateConfig, *, save_report: str | Path | None = None,
     else:
         raise NormtestError("the gate needs a model (model = ... or --model) or a candidate "
                             "report (report = ... or --report)")
-    if first and not (config.require or config.replicated):
+    if first and not (config.require or config.replicated or config.require_robust):
         # nothing to judge yet: the first baseline is recorded as audited
         outcome = GateOutcome(candidate, (), first_baseline=True)
     else:
@@ -440,11 +491,13 @@ def _first_baseline(config: GateConfig, save_report: str | Path | None) -> bool:
 def command(args: Any) -> int:
     """``normtest gate``: 0 the gate passed, 1 it failed (2 and 3 come from the CLI)."""
     config = load_config(args.config, required=args.model is None and args.report is None
-                         and not args.require and not args.replicated)
+                         and not args.require and not args.replicated
+                         and not args.require_robust)
     config = config.with_overrides(
         model=args.model, report=args.report, baseline=args.baseline,
         require=tuple(args.require) if args.require else None,
         replicated=tuple(args.replicated) if args.replicated else None,
+        require_robust=tuple(args.require_robust) if args.require_robust else None,
         exploratory=True if args.exploratory else None,
         claims=tuple(args.claims) if args.claims else None, margin=args.margin,
         alpha=args.alpha).with_settings(given(args))

@@ -79,6 +79,12 @@ class Report:
     #: the scorecard's lines as ``(key, title, source[, short, reference])``; None: every
     #: declared hypothesis
     hypotheses: Sequence[tuple[str, ...]] | None = None
+    #: each tested line re-decided under its specifications (normtest.robustness)
+    robustness: Sequence[Any] = ()
+
+    def robustness_of(self, key: str) -> Any | None:
+        """The robustness of scorecard line ``key`` (a ``LineRobustness``), or None."""
+        return next((r for r in self.robustness if r.line == key), None)
 
     @property
     def scorecard(self) -> list[Line]:
@@ -160,6 +166,8 @@ class Report:
             "results": [r.to_dict() for r in self.results],
             "summary": self.summary,
         }
+        if self.robustness:
+            out["robustness"] = [r.to_dict() for r in self.robustness]
         if self.data:
             out["data"] = dict(self.data)
         return out
@@ -197,11 +205,16 @@ class Report:
             for key, value in parts.items():
                 if not isinstance(value, Mapping):
                     raise TypeError(f"'{key}' is not an object")
+            from normtest.robustness import LineRobustness
             from normtest.scorecard import titles_of
 
+            stored = data.get("robustness") or []
+            if not isinstance(stored, list):
+                raise TypeError("'robustness' is not a list")
             return cls(results=parsed, model=dict(parts["model"]),
                        provenance=dict(parts["provenance"]), data=dict(parts["data"]),
-                       hypotheses=titles_of(data.get("scorecard")))
+                       hypotheses=titles_of(data.get("scorecard")),
+                       robustness=tuple(LineRobustness.from_dict(r) for r in stored))
         except _DAMAGE as exc:
             raise NormtestError(
                 f"the report is damaged ({type(exc).__name__}: {exc}); write it again with "

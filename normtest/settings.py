@@ -195,6 +195,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("workers", "Ray workers (actors) for extraction and counting blocks (default: one "
             "per CPU of the cluster; with --executor local, processes for corpus counting)",
             "int", None, minimum=1, metavar="N"),
+    Setting("robustness", "re-decide each scorecard line under every reasonable analysis its "
+            "claims declare (geometry, IC source, word population, margin, …) and say whether "
+            "the verdict is robust (--no-robustness: skip it)", "bool", True),
     Setting("checks", "claim files, folders or modules to load besides the catalogue "
             "(docs/claims.md)", "names", (), metavar="PATH_OR_MODULE", audit=False),
     Setting("kind", "how to read the model when its form does not decide it: static, "
@@ -320,6 +323,12 @@ class AuditSettings:
     executor: str = BY_NAME["executor"].default
     ray_address: str | None = None
     workers: int | None = None
+    #: re-decide each scorecard line under its declared specifications (normtest.robustness)
+    robustness: bool = BY_NAME["robustness"].default
+    #: how an interval is read where an analytic one holds (an unclustered Spearman ρ and the
+    #: difference of two): ``bootstrap`` (the audit's rows) or ``analytic`` (what the robustness
+    #: analysis uses for its many specifications; docs/statistics.md, "Robustness")
+    intervals: str = "bootstrap"
 
     def __post_init__(self) -> None:
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:

@@ -144,3 +144,28 @@ def test_an_audit_over_a_damaged_cache_page_warns_once_and_recomputes(tmp_path: 
     assert "cache.py" not in done.stderr and "return self" not in done.stderr
     assert list(cache.glob("embeddings.corrupt-*"))
     assert _numbers(Report.read(out / "report.json")) == reference
+
+
+def test_a_ctrl_c_inside_gensims_corpus_parse_is_not_lost(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """gensim's WikiCorpus.get_texts catches KeyboardInterrupt and returns the articles read so
+    far; the sample parse raises it again instead of keeping (and storing) a truncated sample."""
+    import os
+
+    from gensim.corpora import WikiCorpus
+
+    from normtest.information import texts
+
+    def swallowing(self: object) -> object:
+        yield ["A first article " * 20], (1, "first")
+        try:
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while gensim reads
+            time.sleep(1)
+        except KeyboardInterrupt:  # what gensim does: log it and stop iterating
+            return
+
+    monkeypatch.setattr(WikiCorpus, "__init__", lambda self, *a, **k: None)
+    monkeypatch.setattr(WikiCorpus, "get_texts", swallowing)
+    with pytest.raises(KeyboardInterrupt):
+        texts._parse_wiki(Path("unused.xml.bz2"))
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -246,12 +246,14 @@ def test_html_page_is_self_contained_with_every_section(glove_report: Report) ->
     assert "<script" not in page.lower()
     assert not re.search(r"(src|href)=\"(?!data:|#)", page)  # nothing loaded from anywhere
     assert "http://" not in page and "https://" not in page
-    for section in ("scorecard", "contents", "summary", "effects", "words", "cer",
-                    "confirmatory", "exploratory", "provenance"):
+    for section in ("scorecard", "contents", "summary", "robustness", "effects", "words",
+                    "cer", "confirmatory", "exploratory", "provenance"):
         assert f'id="{section}"' in page
     images = svgs(page)
     variants = glove_report.data["words"]["squared_norms"]
-    assert len(images) == 1 + len(variants)  # one forest plot, one scatter per transform
+    curves = [r for r in glove_report.robustness if r.specifications]
+    # one specification curve per assessed line, one forest plot, one scatter per transform
+    assert curves and len(images) == len(curves) + 1 + len(variants)
     for svg in images:
         root = ET.fromstring(svg)  # well-formed
         assert root.tag.endswith("svg")
@@ -268,15 +270,16 @@ def test_html_opens_with_the_scorecard_then_contents_then_plots_then_tables(
         glove_report: Report) -> None:
     page = render(glove_report, "html")
     marks = ["<header>", 'class="answer"', 'id="scorecard"', 'id="contents"', 'id="summary"',
-             'id="effects"', "<img ", 'id="words"', 'id="cer"', 'id="confirmatory"',
-             '<table class="claims"', 'id="exploratory"', 'id="provenance"']
+             'id="robustness"', "<img ", 'id="effects"', 'id="words"', 'id="cer"',
+             'id="confirmatory"', '<table class="claims"', 'id="exploratory"',
+             'id="provenance"']
     at = [page.index(mark) for mark in marks]
     assert at == sorted(at), dict(zip(marks, at, strict=True))
     assert "Of the paper's 6 hypotheses: <b>1 replicated" in page  # the one-line answer
     parsed = outline(page)
     contents = [link for link in parsed.links if link.startswith("#")]
-    assert contents == ["#scorecard", "#summary", "#effects", "#words", "#cer", "#confirmatory",
-                        "#exploratory", "#provenance"]
+    assert contents == ["#scorecard", "#summary", "#robustness", "#effects", "#words", "#cer",
+                        "#confirmatory", "#exploratory", "#provenance"]
     assert all(link[1:] in parsed.ids for link in contents)  # every anchor resolves
     assert len(parsed.ids) == len(set(parsed.ids))  # once each
 
@@ -510,4 +513,5 @@ def test_audit_writes_every_format_by_default(tmp_path: Path,
     out = capsys.readouterr().out
     for name in ("report.json", "report.md", "report.html"):
         assert (tmp_path / name).is_file() and name in out
-    assert (tmp_path / "report.html").read_text(encoding="utf-8").count("<img ") == 4
+    # a forest plot, three scatter plots and the word line's specification curve
+    assert (tmp_path / "report.html").read_text(encoding="utf-8").count("<img ") == 5

@@ -297,11 +297,14 @@ def test_the_report_of_a_real_audit_renders_cleanly_in_chromium(
     assert visit.errors == [], visit.errors
     state = visit.state
     assert state["scripts"] == 0 and state["text"] > 2000
-    assert state["sections"] == ["scorecard", "summary", "effects", "words", "cer",
-                                 "confirmatory", "exploratory", "provenance"]
+    assert state["sections"] == ["scorecard", "summary", "robustness", "effects", "words",
+                                 "cer", "confirmatory", "exploratory", "provenance"]
     n_words = len(real_report.data["words"]["squared_norms"])
     n_curves = len(real_report.data["prefixes"]["curves"])
-    assert len(state["images"]) == 2 + n_words + n_curves  # two forest plots, folded ones too
+    n_lines = len([r for r in real_report.robustness if r.specifications])
+    assert n_lines >= 2  # each assessed line's specification curve, drawn (folded)
+    # two forest plots, folded ones too
+    assert len(state["images"]) == n_lines + 2 + n_words + n_curves
     assert all(done and width > 0 for done, width in state["images"]), state["images"]
     colours, ink = not_blank(visit.screenshot)
     assert colours > 100 and ink > 0.05, (colours, ink)

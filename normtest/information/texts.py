@@ -11,15 +11,18 @@ Importing this module imports the standard library only; gensim loads on use.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.metadata
 import re
+import signal
 import stat
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from normtest.errors import NormtestError
 
@@ -252,11 +255,38 @@ def _parse_wiki(source: Path) -> tuple[SourceText, ...]:
         article_min_tokens=1,
     )
     out: list[SourceText] = []
-    for pieces, (pageid, title) in corpus.get_texts():
-        text = _clean_wiki_text(pieces[0])
-        if len(text.split()) >= _WIKI_MIN_WORDS:
-            out.append(SourceText(f"wiki:{pageid}", str(title), text))
+    with _ctrl_c_kept():
+        for pieces, (pageid, title) in corpus.get_texts():
+            text = _clean_wiki_text(pieces[0])
+            if len(text.split()) >= _WIKI_MIN_WORDS:
+                out.append(SourceText(f"wiki:{pageid}", str(title), text))
     return tuple(out)
+
+
+@contextlib.contextmanager
+def _ctrl_c_kept() -> Iterator[None]:
+    """A Ctrl-C is not lost in gensim's corpus iteration: ``WikiCorpus.get_texts`` catches
+    KeyboardInterrupt, logs it and returns the articles read so far, which would then be
+    stored as the whole sample. The signal is recorded here and raised again once gensim
+    returns (in the main thread, where Python delivers signals; a process that ignores
+    SIGINT keeps ignoring it)."""
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(previous):
+        yield
+        return
+    stopped: list[int] = []
+
+    def record(signum: int, frame: Any) -> None:
+        stopped.append(signum)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, record)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if stopped:
+        raise KeyboardInterrupt
 
 
 #: Largest share of a user corpus's bytes that may be replaced (not UTF-8) before it is refused:

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Any
 
 from rich.console import Console, RenderableType
 from rich.padding import Padding
@@ -131,7 +131,8 @@ def audit_view(report: Report, *, title: str | None = None, all_rows: bool = Fal
     name, family = report.model.get("name", "unnamed model"), report.model.get("family")
     head = (title or f"normtest audit of {name}") + (f" ({family})" if family else "")
     top = scorecard_part(report.scorecard, head=head, reasons=all_rows, width=width,
-                         notes=answer_notes(report))
+                         notes=answer_notes(report),
+                         robustness={r.line: r for r in report.robustness})
     claims = claim_rows(report.results)
     tail: list[RenderableType] = [_line(footer(report, all_rows), "dim")]
     if all_rows:
@@ -188,7 +189,8 @@ def _indent(part: RenderableType, by: int = 2) -> Padding:
 
 
 def scorecard_part(lines: Sequence[Line], *, head: str = "", reasons: bool = False,
-                   width: int = WIDTH, notes: Sequence[str] = ()) -> list[RenderableType]:
+                   width: int = WIDTH, notes: Sequence[str] = (),
+                   robustness: Mapping[str, Any] | None = None) -> list[RenderableType]:
     """The question (after ``head``, on a line of its own where the two do not fit ``width``),
     ``notes`` (what the answer must be read with, such as a sample the model covers only in
     part), one line per hypothesis — its status, its short name, whether its criterion is
@@ -205,7 +207,7 @@ def scorecard_part(lines: Sequence[Line], *, head: str = "", reasons: bool = Fal
     for line in lines:
         status = Text(line.status.upper(), style=_STATUS.get(line.status, ""))
         grid.add_row(status, Text(line.short or line.key), Text(line.basis, style="dim"),
-                     _rests(line))
+                     _rests(line, (robustness or {}).get(line.key)))
         if reasons:  # the title and the reason below it, wrapped
             grid.add_row(Text(""), Text(line.title).append(f"\n{line.reason}", style="dim"))
     if reasons:
@@ -217,10 +219,13 @@ def scorecard_part(lines: Sequence[Line], *, head: str = "", reasons: bool = Fal
     return out
 
 
-def _rests(line: Line) -> Text:
-    """What a scorecard line rests on: where its readings disagree, the readings (``in raw
-    geometry; REPLICATED after centring``), else the analysis its rows were judged
-    under."""
+def _rests(line: Line, robustness: Any | None = None) -> Text:
+    """What a scorecard line rests on: whether it survives the other reasonable analyses, and
+    the first choice that flips it (``fragile 49%: population=one_token → undecided``); without
+    a robustness analysis, where its readings disagree, the readings (``in raw geometry;
+    REPLICATED after centring``), else the analysis its rows were judged under."""
+    if robustness is not None and robustness.specifications:
+        return Text(robustness.short(), style="" if robustness.robust else "yellow")
     if line.verdict != line.status:
         out = Text(line.reference)
         for reading in line.readings:

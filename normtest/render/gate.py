@@ -28,6 +28,9 @@ def gate_markdown(outcome: GateOutcome) -> str:
     if outcome.lines:
         ok = len(outcome.lines) - len(outcome.failed_lines)
         facts.append(f"{ok} of {len(outcome.lines)} required scorecard lines replicated")
+    if outcome.robust:
+        ok = len(outcome.robust) - len(outcome.failed_robust)
+        facts.append(f"{ok} of {len(outcome.robust)} scorecard lines required robust are")
     if outcome.requirements:
         facts.append(f"{len(outcome.requirements) - len(failed)} of {len(outcome.requirements)} "
                      "required claims PASS")
@@ -40,6 +43,14 @@ def gate_markdown(outcome: GateOutcome) -> str:
         facts.append("no baseline to compare with yet: this audit is the first one")
     lines += ["; ".join(facts) + ".", ""]
     lines += _scorecard(outcome)
+    if outcome.robust:
+        lines += ["### Lines required robust", "",
+                  "A line is robust when at least 90% of its reasonable specifications (geometry, "
+                  "IC source, word population, margin, …) give it the audit's status.", ""]
+        for robust in outcome.robust:
+            lines.append(f"- {'✅' if robust.ok else '❌'} `{robust.key}`: "
+                         f"{md_text(robust.why)}")
+        lines.append("")
     if outcome.requirements:
         lines += ["### Required claims", "",
                   "| | claim | verdict | estimate | 90% interval | threshold |",

@@ -150,9 +150,12 @@ class _Page(Figures):
             readings = "".join(f"<br><small>{esc(line.reference)}; {esc(r.status)} "
                                f"{esc(r.name)}</small>" for r in line.readings
                                if r.status != line.status)
+            robust = self.report.robustness_of(line.key)
+            robust_text = (f" · {esc(robust.short())}"
+                           if robust is not None and robust.specifications else "")
             basis = (f'<br><span class="muted">criterion {esc(line.basis)}'
-                     + (f" · {esc(line.rests_on)}" if line.rests_on else "") + "</span>"
-                     if line.basis else "")
+                     + (f" · {esc(line.rests_on)}" if line.rests_on else "") + robust_text
+                     + "</span>" if line.basis else "")
             out.append(f'<tr><td><span class="status {status.replace(" ", "-")}">{status}'
                        f"</span>{readings}</td><td><b>{esc(line.title)}</b>{basis}<br>"
                        f'<span class="muted">{self.prose(line.reason)}</span></td></tr>')
@@ -337,7 +340,8 @@ def render_html(report: Report) -> str:
     """The self-contained HTML page (see the module doc)."""
     page = _Page(report)
     scorecard = page.scorecard()
-    rest = [page.summary(), page.layers(), page.forest(), page.words(), page.texts(), page.cer(),
+    rest = [page.summary(), page.robustness(), page.layers(), page.forest(), page.words(),
+            page.texts(), page.cer(),
             page.confirmatory_rows(), page.exploratory_rows(), page.provenance()]
     sections = [s for s in rest if s is not None]
     body = "\n".join([page.header(), scorecard.html, page.contents([scorecard, *sections]),

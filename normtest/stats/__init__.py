@@ -9,7 +9,7 @@ one call and return a :class:`normtest.result.Result` with ``.verdict``, ``.esti
 ``.p_value`` and ``.n``; its measurement can be re-judged later.
 """
 
-from normtest.stats.contrast import contrast, measure_contrast
+from normtest.stats.contrast import contrast, measure_contrast, measure_correlation_contrast
 from normtest.stats.correlation import (
     correlation,
     measure_correlation,
@@ -36,6 +36,7 @@ __all__ = [
     "linear_growth",
     "measure_contrast",
     "measure_correlation",
+    "measure_correlation_contrast",
     "measure_fixed_point",
     "measure_linear_growth",
     "measure_mean",

@@ -24,13 +24,14 @@ import math
 from typing import Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from normtest.errors import NormtestError
 from normtest.result import Criterion, Measurement, Result
 from normtest.sampling import Sampling
 from normtest.stats import bootstrap
 
-__all__ = ["contrast", "measure_contrast"]
+__all__ = ["contrast", "measure_contrast", "measure_correlation_contrast"]
 
 
 def measure_contrast(first: Measurement, second: Measurement, *,
@@ -109,6 +110,74 @@ def _unpaired(first: Measurement, second: Measurement) -> str | None:
     if first.sampling.replicates.size != second.sampling.replicates.size:
         return "they hold different numbers of replicates"
     return None
+
+
+def measure_correlation_contrast(
+    x: ArrayLike, first: ArrayLike, second: ArrayLike, *, units: ArrayLike | None = None,
+    n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05,
+    interval: Literal["bootstrap", "analytic"] = "bootstrap",
+) -> Measurement:
+    """Spearman ρ(x, first) − ρ(x, second) on the same rows (one per unit, ``units``).
+
+    ``bootstrap``: :func:`measure_contrast` of the two measurements, drawn by unit alike.
+    ``analytic``: the difference of two dependent correlations that share x, read as normal
+    with the delta-method variance var₁ + var₂ − 2c·sd₁·sd₂, each ρ's variance from the
+    Bonett–Wright standard error of its Fisher z ((1 + ρ²/2)(1 − ρ²)²/(n − 3)) and c the
+    large-sample correlation of two correlations with a variable in common (Olkin & Finn 1990;
+    the approximation of Zou's 2007 interval, symmetric), computed from Spearman's ρ of
+    (x, first), (x, second) and (first, second). No draws: it pairs with nothing.
+    """
+    from normtest.stats.correlation import measure_correlation
+
+    def rho(y: ArrayLike, how: Literal["bootstrap", "analytic"]) -> Measurement:
+        return measure_correlation(x, y, units=units, n_resamples=n_resamples, seed=seed,
+                                   alpha=alpha, interval=how)
+
+    if interval == "bootstrap":
+        return measure_contrast(rho(first, "bootstrap"), rho(second, "bootstrap"))
+    if interval != "analytic":
+        raise NormtestError(f"interval must be 'bootstrap' or 'analytic', got {interval!r}")
+    a, b = rho(first, "analytic"), rho(second, "analytic")
+    name = f"{a.statistic}_difference"
+    method = ("difference of two Spearman ρ sharing x: normal, delta-method variance with the "
+              "Bonett–Wright standard errors and their correlation")
+    parts = {"first": a, "second": b}
+    inputs = (None if a.inputs is None or b.inputs is None else
+              bootstrap.digest(np.frombuffer(f"{name};{a.inputs};{b.inputs}".encode(),
+                                             np.uint8)))
+    missing = [f"{part}: {m.reason or 'not estimable'}" for part, m in parts.items()
+               if m.sampling is None or not math.isfinite(m.estimate)]
+    if not missing and a.inputs is not None and a.inputs == b.inputs:
+        missing = ["the two variants are one measurement (identical inputs: the compositions "
+                   "coincide on these data), so there is no difference to measure"]
+    if missing:
+        return Measurement.not_estimable(name, a.n, method, "; ".join(missing), seed=seed,
+                                         components=parts, inputs=inputs)
+    between = measure_correlation(first, second, units=units, n_resamples=n_resamples,
+                                  seed=seed, alpha=alpha, interval="analytic")
+    r12, r13 = a.estimate, b.estimate
+    r23 = between.estimate if math.isfinite(between.estimate) else 0.0
+    n = a.n
+    var1, var2 = (_variance(r, n) for r in (r12, r13))
+    denominator = (1 - r12 * r12) * (1 - r13 * r13)
+    c = ((r23 - r12 * r13 / 2) * (1 - r12 * r12 - r13 * r13 - r23 * r23) + r23 ** 3) / \
+        denominator if denominator > 0 else 1.0
+    variance = max(var1 + var2 - 2 * min(max(c, -1.0), 1.0) * math.sqrt(var1 * var2), 0.0)
+    estimate = r12 - r13
+    if variance <= 0:
+        return Measurement.not_estimable(name, n, method, "the difference has no spread",
+                                         seed=seed, components=parts, inputs=inputs)
+    return Measurement(statistic=name, estimate=estimate, n=n, method=method,
+                       sampling=Sampling("normal", center=estimate, scale=math.sqrt(variance)),
+                       confidence=1 - 2 * alpha, seed=seed,
+                       settings={"interval": "analytic", "rho_between": r23},
+                       components=parts, inputs=inputs)
+
+
+def _variance(rho: float, n: int) -> float:
+    """Var(ρ̂) of a Spearman ρ: the Bonett–Wright variance of its z, (1 + ρ²/2)/(n − 3), carried
+    to ρ by the delta method (dρ/dz = 1 − ρ²)."""
+    return (1 + rho * rho / 2) * (1 - rho * rho) ** 2 / max(n - 3, 1)
 
 
 def contrast(first: Measurement, second: Measurement, min_difference: float = 0.1,

@@ -39,6 +39,8 @@ from normtest.stats._inputs import (
 from normtest.stats._spearman import Spearman, residualise
 
 Method = Literal["spearman", "pearson", "kendall"]
+#: How an interval is read: a bootstrap, or where it holds an analytic one (docs/statistics.md)
+Interval = Literal["bootstrap", "analytic"]
 Alternative = Literal["greater", "less"]
 
 _STATISTIC = {"spearman": "spearman_rho", "pearson": "pearson_r", "kendall": "kendall_tau"}
@@ -55,6 +57,7 @@ def measure_correlation(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     alpha: float = 0.05,
+    interval: Interval = "bootstrap",
 ) -> Measurement:
     """corr(x, y) with its sampling distribution and (1 − 2α) interval; no verdict.
 
@@ -62,11 +65,14 @@ def measure_correlation(
     ``clusters`` when given. ``units`` (one distinct label per row, e.g. the words) draws each
     row's weight for its unit rather than for its position: measurements over the same units
     with the same ``seed`` and ``n_resamples`` then resample alike (paired), whatever their y.
+    ``interval="analytic"`` reads a Spearman ρ without clusters by Fisher's z with the
+    Bonett–Wright standard error √((1 + ρ²/2)/(n − 3)) instead of a bootstrap (no draws: it
+    pairs with nothing); with clusters, or for Kendall's τ, the bootstrap stays.
     Too few points or a constant variable give a not-estimable measurement with the reason (a
     criterion judges it INCONCLUSIVE).
     """
     return _correlation_measurement(x, y, None, method, clusters, n_resamples, seed, alpha,
-                                    units)
+                                    units, interval)
 
 
 def measure_partial_correlation(
@@ -80,12 +86,14 @@ def measure_partial_correlation(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     alpha: float = 0.05,
+    interval: Interval = "bootstrap",
 ) -> Measurement:
     """:func:`measure_correlation` with ``covariates`` (n or n×k) partialled out.
 
     Spearman: x, y and each covariate are ranked, the covariate ranks regressed out of the ranks
     of x and y (OLS with intercept), and the residuals correlated. Covariate columns that are
-    constant are dropped (partialling out a constant changes nothing).
+    constant are dropped (partialling out a constant changes nothing). ``interval`` as in
+    :func:`measure_correlation` (the analytic standard error uses n − 3 − k).
     """
     if method not in ("spearman", "pearson"):
         raise NormtestError(
@@ -94,7 +102,7 @@ def measure_partial_correlation(
     if covariates is None:
         raise NormtestError("partial_correlation needs covariates; use correlation() without them")
     return _correlation_measurement(x, y, covariates, method, clusters, n_resamples, seed, alpha,
-                                    units)
+                                    units, interval)
 
 
 def correlation(
@@ -155,9 +163,12 @@ def _correlation_measurement(
     seed: int,
     alpha: float,
     units_in: ArrayLike | None = None,
+    interval: str = "bootstrap",
 ) -> Measurement:
     if method not in _STATISTIC:
         raise NormtestError(f"method must be 'spearman', 'pearson' or 'kendall', got {method!r}")
+    if interval not in ("bootstrap", "analytic"):
+        raise NormtestError(f"interval must be 'bootstrap' or 'analytic', got {interval!r}")
     n_resamples = check_resamples(n_resamples)
     x = as_vector("x", x_in)
     y = as_vector("y", y_in)
@@ -202,24 +213,26 @@ def _correlation_measurement(
     # weights for every unit, whatever the rest of the data; rows drawn by position after a
     # sort by value are not (their draws depend on y)
     # (a seed that is not a number draws afresh: nothing to pair with, nothing to remember)
+    analytic = codes is None and (method == "pearson" or (interval == "analytic"
+                                                          and method == "spearman"))
     drawn = units_in if units is not None else clusters_in
     seeded = isinstance(seed, int | np.integer) and not isinstance(seed, bool)
-    draws = None if drawn is None or not seeded or (method == "pearson" and codes is None) else (
+    draws = None if drawn is None or not seeded or analytic else (
         bootstrap.draws_digest("units" if units is not None else "clusters",
                                bootstrap.labels_digest(drawn), n_resamples, seed))
     inputs = None if not seeded else bootstrap.digest(
         x, y, cov, codes, np.array([n_resamples, seed]), np.array([alpha]),
-        np.array([ord(c) for c in statistic]),
+        np.array([ord(c) for c in statistic + ("/analytic" if analytic else "")]),
         None if draws is None else np.frombuffer(draws.encode(), np.uint8))
     return bootstrap.remembered(inputs, lambda: _measured(
         x, y, cov, codes, method, statistic, label, settings, n_resamples, seed, alpha, units,
-        inputs, draws))
+        inputs, draws, analytic))
 
 
 def _measured(x: np.ndarray, y: np.ndarray, cov: np.ndarray | None, codes: np.ndarray | None,
               method: str, statistic: str, label: str, settings: dict[str, object],
               n_resamples: int, seed: int, alpha: float, units: np.ndarray | None,
-              inputs: str | None, draws: str | None) -> Measurement:
+              inputs: str | None, draws: str | None, analytic: bool = False) -> Measurement:
     """The measurement of rows already in canonical order (see the caller)."""
     n = x.size
     k = 0 if cov is None else cov.shape[1]
@@ -243,10 +256,14 @@ def _measured(x: np.ndarray, y: np.ndarray, cov: np.ndarray | None, codes: np.nd
     if not math.isfinite(estimate):
         return not_estimable("the correlation is undefined on these data (zero variance)")
 
-    if method == "pearson" and codes is None:
+    if analytic:
         r = min(max(estimate, -1 + 1e-12), 1 - 1e-12)
-        sampling = Sampling("fisher_z", center=math.atanh(r), scale=1 / math.sqrt(n - 3 - k))
-        how = f"{label}, Fisher z interval"
+        # Bonett & Wright (2000): Spearman's z has variance (1 + ρ²/2)/(n − 3)
+        spread = 1.0 if method == "pearson" else 1.0 + r * r / 2.0
+        sampling = Sampling("fisher_z", center=math.atanh(r),
+                            scale=math.sqrt(spread / (n - 3 - k)))
+        how = f"{label}, Fisher z interval" + (
+            "" if method == "pearson" else " with the Bonett–Wright standard error")
     else:
         reps = bootstrap.replicates(stat, n, n_resamples, seed, codes)
         sampling = Sampling.bootstrap(reps, estimate)

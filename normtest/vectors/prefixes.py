@@ -32,6 +32,18 @@ class PrefixData:
     poolings: tuple[str, ...] = ()
     _curves: dict[tuple[str, str], tuple[np.ndarray, ...]] = field(default_factory=dict)
     _growth: dict[tuple[str, str], Measurement] = field(default_factory=dict)
+    #: a view of another prefix data's curves (:meth:`view`): that data, the prefixes kept (a
+    #: mask over its rows) and their lengths in the view's unit
+    _source: tuple[PrefixData, np.ndarray, np.ndarray] | None = None
+
+    def view(self, keep: np.ndarray, lengths: np.ndarray, unit: str) -> PrefixData:
+        """Another analysis of the same prefix vectors: the prefixes where ``keep`` (a mask over
+        the rows of :meth:`curves`, in their order) is true, their lengths counted anew
+        (``lengths``, one per row: in words instead of model tokens, say), in ``unit``."""
+        keep = np.asarray(keep, dtype=bool)
+        lengths = np.asarray(lengths, dtype=np.float64)
+        return PrefixData(self.adapter, self.plans, unit, self.poolings,
+                          _source=(self, keep, lengths))
 
     @classmethod
     def build(cls, adapter: ModelAdapter, settings: AuditSettings,
@@ -73,6 +85,10 @@ class PrefixData:
     def curves(self, variant: Mapping[str, str]) -> tuple[np.ndarray, ...]:
         """(lengths, squared norms, document ids, vectors) of every prefix, for one variant."""
         key = (variant["composition"], variant.get("representation", "last"))
+        if key not in self._curves and self._source is not None:
+            parent, keep, counted = self._source
+            self._curves[key] = (counted[keep],
+                                 *(part[keep] for part in parent.curves(variant)[1:]))
         if key not in self._curves:
             from normtest.cache import CachedAdapter
 

@@ -68,6 +68,18 @@ class TextData:
     surprisal_model: str
     _vectors: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
     _tokens: dict[str, Any] = field(default_factory=dict)
+    #: a view of another text data's sentences (:meth:`view`): that data and the rows kept
+    _source: tuple[TextData, np.ndarray] | None = None
+
+    def view(self, rows: np.ndarray, information: np.ndarray | None = None,
+             name: str | None = None) -> TextData:
+        """Another analysis of the same text vectors: the sentences at ``rows``, with another
+        information content of theirs (``information``, called ``name``) if given."""
+        rows = np.asarray(rows, dtype=np.intp)
+        ic = self.information[rows] if information is None else np.asarray(information,
+                                                                            dtype=np.float64)
+        return TextData(self.adapter, [self.sentences[i] for i in rows], self.documents[rows],
+                        ic, name or self.surprisal_model, _source=(self, rows))
 
     @classmethod
     def build(cls, adapter: ModelAdapter, settings: AuditSettings) -> TextData:
@@ -94,6 +106,9 @@ class TextData:
         from normtest.geometry.compose import MODEL_STATES, compose_batch
 
         key = (variant["composition"], variant.get("representation", "last"))
+        if key not in self._vectors and self._source is not None:
+            parent, rows = self._source
+            self._vectors[key] = parent.squared_norms(variant)[rows]
         if key not in self._vectors:
             if supports(self.adapter, Capability.TEXT_VECTORS) \
                     and not supports(self.adapter, Capability.TOKEN_VECTORS):

@@ -122,17 +122,16 @@ class WordData:
         return self._one_token
 
     def view(self, rows: np.ndarray, *, information: np.ndarray | None = None,
-             settings: AuditSettings | None = None) -> WordData:
+             settings: AuditSettings | None = None, refit: bool = False) -> WordData:
         """Word data of some of these words (``rows``), for another analysis of the same
-        vectors: with ``information`` (their IC from another source) the transforms are fitted
-        again with the weights it gives, else the view keeps this data's geometry (its
-        transformed vectors at those rows); with ``settings`` (another minimum pair count, say)
-        its pairs and KL follow them."""
+        vectors, with ``information`` (their IC from another source) and ``settings`` (another
+        minimum pair count: its pairs and KL follow them) when given. The view keeps this
+        data's geometry (its transformed vectors at those rows), or with ``refit`` fits the
+        transforms again on its own words and the weights its IC gives."""
         rows = np.asarray(rows, dtype=np.intp)
-        if information is None:
-            return self._view(rows, self.information[rows], settings or self.settings, "rows")
-        return self._view(rows, np.asarray(information, dtype=np.float64),
-                          settings or self.settings, "refit")
+        ic = self.information[rows] if information is None else np.asarray(information,
+                                                                            dtype=np.float64)
+        return self._view(rows, ic, settings or self.settings, "refit" if refit else "rows")
 
     def _view(self, rows: np.ndarray, information: np.ndarray, settings: AuditSettings,
               geometry: str) -> WordData:

