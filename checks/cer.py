@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from normtest.adapters.protocol import Capability
 from normtest.catalogue import Claim, Expectation, measures
 from normtest.checks.axes import CER_GROWTH, FIXED_POINTS, PAPER, POOLINGS, REPRESENTATIONS
+from normtest.control_data import fixed_point_controls, growth_controls
+from normtest.controls import controls
 from normtest.result import Criterion, Measurement, Verdict
 from normtest.robustness import specifications
 from normtest.settings import AuditSettings
@@ -156,3 +158,7 @@ for _line in (CER_GROWTH, FIXED_POINTS):
     specifications(_line, prefix_unit=("tokens", "words"),
                    grid=("every", "every_other", "short"),
                    margin=("stated", "looser", "stricter"))
+
+# the controls on the audit's own data (normtest.control_data)
+controls(CER_GROWTH, growth_controls)
+controls(FIXED_POINTS, fixed_point_controls)

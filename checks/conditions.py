@@ -24,6 +24,8 @@ from normtest.checks.word import (
     WORD_NEEDS,
     suitable,
 )
+from normtest.control_data import condition_controls
+from normtest.controls import controls
 from normtest.result import Criterion, Measurement, Verdict
 from normtest.robustness import specifications
 from normtest.settings import AuditSettings
@@ -214,3 +216,6 @@ def centered(words: WordData, variant: Mapping[str, str], s: AuditSettings) -> M
 # the reference reading's geometry, IC (the diagonal of C2), PMI's pairs and the margin
 specifications(CONDITIONS, transform=GEOMETRIES, ic_source=IC_SOURCES, min_pair_count=(10, 30),
                margin=MARGINS)
+
+# the controls on the audit's own data (normtest.control_data)
+controls(CONDITIONS, condition_controls)

@@ -10,6 +10,8 @@ from normtest.adapters.protocol import Capability
 from normtest.catalogue import Claim, Expectation, measures
 from normtest.checks.axes import PAPER, POOLINGS, REPRESENTATIONS, TEXT_LEVEL
 from normtest.checks.word import MIN_RHO, MIN_RHO_RATIONALE, RHO_MARGINS
+from normtest.control_data import text_controls
+from normtest.controls import controls
 from normtest.result import Criterion, Measurement, Verdict
 from normtest.robustness import specifications
 from normtest.settings import AuditSettings
@@ -50,3 +52,6 @@ def norm_surprisal(texts: TextData, variant: Mapping[str, str], s: AuditSettings
 # a sentence's information measured another way, which sentences, and the margin
 specifications(TEXT_LEVEL, text_ic=("surprisal", "unigram"), sentences=("all", "short", "long"),
                margin=("stated", "looser", "stricter"))
+
+# the controls on the audit's own data (normtest.control_data)
+controls(TEXT_LEVEL, text_controls)

@@ -19,6 +19,8 @@ from normtest.checks.axes import (
     TRANSFORMS,
     WORD_LEVEL,
 )
+from normtest.control_data import composition_controls, word_controls
+from normtest.controls import controls
 from normtest.result import Criterion, Measurement, Verdict
 from normtest.robustness import specifications
 from normtest.settings import AuditSettings
@@ -273,3 +275,7 @@ specifications(WORD_LEVEL, transform=GEOMETRIES, ic_source=IC_SOURCES,
 # both further
 specifications(COMPOSITION, transform=GEOMETRIES, ic_source=IC_SOURCES,
                population=("all", "frequent", "rare"), margin=MARGINS)
+
+# the controls on the audit's own data (normtest.control_data)
+controls(WORD_LEVEL, word_controls)
+controls(COMPOSITION, composition_controls)

@@ -226,10 +226,16 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
         from normtest.robustness import assess
 
         robustness = assess(results, data, family, source)
+    checked: list[Any] = []
+    if settings.controls:
+        from normtest.controls import assess as assess_controls
+
+        checked = assess_controls(results, data, family)
     return Report(results=results, model=model,
                   provenance=provenance(seed=settings.seed, resamples=settings.resamples,
                                         alpha=settings.alpha, **extra),
-                  data=plot_data(data, results), robustness=tuple(robustness))
+                  data=plot_data(data, results), robustness=tuple(robustness),
+                  controls=tuple(checked))
 
 
 def describe_population(results: Sequence[Result], word: Any,

@@ -81,6 +81,12 @@ class Report:
     hypotheses: Sequence[tuple[str, ...]] | None = None
     #: each tested line re-decided under its specifications (normtest.robustness)
     robustness: Sequence[Any] = ()
+    #: each tested line's positive and negative controls (normtest.controls)
+    controls: Sequence[Any] = ()
+
+    def controls_of(self, key: str) -> Any | None:
+        """The controls of scorecard line ``key`` (a ``LineControls``), or None."""
+        return next((c for c in self.controls if c.line == key), None)
 
     def robustness_of(self, key: str) -> Any | None:
         """The robustness of scorecard line ``key`` (a ``LineRobustness``), or None."""
@@ -91,7 +97,7 @@ class Report:
         """The paper's hypotheses, each replicated, contradicted, undecided or not tested."""
         from normtest.scorecard import build
 
-        return build(self.results, self.hypotheses)
+        return build(self.results, self.hypotheses, self.controls)
 
     @property
     def missing_vectors(self) -> tuple[int, int] | None:
@@ -168,6 +174,8 @@ class Report:
         }
         if self.robustness:
             out["robustness"] = [r.to_dict() for r in self.robustness]
+        if self.controls:
+            out["controls"] = [c.to_dict() for c in self.controls]
         if self.data:
             out["data"] = dict(self.data)
         return out
@@ -205,16 +213,20 @@ class Report:
             for key, value in parts.items():
                 if not isinstance(value, Mapping):
                     raise TypeError(f"'{key}' is not an object")
+            from normtest.controls import LineControls
             from normtest.robustness import LineRobustness
             from normtest.scorecard import titles_of
 
-            stored = data.get("robustness") or []
-            if not isinstance(stored, list):
-                raise TypeError("'robustness' is not a list")
+            stored = {key: data.get(key) or [] for key in ("robustness", "controls")}
+            for key, value in stored.items():
+                if not isinstance(value, list):
+                    raise TypeError(f"{key!r} is not a list")
             return cls(results=parsed, model=dict(parts["model"]),
                        provenance=dict(parts["provenance"]), data=dict(parts["data"]),
                        hypotheses=titles_of(data.get("scorecard")),
-                       robustness=tuple(LineRobustness.from_dict(r) for r in stored))
+                       robustness=tuple(LineRobustness.from_dict(r)
+                                        for r in stored["robustness"]),
+                       controls=tuple(LineControls.from_dict(c) for c in stored["controls"]))
         except _DAMAGE as exc:
             raise NormtestError(
                 f"the report is damaged ({type(exc).__name__}: {exc}); write it again with "

@@ -176,13 +176,13 @@ class LineRobustness:
         return out
 
     def short(self) -> str:
-        """``robust 96%`` or ``fragile 58%: transform=center_zipf → replicated`` (the first
-        choice that flips it), for one-line views."""
+        """``robust 96%`` or ``fragile 58% (transform=center_zipf)`` (the first choice that
+        flips it), for one-line views."""
         if not self.specifications:
             return "robustness not assessed"
         head = f"{'robust' if self.robust else 'fragile'} {self.share:.0%}"
         flips = self.flips
-        return head if not flips else f"{head}: {flips[0][0]}={flips[0][1]} → {flips[0][2]}"
+        return head if not flips else f"{head} ({flips[0][0]}={flips[0][1]})"
 
     def summary(self) -> str:
         """``robust (96% of 135)`` or ``fragile (58% of 81): transform=center_zipf gives

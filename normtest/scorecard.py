@@ -28,13 +28,14 @@ report gives the same scorecard as the audit that wrote it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from normtest.result import Result, Verdict
 
 #: The statuses of a line, best news first (the order reports list their counts in).
-STATUSES: tuple[str, ...] = ("replicated", "contradicted", "undecided", "not tested")
+STATUSES: tuple[str, ...] = ("replicated", "contradicted", "undecided", "invalid",
+                             "not tested")
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,8 @@ class Line:
     basis: str = ""
     #: the analysis its rows were judged under: representation, transform, sample, threshold
     rests_on: str = ""
+    #: for an invalid line, the status its rows gave before its controls overruled it
+    measured: str = ""
 
     @property
     def verdict(self) -> str:
@@ -88,7 +91,7 @@ class Line:
             "key": self.key, "title": self.title, "source": self.source, "short": self.short,
             "status": self.status, "verdict": self.verdict, "reason": self.reason,
             "reference": self.reference, "readings": [r.to_dict() for r in self.readings],
-            "basis": self.basis, "rests_on": self.rests_on,
+            "basis": self.basis, "rests_on": self.rests_on, "measured": self.measured,
             "rows": [{"id": r.id, **{k: row[k] for k in ("verdict", "expected", "estimate",
                                                            "ci", "threshold")},
                       "reading": r.details.get("reading")}
@@ -212,10 +215,12 @@ def _rests_on(rows: Sequence[Result]) -> str:
 
 
 def build(results: Sequence[Result],
-          hypotheses: Sequence[tuple[str, ...]] | None = None) -> list[Line]:
+          hypotheses: Sequence[tuple[str, ...]] | None = None,
+          controls: Sequence[Any] = ()) -> list[Line]:
     """The scorecard of a set of results: one line per hypothesis ``(key, title, source[,
     short, reference])`` (default: every declared hypothesis, in order), then any key the
-    results name that the list lacks."""
+    results name that the list lacks. A tested line whose ``controls``
+    (:class:`~normtest.controls.LineControls`) misbehaved is **invalid**, with why."""
     if hypotheses is None:
         from normtest.catalogue import hypotheses as declared
 
@@ -226,7 +231,18 @@ def build(results: Sequence[Result],
         if r.hypothesis is not None and r.hypothesis not in known:
             listed.append((r.hypothesis, r.hypothesis, ""))
             known.add(r.hypothesis)
-    return [_line(h[0], h[1], h[2], results, *h[3:5]) for h in listed]
+    checked = {c.line: c for c in controls}
+    return [_controlled(_line(h[0], h[1], h[2], results, *h[3:5]), checked.get(h[0]))
+            for h in listed]
+
+
+def _controlled(line: Line, controls: Any | None) -> Line:
+    """The line, invalid when its controls misbehaved (the rows' own status kept aside)."""
+    if controls is None or controls.valid or line.status == "not tested":
+        return line
+    reason = (f"invalid: {controls.reason()}; the rows alone say {line.status} "
+              f"({line.reason})")
+    return replace(line, status="invalid", reason=reason, measured=line.status)
 
 
 def counts(lines: Sequence[Line]) -> dict[str, int]:

@@ -198,6 +198,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("robustness", "re-decide each scorecard line under every reasonable analysis its "
             "claims declare (geometry, IC source, word population, margin, …) and say whether "
             "the verdict is robust (--no-robustness: skip it)", "bool", True),
+    Setting("controls", "put a positive and a negative control model, built from the audit's "
+            "own data at its sample sizes, through each scorecard line: a line whose controls "
+            "misbehave is invalid, never replicated or contradicted (--no-controls: skip them)",
+            "bool", True),
     Setting("checks", "claim files, folders or modules to load besides the catalogue "
             "(docs/claims.md)", "names", (), metavar="PATH_OR_MODULE", audit=False),
     Setting("kind", "how to read the model when its form does not decide it: static, "
@@ -325,6 +329,8 @@ class AuditSettings:
     workers: int | None = None
     #: re-decide each scorecard line under its declared specifications (normtest.robustness)
     robustness: bool = BY_NAME["robustness"].default
+    #: a positive and a negative control model through each line (normtest.controls)
+    controls: bool = BY_NAME["controls"].default
     #: how an interval is read where an analytic one holds (an unclustered Spearman ρ and the
     #: difference of two): ``bootstrap`` (the audit's rows) or ``analytic`` (what the robustness
     #: analysis uses for its many specifications; docs/statistics.md, "Robustness")

@@ -506,8 +506,11 @@ class SubwordModel(_Identified):
     def __init__(self, information: dict[str, float], *, faithful: str = "sqrt_n",
                  dim: int = 64, noise: float = 0.1, max_tokens: int = 4,
                  multitoken_share: float = 0.5, spread: float = 0.3, seed: int = 0,
-                 name: str = "subword") -> None:
-        """Build the tokens of every word of ``information`` (word → IC in nats)."""
+                 name: str = "subword", token_counts: dict[str, int] | None = None) -> None:
+        """Build the tokens of every word of ``information`` (word → IC in nats; or any
+        positive target of the faithful composition's squared norm, with ``noise=0``).
+        ``token_counts`` gives each word's number of tokens (a real model's, say) instead of
+        drawing them."""
         if faithful not in _FAITHFUL_SCALE:
             raise NormtestError(f"faithful must be one of {sorted(_FAITHFUL_SCALE)}, got "
                                 f"{faithful!r}")
@@ -526,6 +529,10 @@ class SubwordModel(_Identified):
         squared = np.maximum(ic + noise * ic.std() * rng.normal(size=ic.size), 1e-6)
         several = rng.random(ic.size) < multitoken_share
         counts = np.where(several, rng.integers(2, max_tokens + 1, size=ic.size), 1)
+        if token_counts is not None:
+            counts = np.array([int(token_counts[w]) for w in self.words], dtype=np.intp)
+            if (counts < 1).any():
+                raise NormtestError("every word needs at least one token")
         self.token_counts = counts.astype(np.intp)
         self.target_squared_norms = squared
         self._tokens: dict[str, np.ndarray] = {}
@@ -543,7 +550,8 @@ class SubwordModel(_Identified):
         self._name = name
         self._revision = (f"subword:faithful={faithful}:dim={dim}:noise={noise:g}:"
                           f"max_tokens={max_tokens}:share={multitoken_share:g}:"
-                          f"spread={spread:g}:seed={seed}:words={_words_digest(self.words)}")
+                          f"spread={spread:g}:seed={seed}:words={_words_digest(self.words)}"
+                          f":counts={_words_digest([str(c) for c in counts])}")
 
     @property
     def dim(self) -> int:

@@ -88,7 +88,8 @@ def _honest(report: Report) -> None:
                                                                                r.ci, r.reason)
         assert r.role in ("confirmatory", "exploratory"), r.id
     assert {line.status for line in report.scorecard} <= {"replicated", "contradicted",
-                                                          "undecided", "not tested"}
+                                                          "undecided", "invalid",
+                                                          "not tested"}
 
 
 def test_glove_audit(glove_audit: Report) -> None:

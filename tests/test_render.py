@@ -246,8 +246,8 @@ def test_html_page_is_self_contained_with_every_section(glove_report: Report) ->
     assert "<script" not in page.lower()
     assert not re.search(r"(src|href)=\"(?!data:|#)", page)  # nothing loaded from anywhere
     assert "http://" not in page and "https://" not in page
-    for section in ("scorecard", "contents", "summary", "robustness", "effects", "words",
-                    "cer", "confirmatory", "exploratory", "provenance"):
+    for section in ("scorecard", "contents", "summary", "robustness", "controls", "effects",
+                    "words", "cer", "confirmatory", "exploratory", "provenance"):
         assert f'id="{section}"' in page
     images = svgs(page)
     variants = glove_report.data["words"]["squared_norms"]
@@ -270,16 +270,16 @@ def test_html_opens_with_the_scorecard_then_contents_then_plots_then_tables(
         glove_report: Report) -> None:
     page = render(glove_report, "html")
     marks = ["<header>", 'class="answer"', 'id="scorecard"', 'id="contents"', 'id="summary"',
-             'id="robustness"', "<img ", 'id="effects"', 'id="words"', 'id="cer"',
-             'id="confirmatory"', '<table class="claims"', 'id="exploratory"',
+             'id="robustness"', "<img ", 'id="controls"', 'id="effects"', 'id="words"',
+             'id="cer"', 'id="confirmatory"', '<table class="claims"', 'id="exploratory"',
              'id="provenance"']
     at = [page.index(mark) for mark in marks]
     assert at == sorted(at), dict(zip(marks, at, strict=True))
     assert "Of the paper's 6 hypotheses: <b>1 replicated" in page  # the one-line answer
     parsed = outline(page)
     contents = [link for link in parsed.links if link.startswith("#")]
-    assert contents == ["#scorecard", "#summary", "#robustness", "#effects", "#words", "#cer",
-                        "#confirmatory", "#exploratory", "#provenance"]
+    assert contents == ["#scorecard", "#summary", "#robustness", "#controls", "#effects",
+                        "#words", "#cer", "#confirmatory", "#exploratory", "#provenance"]
     assert all(link[1:] in parsed.ids for link in contents)  # every anchor resolves
     assert len(parsed.ids) == len(set(parsed.ids))  # once each
 

@@ -297,8 +297,8 @@ def test_the_report_of_a_real_audit_renders_cleanly_in_chromium(
     assert visit.errors == [], visit.errors
     state = visit.state
     assert state["scripts"] == 0 and state["text"] > 2000
-    assert state["sections"] == ["scorecard", "summary", "robustness", "effects", "words",
-                                 "cer", "confirmatory", "exploratory", "provenance"]
+    assert state["sections"] == ["scorecard", "summary", "robustness", "controls", "effects",
+                                 "words", "cer", "confirmatory", "exploratory", "provenance"]
     n_words = len(real_report.data["words"]["squared_norms"])
     n_curves = len(real_report.data["prefixes"]["curves"])
     n_lines = len([r for r in real_report.robustness if r.specifications])

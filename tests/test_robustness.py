@@ -164,7 +164,7 @@ def test_share_flips_and_summary() -> None:
     line = LineRobustness("h", "replicated", reference, specs)
     assert line.share == 0.75 and not line.robust
     assert line.flips == [("transform", "center_zipf", "contradicted")]
-    assert line.short() == "fragile 75%: transform=center_zipf → contradicted"
+    assert line.short() == "fragile 75% (transform=center_zipf)"
     assert LineRobustness.from_dict(line.to_dict()).to_dict() == line.to_dict()
     empty = LineRobustness("h", "undecided", {})
     assert empty.short() == "robustness not assessed" and not empty.robust

@@ -170,7 +170,7 @@ def test_each_status_of_a_line() -> None:
     assert build([], lines)[0].status == "not tested"
     skipped = Result(Verdict.SKIPPED, "no prefixes", claim="cer.linear", hypothesis="h")
     assert "cer.linear was skipped: no prefixes" in build([skipped], lines)[0].reason
-    assert set(STATUSES) == {"replicated", "contradicted", "undecided", "not tested"}
+    assert set(STATUSES) == {"replicated", "contradicted", "undecided", "invalid", "not tested"}
 
 
 def _reading(row: Result, reading: str | None, reconstructed: bool = True) -> Result:

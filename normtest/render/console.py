@@ -51,7 +51,7 @@ MIN_REASONS = 4
 _BESIDE = 24
 
 _STATUS = {"replicated": "green", "contradicted": "bold red", "undecided": "yellow",
-           "not tested": "dim"}
+           "invalid": "bold magenta", "not tested": "dim"}
 _VERDICT = {Verdict.PASS: "green", Verdict.FAIL: "red", Verdict.INCONCLUSIVE: "yellow",
             Verdict.ERROR: "magenta", Verdict.SKIPPED: "dim"}
 #: Clauses of a reason the view rewrites: the adjustment and the power analysis.
@@ -132,7 +132,8 @@ def audit_view(report: Report, *, title: str | None = None, all_rows: bool = Fal
     head = (title or f"normtest audit of {name}") + (f" ({family})" if family else "")
     top = scorecard_part(report.scorecard, head=head, reasons=all_rows, width=width,
                          notes=answer_notes(report),
-                         robustness={r.line: r for r in report.robustness})
+                         robustness={r.line: r for r in report.robustness},
+                         controls={c.line: c for c in report.controls})
     claims = claim_rows(report.results)
     tail: list[RenderableType] = [_line(footer(report, all_rows), "dim")]
     if all_rows:
@@ -190,12 +191,14 @@ def _indent(part: RenderableType, by: int = 2) -> Padding:
 
 def scorecard_part(lines: Sequence[Line], *, head: str = "", reasons: bool = False,
                    width: int = WIDTH, notes: Sequence[str] = (),
-                   robustness: Mapping[str, Any] | None = None) -> list[RenderableType]:
+                   robustness: Mapping[str, Any] | None = None,
+                   controls: Mapping[str, Any] | None = None) -> list[RenderableType]:
     """The question (after ``head``, on a line of its own where the two do not fit ``width``),
     ``notes`` (what the answer must be read with, such as a sample the model covers only in
-    part), one line per hypothesis — its status, its short name, whether its criterion is
-    stated by the paper or reconstructed, and what it rests on (or, where its readings
-    disagree, the readings) — with ``reasons`` its title and reason below it, then the tally."""
+    part), one line per hypothesis — its status, its short name (``*``: its criterion is
+    reconstructed by normtest, not stated by the paper), its controls, and whether it survives
+    the other reasonable analyses (or, without them, what it rests on) — with ``reasons`` its
+    title and reason below it, then the tally."""
     question = "Does the model behave as the paper says?"
     first = f"{head}. {question}" if head else question
     out: list[RenderableType] = ([_line(first, "bold")] if len(first) <= width
@@ -206,7 +209,9 @@ def scorecard_part(lines: Sequence[Line], *, head: str = "", reasons: bool = Fal
         grid.add_column(no_wrap=True)
     for line in lines:
         status = Text(line.status.upper(), style=_STATUS.get(line.status, ""))
-        grid.add_row(status, Text(line.short or line.key), Text(line.basis, style="dim"),
+        name = Text(line.short or line.key).append(
+            "*" if line.basis == "reconstructed" else " ", style="dim")
+        grid.add_row(status, name, _controlled(line, (controls or {}).get(line.key)),
                      _rests(line, (robustness or {}).get(line.key)))
         if reasons:  # the title and the reason below it, wrapped
             grid.add_row(Text(""), Text(line.title).append(f"\n{line.reason}", style="dim"))
@@ -215,8 +220,22 @@ def scorecard_part(lines: Sequence[Line], *, head: str = "", reasons: bool = Fal
     else:
         out += [_line("  ").append_text(cells) for cells in _grid_lines(grid, width - 2)]
     tally = ", ".join(f"{n} {status}" for status, n in counts(lines).items() if n)
-    out.append(_line(f"scorecard: {tally}  (why: normtest explain LINE)"))
+    marked = any(line.basis == "reconstructed" for line in lines)
+    out.append(_line(f"scorecard: {tally}" + (" (* reconstructed criterion)" if marked else "")))
     return out
+
+
+def _controlled(line: Line, controls: Any | None) -> Text:
+    """``controls ok``, or which control misbehaved (``positive: undecided``); nothing
+    where the line was not tested or has no controls."""
+    if controls is None or line.status == "not tested":
+        return Text("")
+    if controls.valid:
+        return Text("controls ok", style="dim")
+    if controls.problem:
+        return Text("controls not run", style="magenta")
+    bad = next(c for c in controls.ran if not c.ok)
+    return Text(f"{bad.kind}: {bad.status}", style="magenta")
 
 
 def _rests(line: Line, robustness: Any | None = None) -> Text:
@@ -540,7 +559,8 @@ def footer(report: Report, all_rows: bool = False) -> str:
     """``211 rows: 57 PASS, …`` and, in the default view, that ``--all`` lists every row."""
     summary = ", ".join(f"{n} {v}" for v, n in report.summary.items() if n)
     n = len(report.results)
-    more = "" if all_rows else "; --all lists every row"
+    more = "; why a line: normtest explain LINE" if all_rows else \
+        "; --all: every row; why a line: normtest explain LINE"
     return f"{n} row{'s' * (n != 1)}: {summary}{more}"
 
 

@@ -83,6 +83,7 @@ footer { margin-top: 40px; font-size: 12px; color: var(--muted); }
           font-size: 12px; font-weight: 600; white-space: nowrap; }
 .status.replicated { background: #1a7f37; } .status.contradicted { background: #cf222e; }
 .status.undecided { background: #9a6700; } .status.not-tested { background: #8c959f; }
+.status.invalid { background: #8250df; }
 .role { font-size: 11px; color: var(--muted); }
 a { color: #0969da; text-decoration: none; } a:hover { text-decoration: underline; }
 section, nav { scroll-margin-top: 12px; }
@@ -143,7 +144,9 @@ class _Page(Figures):
                '<p class="note">Each line is a hypothesis of the paper, decided by its '
                "confirmatory rows (the variants where the paper states a verdict; Holm over all "
                "of them): <b>replicated</b> when every one agrees, <b>contradicted</b> when one "
-               "is decided against the paper, <b>undecided</b> when one is INCONCLUSIVE.</p>",
+               "is decided against the paper, <b>undecided</b> when one is INCONCLUSIVE, and "
+               "<b>invalid</b> when its controls show that this audit cannot see the effect (or "
+               "cannot refuse it) at its sample sizes.</p>",
                '<table class="scorecard"><tbody>']
         for line in self.report.scorecard:
             status = esc(line.status)
@@ -153,6 +156,9 @@ class _Page(Figures):
             robust = self.report.robustness_of(line.key)
             robust_text = (f" · {esc(robust.short())}"
                            if robust is not None and robust.specifications else "")
+            checked = self.report.controls_of(line.key)
+            if checked is not None and line.status != "not tested":
+                robust_text += f" · {esc(checked.short())}"
             basis = (f'<br><span class="muted">criterion {esc(line.basis)}'
                      + (f" · {esc(line.rests_on)}" if line.rests_on else "") + robust_text
                      + "</span>" if line.basis else "")
@@ -340,8 +346,8 @@ def render_html(report: Report) -> str:
     """The self-contained HTML page (see the module doc)."""
     page = _Page(report)
     scorecard = page.scorecard()
-    rest = [page.summary(), page.robustness(), page.layers(), page.forest(), page.words(),
-            page.texts(), page.cer(),
+    rest = [page.summary(), page.robustness(), page.controls(), page.layers(), page.forest(),
+            page.words(), page.texts(), page.cer(),
             page.confirmatory_rows(), page.exploratory_rows(), page.provenance()]
     sections = [s for s in rest if s is not None]
     body = "\n".join([page.header(), scorecard.html, page.contents([scorecard, *sections]),

@@ -242,6 +242,36 @@ class Figures:
         out.append("</section>")
         return Section("robustness", "Robustness", "".join(out))
 
+    # -- controls --------------------------------------------------------------------------------
+    def controls(self) -> Section | None:
+        """Each tested line's positive and negative control: can this audit see the effect and
+        refuse it, at its sample sizes?"""
+        ran = [c for c in self.report.controls if c.ran or c.problem]
+        if not ran:
+            return None
+        out = ['<section id="controls"><h2>Controls: can this audit see the effect?</h2>',
+               '<p class="note">For each line, two models built from the audit\'s own words, '
+               "documents, sentences and corpus, at its sample sizes, go through the same claims, "
+               "criteria and adjustment: a <b>positive</b> control for which the line holds by "
+               "construction must come out replicated, a <b>negative</b> one for which it fails "
+               "must come out contradicted. Otherwise the line is invalid.</p>",
+               '<table class="controls"><thead><tr><th>line</th><th>control</th><th>came out'
+               "</th><th>built as</th><th>rows</th></tr></thead><tbody>"]
+        for item in ran:
+            if item.problem:
+                out.append(f"<tr><td><b>{esc(item.line)}</b></td><td colspan=\"4\">not run: "
+                           f"{esc(item.problem)}</td></tr>")
+                continue
+            for c in item.ran:
+                rows = "; ".join(f"<code>{esc(r['id'])}</code> {badge(str(r['verdict']))}"
+                                 for r in c.rows)
+                mark = "✅" if c.ok else "❌"
+                out.append(f"<tr><td><b>{esc(item.line)}</b></td><td>{esc(c.kind)}</td>"
+                           f"<td>{mark} {esc(c.status)} (built to be {esc(c.expected)})</td>"
+                           f"<td>{esc(c.note)}</td><td>{rows}</td></tr>")
+        out.append("</tbody></table></section>")
+        return Section("controls", "Controls", "".join(out))
+
     # -- layer profile ---------------------------------------------------------------------------
     def layers(self) -> Section | None:
         found = layers.report_profiles(self.report)

@@ -98,10 +98,12 @@ def _ids(results: Sequence[Result]) -> set[str]:
 
 
 def scorecard_markdown(lines: Sequence[Line], ids: Sequence[str] | set[str] = (),
-                       robustness: Sequence[Any] = ()) -> list[str]:
+                       robustness: Sequence[Any] = (), controls: Sequence[Any] = ()
+                       ) -> list[str]:
     """The scorecard as a Markdown table: status, hypothesis, what its criterion rests on (and
     how robust the line is, given ``robustness``), reason (quoting ``ids`` as code)."""
     robust = {r.line: r for r in robustness if r.specifications}
+    checked = {c.line: c for c in controls}
     out = ["**Does the model behave as the paper says?** "
            + ", ".join(f"{n} {status}" for status, n in counts(lines).items() if n), "",
            "| | hypothesis of the paper | criterion | why |", "|---|---|---|---|"]
@@ -109,6 +111,8 @@ def scorecard_markdown(lines: Sequence[Line], ids: Sequence[str] | set[str] = ()
         rests = f" — {md_text(line.rests_on)}" if line.rests_on else ""
         if line.key in robust:
             rests += f"; **{md_text(robust[line.key].short())}**"
+        if line.key in checked and line.status != "not tested":
+            rests += f"; {md_text(checked[line.key].short())}"
         out.append(_row([f"**{md_text(line.verdict)}**", md_text(line.title),
                          f"{md_text(line.basis or '—')}{rests}", md_prose(line.reason, ids)]))
     return out
@@ -118,7 +122,8 @@ def _summary(report: Report) -> list[str]:
     name, about = fmt.model_line(report.model)
     results = list(report.results)
     out = [f"## normtest audit of {md_code(name)}" + (f" ({md_text(about)})" if about else ""),
-           "", *scorecard_markdown(report.scorecard, _ids(results), report.robustness), "",
+           "", *scorecard_markdown(report.scorecard, _ids(results), report.robustness,
+                                   report.controls), "",
            "### Claims", "",
            f"**{fmt.counts_text(report.summary)}** — {fmt.agreement_text(results)}.", ""]
     rejudged = report.provenance.get("rejudged")

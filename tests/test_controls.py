@@ -1,0 +1,133 @@
+"""Controls on the audit's own data (normtest.controls, normtest.control_data): each line's
+positive control comes out replicated and its negative control contradicted, on real models at
+small sizes; a line whose controls misbehave is invalid, never replicated or contradicted; an
+underpowered audit says so."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import normtest
+from normtest.audit import AuditSettings, run_audit
+from normtest.config import GateConfig
+from normtest.controls import Control, LineControls, builder_of, controls
+from normtest.errors import NormtestError
+from normtest.gate import evaluate
+from normtest.information import WordfreqSource, default_word_sample
+from normtest.render.console import audit_text
+from normtest.render.html import render_html
+from normtest.report import Report
+from normtest.scorecard import STATUSES
+from normtest.synthetic import SubwordModel
+
+#: Small but not underpowered: every control of MiniLM behaves at these sizes.
+SMALL = AuditSettings(words=1500, documents=30, sentences=240, resamples=300,
+                      robustness=False)
+
+
+@pytest.fixture(scope="module")
+def minilm() -> Report:
+    return run_audit(normtest.load("minilm-l6", cache=False, progress=False), settings=SMALL)
+
+
+@pytest.fixture(scope="module")
+def glove() -> Report:
+    return run_audit(normtest.load("glove-6b-50d", cache=False),
+                     settings=AuditSettings(words=1500, resamples=300, robustness=False))
+
+
+@pytest.mark.parametrize("line", ["word_level", "conditions", "composition", "cer_growth",
+                                  "fixed_points", "text_level"])
+def test_every_control_of_an_encoder_behaves_as_designed(minilm: Report, line: str) -> None:
+    checked = minilm.controls_of(line)
+    assert checked is not None and not checked.problem
+    assert checked.positive is not None and checked.negative is not None
+    assert checked.positive.status == "replicated", checked.positive
+    assert checked.negative.status == "contradicted", checked.negative
+    assert checked.valid and checked.reason() == ""
+
+
+@pytest.mark.parametrize("line", ["word_level", "conditions"])
+def test_every_control_of_static_vectors_behaves_as_designed(glove: Report, line: str) -> None:
+    checked = glove.controls_of(line)
+    assert checked is not None and checked.valid, checked.reason()
+    # the controls run through the very rows the line is decided by
+    decided = {r.id for r in next(x for x in glove.scorecard if x.key == line).rows
+               if not r.details.get("reading")}
+    assert {r["id"] for r in checked.positive.rows} == decided
+
+
+def test_controls_are_built_from_the_audits_own_data(minilm: Report) -> None:
+    words = minilm.controls_of("word_level")
+    assert words is not None and "1,500 words" in words.positive.note
+    texts = minilm.controls_of("text_level")
+    assert texts is not None and f"{minilm.provenance['sentences']} sentences" in \
+        texts.positive.note
+
+
+def test_an_underpowered_audit_is_invalid_rather_than_contradicted() -> None:
+    """A model whose mean is the faithful composition contradicts the composition line at a
+    sample that can decide it; at 100 words (about fifty of several tokens) its controls cannot
+    both be decided, so the line is invalid instead, with the reason."""
+    sample = default_word_sample(size=1500, seed=0)
+    ic = WordfreqSource().information_content(sample)
+    info = dict(zip(ic.words, (float(v) for v in ic.values), strict=True))
+    model = SubwordModel(info, faithful="mean", seed=0)
+    claims = ["word.norm_ic.contrast"]
+    decided = run_audit(model, claim_ids=claims, words=list(info),
+                        settings=AuditSettings(words=1500, resamples=300, robustness=False))
+    line = next(x for x in decided.scorecard if x.key == "composition")
+    assert line.status == "contradicted"
+    few = list(info)[:100]
+    small = run_audit(model, claim_ids=claims, words=few,
+                      settings=AuditSettings(words=100, resamples=300, robustness=False))
+    line = next(x for x in small.scorecard if x.key == "composition")
+    assert line.status == "invalid" and line.measured == "contradicted"
+    assert "control (built to be" in line.reason and "at this sample" in line.reason
+
+
+def test_invalid_lines_everywhere(minilm: Report) -> None:
+    """An invalid line is a status of its own in the scorecard, the terminal, the HTML, the
+    stored report and the gate (it is never replicated)."""
+    assert "invalid" in STATUSES
+    bad = LineControls("word_level", Control("positive", "undecided"),
+                       Control("negative", "contradicted"))
+    others = tuple(c for c in minilm.controls if c.line != "word_level")
+    report = Report(minilm.results, minilm.model, minilm.provenance, minilm.data,
+                    controls=(bad, *others))
+    line = next(x for x in report.scorecard if x.key == "word_level")
+    assert line.status == "invalid" and line.measured == "replicated"
+    text = audit_text(report)
+    shown = next(row for row in text.splitlines() if "Word level" in row)
+    assert "INVALID" in shown and "positive: undecided" in shown
+    assert "controls ok" in next(row for row in text.splitlines() if "Fixed points" in row)
+    page = render_html(report)
+    assert 'id="controls"' in page and "built to be replicated" in page
+    again = Report.from_json(report.to_json())
+    assert next(x for x in again.scorecard if x.key == "word_level").status == "invalid"
+    stored = {c["line"]: c for c in json.loads(report.to_json())["controls"]}
+    assert stored["word_level"]["valid"] is False
+    assert not evaluate(report, GateConfig(replicated=("word_level",))).passed
+
+
+def test_controls_are_declared_once() -> None:
+    assert builder_of("word_level") is not None and builder_of("no_such_line") is None
+    with pytest.raises(NormtestError, match="declared twice"):
+        controls("word_level", lambda context: ({}, ""))
+
+
+def test_no_controls_when_asked() -> None:
+    sample = default_word_sample(size=300, seed=0)
+    ic = WordfreqSource().information_content(sample)
+    words, values = list(ic.words), np.asarray(ic.values)
+    from normtest.adapters.static import StaticVectors
+
+    vectors = np.random.default_rng(0).standard_normal((len(words), 8)) * values[:, None]
+    model = StaticVectors("plain", words, vectors, "synthetic:plain")
+    report = run_audit(model, claim_ids=["word.norm_ic"], words=words,
+                       settings=AuditSettings(words=300, resamples=200, robustness=False,
+                                              controls=False))
+    assert report.controls == () and "controls" not in json.loads(report.to_json())
