@@ -233,6 +233,9 @@ class _Context:
     source: Any
     views: dict[tuple[str, tuple[tuple[str, str], ...]], Any] = field(default_factory=dict)
     information: dict[str, Any] = field(default_factory=dict)
+    #: rows measured under the line's specifications, by everything but the margin (a margin
+    #: moves the threshold, not the measurement: the row is judged again, not measured again)
+    measured: dict[tuple[Any, ...], Result] = field(default_factory=dict)
 
 
 def assess(results: Sequence[Result], data: AuditData, family: str,
@@ -253,6 +256,7 @@ def assess(results: Sequence[Result], data: AuditData, family: str,
         out.append(replace(_assess_line(line, results, context),
                            seconds=time.monotonic() - began))
         context.views.clear()  # a view holds copies of vectors: one line's at a time
+        context.measured.clear()
     return out
 
 
@@ -262,10 +266,15 @@ def _assess_line(line: Any, results: Sequence[Result], context: _Context) -> Lin
 
     deciding = [r for r in line.rows if not r.details.get("reading")]
     options, reference, notes = _choices(space_of(line.key), deciding, context)
-    names = list(options)
+    # the choices that change the data vary slowest, then the geometry, then the margin: the
+    # draws and what is derived from them for one set of data stay in the memo while used
+    data_choices = {c for kinds in _DATA_CHOICES.values() for c in kinds}
+    names = sorted(options, key=lambda n: (n not in data_choices, n == "margin"))
     others = [r for r in results if r.confirmatory and r.verdict is not Verdict.SKIPPED
               and not any(r is d for d in deciding)]
     base = _p_values(others)
+    for r in deciding:  # the audit's own measurements, judged again at the other margins
+        context.measured[_measurement_key(get(str(r.claim)), r, reference)[0]] = r
     specs = []
     combos = list(itertools.product(*(options[n] for n in names)))
     with progress.task(f"robustness of {line.key}", total=len(combos), unit="specifications") \
@@ -345,23 +354,39 @@ def _choices(space: Space, deciding: Sequence[Result], context: _Context,
 
 
 def _measured(claim: Any, row: Result, choices: Mapping[str, str], context: _Context) -> Result:
-    """A deciding row measured and judged under a specification (unadjusted)."""
+    """A deciding row measured and judged under a specification (unadjusted); a row already
+    measured under the same choices but another margin is judged again, not measured again."""
     from normtest.audit import measure_row
 
+    key, variant, choices = _measurement_key(claim, row, choices)
+    data, settings = _respecified(str(claim.data), choices, context)
+    criterion = claim.criterion_at(choices.get("margin", "stated"))
+    earlier = context.measured.get(key)
+    if earlier is not None and earlier.measurement is not None:
+        judged = replace(Result.judged(earlier.measurement, criterion.with_alpha(settings.alpha)),
+                         claim=earlier.claim, variant=dict(earlier.variant))
+    else:
+        judged = measure_row(claim, data, variant, settings, criterion)
+        context.measured[key] = judged
+    return replace(judged, expected=row.expected, role=row.role, hypothesis=row.hypothesis,
+                   details={**judged.details, **{k: v for k, v in row.details.items()
+                                                 if k in ("reconstructed", "reading")}})
+
+
+def _measurement_key(claim: Any, row: Result, choices: Mapping[str, str],
+                     ) -> tuple[tuple[Any, ...], dict[str, str], dict[str, str]]:
+    """What a row's measurement under ``choices`` depends on (everything but the margin), the
+    variant it is measured at, and the choices that apply to its claim."""
     variant = dict(row.variant)
     if "transform" in choices and "transform" in claim.axes:
         variant["transform"] = choices["transform"]
     # a choice the claim's quantities do not involve leaves its data as they are (C1 reads no
     # IC, so the IC source must not change its words)
     uses = {"ic_source": "information_content", "min_pair_count": "pmi"}
-    choices = {k: v for k, v in choices.items()
-               if k not in uses or uses[k] in claim.quantities}
-    data, settings = _respecified(str(claim.data), choices, context)
-    criterion = claim.criterion_at(choices.get("margin", "stated"))
-    judged = measure_row(claim, data, variant, settings, criterion)
-    return replace(judged, expected=row.expected, role=row.role, hypothesis=row.hypothesis,
-                   details={**judged.details, **{k: v for k, v in row.details.items()
-                                                 if k in ("reconstructed", "reading")}})
+    kept = {k: v for k, v in choices.items() if k not in uses or uses[k] in claim.quantities}
+    key = (claim.id, tuple(sorted(variant.items())),
+           tuple(sorted((k, v) for k, v in kept.items() if k != "margin")))
+    return key, variant, kept
 
 
 def _p_values(rows: Sequence[Result]) -> list[tuple[float, float]]:

@@ -469,8 +469,20 @@ class _TransformersAdapter:
         return self._tokenization(ids)
 
     def word_token_counts(self, words: Sequence[str]) -> NDArray[np.intp]:
-        """``len(word_tokens(w))`` of every word, from one tokenizer call."""
-        return self._flat_ids(words, True)[1]
+        """``len(word_tokens(w))`` of every word, from one tokenizer call (each distinct word
+        tokenized once: running text repeats its words)."""
+        if isinstance(words, str) or not all(isinstance(w, str) for w in words):
+            return self._flat_ids(words, True)[1]  # refused there, with the reason
+        words = list(words)
+        distinct = list(dict.fromkeys(words))
+        if len(distinct) == len(words):
+            return self._flat_ids(words, True)[1]
+        try:
+            counts = self._flat_ids(distinct, True)[1]
+        except NormtestError:  # said again of the words as given (the index the caller knows)
+            return self._flat_ids(words, True)[1]
+        at = {w: i for i, w in enumerate(distinct)}
+        return counts[np.fromiter((at[w] for w in words), dtype=np.intp, count=len(words))]
 
     def _item_ids(self, items: Sequence[str], words: bool) -> list[list[int]]:
         """Token ids of every text (or word), raising on one that has none."""

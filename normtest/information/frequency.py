@@ -162,6 +162,8 @@ class WordfreqSource(FrequencySource):
 
 def normalize_word(word: str) -> str:
     """NFC normalisation and case folding: how words are matched against a counts file."""
+    if word.isascii():  # NFC leaves ASCII as it is, and casefold is lower there
+        return word.strip().lower()
     return unicodedata.normalize("NFC", word.strip()).casefold()
 
 
