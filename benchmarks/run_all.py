@@ -33,6 +33,7 @@ BENCHMARKS = {
     "ray": "bench_ray.py",
     "layers": "bench_layers.py",
     "overhead": "bench_overhead.py",
+    "robustness": "bench_robustness.py",
     "memory": "bench_memory.py",
 }
 
@@ -140,6 +141,24 @@ def ratios(found: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
             at_most("report_render_seconds", o["render"]["write_renderings_s"],
                     o["render_target_s"], "seconds to write report.json, .md and .html of the "
                     f"same audit ({o['render']['figures']} figures; not a ratio)")
+    if "robustness" in found:
+        r = found["robustness"]
+        for name, target, what in (
+                ("robustness_added", 0.5, "the robustness of every line (its specifications "
+                 "re-decided)"),
+                ("controls_added", None, "the positive and negative controls of every line"),
+                ("robustness_and_controls_added", None, "both (the default audit)")):
+            value = r["both_added" if name.startswith("robustness_and") else name]
+            table[name] = {
+                "ratio": value, "target": target,
+                "met": None if target is None else bool(value <= target),
+                "what": f"seconds {what} add to the default minilm-l6 audit (warm embedding "
+                        "cache, in one process), as a share of it (at most the target)",
+                "verdicts_unchanged": r["verdicts_unchanged"]}
+        if "fresh_processes" in r:
+            table["robustness_and_controls_added_command"] = {
+                "ratio": round(r["fresh_processes"]["added"], 3), "target": None, "met": None,
+                "what": "the same share for whole `normtest audit` commands in fresh processes"}
     if "memory" in found:
         m = found["memory"]
         table["memory_glove_20000_words"] = {
