@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import normtest
+from normtest.adapters.decoder import DecoderAdapter
 from normtest.audit import AuditSettings, run_audit
 from normtest.config import GateConfig
 from normtest.controls import Control, LineControls, builder_of, controls
@@ -34,6 +35,11 @@ def minilm() -> Report:
 
 
 @pytest.fixture(scope="module")
+def smollm2_report(smollm2: DecoderAdapter) -> Report:
+    return run_audit(smollm2, settings=SMALL)
+
+
+@pytest.fixture(scope="module")
 def glove() -> Report:
     return run_audit(normtest.load("glove-6b-50d", cache=False),
                      settings=AuditSettings(words=1500, resamples=300, robustness=False))
@@ -45,6 +51,17 @@ def test_every_control_of_an_encoder_behaves_as_designed(minilm: Report, line: s
     checked = minilm.controls_of(line)
     assert checked is not None and not checked.problem
     assert checked.positive is not None and checked.negative is not None
+    assert checked.positive.status == "replicated", checked.positive
+    assert checked.negative.status == "contradicted", checked.negative
+    assert checked.valid and checked.reason() == ""
+
+
+@pytest.mark.parametrize("line", ["word_level", "conditions", "composition", "cer_growth",
+                                  "fixed_points", "text_level"])
+def test_every_control_of_a_decoder_behaves_as_designed(smollm2_report: Report,
+                                                        line: str) -> None:
+    checked = smollm2_report.controls_of(line)
+    assert checked is not None and checked.positive is not None and checked.negative is not None
     assert checked.positive.status == "replicated", checked.positive
     assert checked.negative.status == "contradicted", checked.negative
     assert checked.valid and checked.reason() == ""

@@ -48,6 +48,16 @@ def test_a_ray_audit_of_minilm_equals_the_local_one_and_shares_its_cache(
                        settings=AuditSettings(**SMALL, executor="ray", workers=2))
     assert on_ray.remote is not None  # the misses went to the actors
     _same(local, remote)
+    # robustness and controls run on the Ray audit too, on the vectors it computed
+    assert remote.robustness and remote.controls
+    assert [(x.line, x.status, x.share, [s.status for s in x.specifications])
+            for x in remote.robustness] == \
+        [(x.line, x.status, x.share, [s.status for s in x.specifications])
+         for x in local.robustness]
+    assert [(c.line, c.valid, c.positive and c.positive.status,
+             c.negative and c.negative.status) for c in remote.controls] == \
+        [(c.line, c.valid, c.positive and c.positive.status, c.negative and c.negative.status)
+         for c in local.controls]
     # the Ray run filled its cache: a local audit on it computes nothing and agrees
     def no_model(*args: object, **kwargs: object) -> None:
         raise AssertionError("a vector was computed although the cache holds every one")
