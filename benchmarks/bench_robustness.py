@@ -30,7 +30,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from _common import arguments, machine, set_threads, timed, write
