@@ -1,4 +1,5 @@
-"""Content fingerprints of model files: the revision part of every cache key.
+"""Content fingerprints: of model files (the revision part of every cache key), of arrays and of
+JSON values (what the stores of corpus counts and sentence surprisal digest).
 
 A file's SHA-256 is computed once per (path, size, modification time) and remembered in memory, so
 reloading a model in the same process costs nothing. Large files hash at disk speed (~0.2 s for the
@@ -8,8 +9,13 @@ reloading a model in the same process costs nothing. Large files hash at disk sp
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from normtest.errors import NormtestError
 
@@ -41,3 +47,30 @@ def files_sha256(paths: list[Path]) -> str:
         digest.update(p.name.encode())
         digest.update(file_sha256(p).encode())
     return digest.hexdigest()
+
+
+def _framed(digest: Any, part: bytes | np.ndarray) -> None:
+    """Add ``part`` (bytes, or a 1-D uint8 array) preceded by its length."""
+    digest.update(len(part).to_bytes(8, "little"))
+    digest.update(part)
+
+
+def arrays_sha256(arrays: Mapping[str, np.ndarray]) -> str:
+    """Hex SHA-256 of named arrays: each name, dtype, shape and bytes (C order), in name order.
+
+    Two mappings have the same digest only when they hold the same names with equal arrays of the
+    same dtypes and shapes (every part is length-framed, so no two differ by where a part ends).
+    Object arrays have no bytes to digest and raise TypeError.
+    """
+    digest = hashlib.sha256()
+    for name in sorted(arrays):
+        array = np.ascontiguousarray(arrays[name])
+        for part in (name, array.dtype.str, json.dumps(array.shape)):
+            _framed(digest, part.encode("utf-8"))
+        _framed(digest, array.reshape(-1).view(np.uint8))
+    return digest.hexdigest()
+
+
+def json_sha256(value: Any) -> str:
+    """Hex SHA-256 of a JSON value (keys sorted): the name of a store entry from its key."""
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode("utf-8")).hexdigest()

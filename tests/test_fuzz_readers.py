@@ -1,10 +1,11 @@
 """Fuzzing every reader of user files: arbitrary or damaged bytes give data or NormtestError.
 
 The property, for vector files (word2vec text and binary, GloVe, ``.npy`` + vocabulary, ``.npz``,
-``.jsonl``), reports, gate configurations and corpus files: a reader either returns data or
-raises :class:`NormtestError`; no other exception escapes. Loaded vectors are then asked for a
-few of their words, and whatever comes back is finite (NaN in a file is refused at load or at
-use, never passed on to statistics).
+``.jsonl``), reports, gate configurations, corpus files and the stores' files (corpus counts,
+sentence surprisal): a reader either returns data or raises :class:`NormtestError`; no other
+exception escapes. Loaded vectors are then asked for a few of their words, and whatever comes
+back is finite (NaN in a file is refused at load or at use, never passed on to statistics). A
+damaged store file gives the correct value or is recomputed with one warning, never a wrong one.
 
 Inputs are valid small files mutated byte by byte (flips, insertions of NaN, huge numbers,
 non-UTF-8 bytes and empty lines, deletions, truncation, a rewritten header), structured
@@ -16,8 +17,10 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import warnings
 import zipfile
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -493,3 +496,198 @@ def test_corpus_paths_that_are_not_text_files(tmp_path: Path) -> None:
             read_text_file("bad\x00name.txt")
     finally:
         unreadable.chmod(0o644)
+
+
+# -- the stores: corpus counts and sentence surprisal ---------------------------------------------
+#
+# A stored file with arbitrary byte mutations, cut short, or replaced by random bytes gives either
+# the correct value (the damage missed what the checksum covers) or a recomputation with exactly
+# one warning (normtest/information/store.py); never another exception, never a wrong value. A
+# forged file (one array replaced, the checksum recomputed) is read or refused by NormtestError.
+
+STORE_MUTATION = st.lists(MUTATION, min_size=1, max_size=4)
+STORE_RANDOM = st.tuples(st.sampled_from([b"", b"PK\x03\x04", b"\x93NUMPY"]),
+                         st.binary(max_size=600)).map(b"".join)
+
+
+def _recomputed(compute: Callable[[], Any], spy_on: Any, name: str) -> tuple[Any, int, int]:
+    """``compute()``, how many times ``spy_on.name`` ran inside it, and its CacheWarnings."""
+    from unittest import mock
+
+    from normtest.cache import CacheWarning
+
+    with mock.patch.object(spy_on, name, wraps=getattr(spy_on, name)) as spy, \
+            warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = compute()
+    said = [w for w in caught if issubclass(w.category, CacheWarning)]
+    for w in said:
+        assert "cannot be used as" in str(w.message) and "recomputing it" in str(w.message)
+    _event("recomputed" if spy.call_count else "read back")
+    return value, spy.call_count, len(said)
+
+
+@dataclass
+class Stored:
+    """A sound store file, its bytes, and what computed it (short repr: hypothesis prints it)."""
+
+    path: Path
+    fresh: Any = field(repr=False)
+    seed: bytes = field(repr=False)
+    inputs: dict[str, Any] = field(repr=False)
+
+
+@pytest.fixture(scope="module")
+def counts_store(tmp_path_factory: pytest.TempPathFactory) -> Stored:
+    """A sound stored file of a small corpus's counts, its bytes and the fresh counts."""
+    from normtest.information import scaled
+    from normtest.information.texts import lee_texts
+
+    folder = tmp_path_factory.mktemp("counts-store")
+    (folder / "corpus.txt").write_text("\n\n".join(t.text for t in lee_texts()[:6]),
+                                       encoding="utf-8")
+    words = ["the", "fire", "police", "said", "zzzznotaword"]
+    scaled.corpus_counts(folder / "corpus.txt", words, directory=folder / "store")
+    (path,) = (folder / "store").iterdir()
+    return Stored(path, scaled.corpus_counts(folder / "corpus.txt", words, store=False),
+                  path.read_bytes(), {"spec": folder / "corpus.txt", "vocabulary": words})
+
+
+def _same_counts(a: Any, b: Any) -> None:
+    assert (a.vocabulary, a.rows, a.source, a.window, a.n_documents) == (
+        b.vocabulary, b.rows, b.source, b.window, b.n_documents)
+    assert np.array_equal(a.unigram_counts, b.unigram_counts)
+    assert np.array_equal(a.marginals, b.marginals)
+    assert (a.cooccurrence != b.cooccurrence).nnz == 0
+
+
+def read_counts_store(store: Stored, data: bytes, *, forged: bool = False) -> None:
+    from normtest.information import scaled
+    from normtest.information.counts import CorpusCounts
+
+    path = store.path
+    path.write_bytes(data)
+    loaded = clean(lambda: CorpusCounts.load(path))  # the public reader
+    if loaded is not None and not forged:
+        _same_counts(loaded[0], store.fresh)
+    counts, calls, said = _recomputed(
+        lambda: scaled.corpus_counts(directory=path.parent, **store.inputs), scaled, "_count")
+    if forged:  # a forged file may be read (even hold other rows, then counted again): no
+        assert calls <= 1 and said <= 1  # exception; refused by the reader, one warning
+        assert loaded is not None or (calls, said) == (1, 1)
+        return
+    assert (calls, said) == ((1, 1) if loaded is None else (0, 0))
+    _same_counts(counts, store.fresh)
+
+
+@FUZZ
+@given(ops=STORE_MUTATION)
+def test_mutated_counts_store(counts_store: Stored, ops: list[tuple[str, int, Any]]) -> None:
+    read_counts_store(counts_store, mutate(counts_store.seed, ops))
+
+
+@example(data=b"")
+@FUZZ
+@given(data=STORE_RANDOM)
+def test_random_bytes_as_counts_store(counts_store: Stored, data: bytes) -> None:
+    read_counts_store(counts_store, data)
+
+
+def _forge(seed: bytes, scratch: Path, data: st.DataObject) -> bytes:
+    """The stored file with one array replaced (or dropped) and its checksum recomputed."""
+    from normtest.fingerprint import arrays_sha256
+    from normtest.information.store import CHECKSUM
+
+    source = scratch / "seed.npz"
+    source.write_bytes(seed)
+    with np.load(source, allow_pickle=False) as z:
+        arrays = {name: z[name] for name in z.files if name != CHECKSUM}
+    name = data.draw(st.sampled_from(sorted(arrays)))
+    replacement = data.draw(st.none() | ARRAYS | st.builds(
+        lambda a, ops: np.frombuffer(mutate(a.tobytes(), ops), dtype=np.uint8),
+        st.just(arrays[name]), st.lists(MUTATION, min_size=1, max_size=2)))
+    if replacement is None or replacement.dtype.hasobject:
+        del arrays[name]
+    else:
+        arrays[name] = replacement
+    with (scratch / "forged.npz").open("wb") as out:
+        np.savez(out, **arrays, **{CHECKSUM: np.array(arrays_sha256(arrays))})
+    return (scratch / "forged.npz").read_bytes()
+
+
+@FUZZ
+@given(data=st.data())
+def test_forged_counts_store(counts_store: Stored, scratch: Path, data: st.DataObject) -> None:
+    read_counts_store(counts_store, _forge(counts_store.seed, scratch, data), forged=True)
+
+
+SENTENCES = ["The fire spread quickly towards the town.", "It rained."]
+
+
+class Replayed:
+    """SmolLM2's name, revision and tokenizer, and its log-probabilities of :data:`SENTENCES`
+    as it computed them once (so that a recomputation costs nothing)."""
+
+    def __init__(self, model: Any, logprobs: dict[str, np.ndarray]) -> None:
+        self.model, self.logprobs = model, logprobs
+        self.name, self.revision = model.name, model.revision
+        self.capabilities, self.dim = model.capabilities, model.dim
+
+    def tokenize(self, text: str) -> Any:
+        return self.model.tokenize(text)
+
+    def token_logprobs(self, texts: list[str]) -> list[np.ndarray]:
+        return [self.logprobs[t].copy() for t in texts]
+
+
+@pytest.fixture(scope="module")
+def surprisal_store(smollm2: Any, tmp_path_factory: pytest.TempPathFactory) -> Stored:
+    """A sound stored file of SmolLM2's surprisal of :data:`SENTENCES`, its bytes and the fresh
+    values."""
+    pytest.importorskip("torch")
+    from normtest.information import stored_surprisal
+
+    model = Replayed(smollm2, dict(zip(SENTENCES, smollm2.token_logprobs(SENTENCES),
+                                       strict=True)))
+    folder = tmp_path_factory.mktemp("surprisal-store")
+    fresh = stored_surprisal(model, SENTENCES, directory=folder)
+    (path,) = folder.iterdir()
+    return Stored(path, fresh, path.read_bytes(), {"adapter": model, "texts": SENTENCES})
+
+
+def read_surprisal_store(store: Stored, data: bytes, *, forged: bool = False) -> None:
+    import importlib
+
+    module = importlib.import_module("normtest.information.surprisal")
+    path = store.path
+    path.write_bytes(data)
+    result, calls, said = _recomputed(
+        lambda: module.stored_surprisal(directory=path.parent, **store.inputs), module,
+        "surprisal")
+    assert (calls, said) in ((0, 0), (1, 1))
+    if not forged or calls:  # a forged file that passes every check may hold other values
+        for a, b in zip(result.tokens, store.fresh.tokens, strict=True):
+            np.testing.assert_array_equal(a, b)
+    assert np.isfinite(result.information).all() and (result.information >= 0).all()
+
+
+@FUZZ
+@given(ops=STORE_MUTATION)
+def test_mutated_surprisal_store(surprisal_store: Stored,
+                                 ops: list[tuple[str, int, Any]]) -> None:
+    read_surprisal_store(surprisal_store, mutate(surprisal_store.seed, ops))
+
+
+@example(data=b"")
+@FUZZ
+@given(data=STORE_RANDOM)
+def test_random_bytes_as_surprisal_store(surprisal_store: Stored, data: bytes) -> None:
+    read_surprisal_store(surprisal_store, data)
+
+
+@FUZZ
+@given(data=st.data())
+def test_forged_surprisal_store(surprisal_store: Stored, scratch: Path,
+                                data: st.DataObject) -> None:
+    read_surprisal_store(surprisal_store, _forge(surprisal_store.seed, scratch, data),
+                         forged=True)

@@ -9,6 +9,8 @@
 - :mod:`~normtest.information.scaled` and :mod:`~normtest.information.counts`: corpora at scale,
   counted for a vocabulary in parallel blocks (local processes or Ray), merged and stored;
 - :mod:`~normtest.information.surprisal`: IC_LM(t) = −Σ log P(t_i | t_<i) from a model adapter;
+- :mod:`~normtest.information.store`: the files of the stored counts and surprisal, checksummed
+  and checked on read;
 - :mod:`~normtest.information.documents`: CER documents and prefix-length grids;
 - :mod:`~normtest.information.texts`: reading files (non-UTF-8 bytes replaced and counted) and the
   corpora bundled with gensim.

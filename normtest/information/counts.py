@@ -14,7 +14,10 @@ corpus holds raises a NormtestError (its row was not counted); a word absent fro
 missing, as there.
 
 Stored as ``.npz`` (``allow_pickle=False``): strings as UTF-8 bytes with offsets, counts as
-integers, the description as JSON (:meth:`CorpusCounts.save`, :meth:`CorpusCounts.load`).
+integers, the description and the key they were counted from as JSON, and a SHA-256 of all of
+it (:mod:`~normtest.information.store`). :meth:`CorpusCounts.load` checks the checksum, then that
+the counts agree with themselves (each row adds up to its word's marginal, rows are symmetric
+between counted words): a file that fails is one NormtestError naming it, never a traceback.
 """
 
 from __future__ import annotations
@@ -39,12 +42,13 @@ from normtest.information.corpus import (
 )
 from normtest.information.counting import check_seed
 from normtest.information.frequency import check_words
-from normtest.paths import atomic_write
+from normtest.information.store import read_checked, unusable, write_checked
 
 __all__ = ["FORMAT", "CorpusCounts"]
 
-#: The stored format's version (a file of another version is counted again).
-FORMAT = 1
+#: The stored format's version (a file of another version is counted again). 2: a SHA-256 of
+#: the arrays, checked on read.
+FORMAT = 2
 
 
 def _pack(words: Sequence[str]) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
@@ -55,8 +59,11 @@ def _pack(words: Sequence[str]) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
 
 
 def _unpack(blob: NDArray[np.uint8], offsets: NDArray[np.int64]) -> list[str]:
+    """The strings :func:`_pack` packed (ValueError when the offsets do not cut the bytes)."""
     raw = blob.tobytes()
-    ends = offsets.tolist()
+    ends = offsets.tolist() if offsets.ndim == 1 and offsets.dtype.kind in "iu" else [-1]
+    if ends[0] != 0 or ends[-1] != len(raw) or any(b < a for a, b in itertools.pairwise(ends)):
+        raise ValueError("the offsets of the stored words do not cut their bytes")
     return [raw[a:b].decode("utf-8") for a, b in itertools.pairwise(ends)]
 
 
@@ -215,9 +222,9 @@ class CorpusCounts(_Quantities):
     # -- storage -------------------------------------------------------------------------------
 
     def save(self, path: str | os.PathLike[str], key: dict[str, Any] | None = None) -> None:
-        """Write the counts to ``path`` (``.npz``, no pickles) atomically: a temporary file in
-        the same folder, then ``os.replace``."""
-        target = Path(path)
+        """Write the counts and ``key`` (what they were counted from) to ``path`` (``.npz``, no
+        pickles, with the SHA-256 of every array: :func:`~normtest.information.store.
+        write_checked`) atomically: a temporary file in the same folder, then ``os.replace``."""
         c = self._cooc
         meta = {"format": FORMAT, "window": self.window, "lang": self.lang,
                 "source": self.source, "n_documents": self.n_documents,
@@ -227,39 +234,81 @@ class CorpusCounts(_Quantities):
         rows_blob, rows_offsets = _pack(self._rows)
         index_type = np.int32 if len(self._types) < 2**31 else np.int64
         data_type = np.uint32 if c.data.size == 0 or c.data.max() < 2**32 else np.int64
-        arrays = {
+        write_checked(Path(path), {
             "meta": np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8),
             "types_blob": types_blob, "types_offsets": types_offsets,
             "rows_blob": rows_blob, "rows_offsets": rows_offsets,
             "unigram": self._unigram, "marginals": self._marginals,
             "indptr": c.indptr.astype(np.int64), "indices": c.indices.astype(index_type),
             "data": c.data.astype(data_type),
-        }
-        atomic_write(target, lambda out: np.savez(out, **arrays))
+        })
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> tuple[CorpusCounts, dict[str, Any]]:
-        """Counts written by :meth:`save`, and the key stored with them (NormtestError when the
-        file is not such counts)."""
+        """Counts written by :meth:`save`, and the key stored with them. NormtestError naming the
+        file when it is not such counts: unreadable, truncated, another format, a checksum that
+        does not match, or counts that contradict themselves (:func:`_check_stored`)."""
+        z = read_checked(path, _WHAT, _MEMBERS)
         try:
-            with np.load(Path(path), allow_pickle=False) as z:
-                meta = json.loads(z["meta"].tobytes().decode("utf-8"))
-                if meta.get("format") != FORMAT:
-                    raise NormtestError(f"{path} holds counts of format {meta.get('format')}")
-                types = _unpack(z["types_blob"], z["types_offsets"])
-                rows = _unpack(z["rows_blob"], z["rows_offsets"])
-                matrix = sparse.csr_array(
-                    (z["data"].astype(np.int64), z["indices"].astype(np.int32
-                     if len(types) < 2**31 else np.int64), z["indptr"]),
-                    shape=(len(rows), len(types)))
-                counts = cls(types=types, unigram_counts=z["unigram"],
-                             marginals=z["marginals"], rows=rows, cooccurrence=matrix,
-                             window=int(meta["window"]), lang=str(meta["lang"]),
-                             source=str(meta["source"]), n_documents=int(meta["n_documents"]),
-                             n_empty_documents=int(meta["n_empty_documents"]),
-                             n_replaced_bytes=int(meta["n_replaced_bytes"]))
-        except NormtestError:
-            raise
-        except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
-            raise NormtestError(f"{path} is not stored corpus counts: {exc}") from None
-        return counts, dict(meta.get("key") or {})
+            meta = json.loads(z["meta"].tobytes().decode("utf-8"))
+            if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+                found = meta.get("format") if isinstance(meta, dict) else None
+                raise ValueError(f"it holds counts of format {found}, not {FORMAT}")
+            types = _unpack(z["types_blob"], z["types_offsets"])
+            rows = _unpack(z["rows_blob"], z["rows_offsets"])
+            matrix = sparse.csr_array(
+                (_integers(z["data"]), _integers(z["indices"]), _integers(z["indptr"])),
+                shape=(len(rows), len(types)))
+            counts = cls(types=types, unigram_counts=_integers(z["unigram"]),
+                         marginals=_integers(z["marginals"]), rows=rows, cooccurrence=matrix,
+                         window=int(meta["window"]), lang=str(meta["lang"]),
+                         source=str(meta["source"]), n_documents=int(meta["n_documents"]),
+                         n_empty_documents=int(meta["n_empty_documents"]),
+                         n_replaced_bytes=int(meta["n_replaced_bytes"]))
+            _check_stored(counts)
+            key = meta.get("key") or {}
+            if not isinstance(key, dict):
+                raise ValueError(f"its key is {type(key).__name__}, not an object")
+        except (NormtestError, ValueError, KeyError, TypeError, IndexError, OverflowError,
+                MemoryError, AttributeError, RecursionError) as exc:
+            plain = isinstance(exc, NormtestError | ValueError) and str(exc)
+            raise unusable(path, _WHAT, str(exc) if plain else
+                           f"{type(exc).__name__}: {exc}") from None
+        return counts, dict(key)
+
+
+_WHAT = "corpus counts"
+_MEMBERS = ("meta", "types_blob", "types_offsets", "rows_blob", "rows_offsets", "unigram",
+            "marginals", "indptr", "indices", "data")
+
+
+def _integers(array: NDArray[Any]) -> NDArray[np.int64]:
+    """A stored 1-D array of integers as int64 (ValueError for anything else)."""
+    if array.ndim != 1 or array.dtype.kind not in "iu":
+        raise ValueError(f"an array of {array.dtype} and shape {array.shape}, not 1-D integers")
+    return array.astype(np.int64)
+
+
+def _check_stored(counts: CorpusCounts) -> None:
+    """Refuse read-back counts that contradict themselves (ValueError): unique types and rows,
+    c and m of every type, non-negative counts, a well-formed matrix, and each counted row equal
+    to what the marginals and the other rows say of it: its sum is m(x) (every window neighbour
+    of every occurrence of x, as :mod:`~normtest.information.scaled` counts them; a row of a word
+    absent from the corpus is empty), and n(x, y) = n(y, x) between rows."""
+    types, rows, c = counts.vocabulary, counts.rows, counts.cooccurrence
+    n = len(types)
+    if len(set(types)) != n or len(set(rows)) != len(rows):
+        raise ValueError("a word is stored twice")
+    if counts.unigram_counts.shape != (n,) or counts.marginals.shape != (n,):
+        raise ValueError("the unigram counts or marginals do not match the types")
+    if (counts.unigram_counts < 0).any() or (counts.marginals < 0).any() or (c.data < 0).any():
+        raise ValueError("a count is negative")
+    c.check_format(full_check=True)
+    ids = counts.word_ids(list(rows))
+    present = ids >= 0
+    sums = np.asarray(c.sum(axis=1)).ravel()
+    if not np.array_equal(sums[present], counts.marginals[ids[present]]) or sums[~present].any():
+        raise ValueError("a co-occurrence row does not add up to its word's marginal")
+    among = c[np.flatnonzero(present)][:, ids[present]]
+    if (among != among.T).nnz:
+        raise ValueError("the co-occurrence counts between counted words are not symmetric")

@@ -35,7 +35,9 @@ text column and format version. The vocabulary is not in the key: the file holds
 of words, and a later call whose vocabulary is a subset reads it instead of counting; otherwise
 the corpus is counted again for the union of both vocabularies (for at most
 :data:`MAX_STORED_ROWS` words; beyond, for the new vocabulary alone) and the file replaced.
-Changing a file (size or mtime) changes the key; old files are left for the user to delete.
+Changing a file (size or mtime) changes the key; old files are left for the user to delete. The
+file carries its key and a SHA-256 of its arrays, checked on read with the counts' consistency
+(:meth:`CorpusCounts.load`); a file that fails is counted again and replaced, with one warning.
 
 **Halves** (:func:`corpus_halves`, :meth:`CorpusCounts.halves`): the documents split in two by
 a seeded coin (:func:`~normtest.information.counting.document_half`), both counted in one
@@ -46,9 +48,8 @@ the key; their counts add up exactly to the whole corpus's. For PMI's reliabilit
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import functools
-import hashlib
-import json
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -61,6 +62,7 @@ from numpy.typing import NDArray
 from scipy import sparse
 
 from normtest.errors import NormtestError
+from normtest.fingerprint import json_sha256
 from normtest.information.corpus import DEFAULT_WINDOW, _check_window
 from normtest.information.counting import (
     COIN_VERSION,
@@ -80,6 +82,7 @@ from normtest.information.readers import (
     plan_blocks,
     read_part,
 )
+from normtest.information.store import unusable, warn_recomputed
 from normtest.information.texts import DocumentSplit, split_documents
 
 __all__ = [
@@ -483,13 +486,17 @@ def store_dir() -> Path:
 
 
 def _stored(path: Path, key: dict[str, Any]) -> CorpusCounts | None:
-    if not path.is_file():
+    """The counts stored for ``key``; None when absent, or when unusable (with one warning)."""
+    if not os.path.lexists(path):
         return None
     try:
         counts, stored_key = CorpusCounts.load(path)
-    except NormtestError:
-        return None  # unreadable or another format: counted again and replaced
-    return counts if stored_key == key else None
+        if stored_key != key:  # the name is the key's digest: another key is damage
+            raise unusable(path, "corpus counts", "they were stored for another key")
+    except NormtestError as exc:
+        warn_recomputed(exc)
+        return None
+    return counts
 
 
 def _key(files: Sequence[CorpusFile], window: int, lang: str, split: DocumentSplit,
@@ -501,15 +508,13 @@ def _key(files: Sequence[CorpusFile], window: int, lang: str, split: DocumentSpl
 
 
 def _store_path(key: dict[str, Any], directory: str | os.PathLike[str] | None) -> Path:
-    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode("utf-8")).hexdigest()
-    return (Path(directory) if directory is not None else store_dir()) / f"{digest[:40]}.npz"
+    folder = Path(directory) if directory is not None else store_dir()
+    return folder / f"{json_sha256(key)[:40]}.npz"
 
 
 def _save(counts: CorpusCounts, path: Path, key: dict[str, Any]) -> None:
-    try:
+    with contextlib.suppress(OSError):  # a read-only cache folder: the counts are used, not kept
         counts.save(path, key)
-    except OSError:
-        pass  # a read-only cache folder: the counts are used, not kept
 
 
 def corpus_counts(spec: CorpusSpec, vocabulary: Sequence[str], window: int = DEFAULT_WINDOW, *,

@@ -9,18 +9,19 @@ token) and sums. Natural logarithms: nats; :meth:`TextSurprisal.bits` converts.
 The surprisal of a set of texts is an information source like word frequencies: computed once
 per surprisal model and text set, then read back by every audit of any model
 (:func:`stored_surprisal`; one file per model revision and text set under
-``<cache root>/surprisal``, read without pickle, checked, and computed again when unreadable).
+``<cache root>/surprisal``, read without pickle, with a SHA-256 of its arrays and key, checked with
+the tokenizer's token counts, and computed again, with one warning, when it fails).
 
 Imports numpy only; the model is whatever adapter is passed (duck-typed, no torch here).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
 import os
-import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +32,9 @@ from numpy.typing import NDArray
 from normtest.adapters import Capability, require
 from normtest.adapters.protocol import LogProbModel
 from normtest.errors import NormtestError
-from normtest.paths import atomic_write, default_cache_dir
+from normtest.fingerprint import json_sha256
+from normtest.information.store import read_checked, unusable, warn_recomputed, write_checked
+from normtest.paths import default_cache_dir
 
 __all__ = [
     "TextSurprisal",
@@ -154,8 +157,11 @@ def text_information(
 
 # ---------------------------------------------------------------------------- the store
 
-#: The stored files' format; part of their key, so a file of another format is computed again.
-STORE_FORMAT = 1
+#: The stored files' format; part of their key (and so of their name): a file of another format
+#: is never read. 2: the file carries a SHA-256 of its arrays, key included.
+STORE_FORMAT = 2
+
+_WHAT = "stored surprisal"
 
 
 def store_dir() -> Path:
@@ -172,37 +178,44 @@ def _texts_digest(texts: Sequence[str]) -> str:
     return digest.hexdigest()
 
 
-def _read(path: Path, key: dict[str, object], texts: tuple[str, ...]) -> TextSurprisal | None:
-    """The stored surprisal at ``path`` when it is this key's and sound, else None."""
-    if not path.is_file():
-        return None
+def _token_counts(adapter: object, texts: Sequence[str]) -> list[int] | None:
+    """Each text's number of tokens under the model's tokenizer (None without ``tokenize``)."""
+    tokenizer = getattr(adapter, "tokenize", None)
+    return [len(tokenizer(t).ids) for t in texts] if callable(tokenizer) else None
+
+
+def _read(path: Path, key: dict[str, object], texts: tuple[str, ...],
+          counts: list[int] | None) -> TextSurprisal:
+    """The surprisal stored at ``path``, checked: its checksum, its key, one positive-length run
+    of finite, non-negative values per text, and, given ``counts`` (the tokenizer's), as many
+    values as tokens in each text. NormtestError naming the file when any check fails."""
+    arrays = read_checked(path, _WHAT, ("key", "values", "offsets"))
     try:
-        with np.load(path, allow_pickle=False) as stored:
-            if json.loads(str(stored["key"])) != key:
-                return None
-            values = np.asarray(stored["values"], dtype=np.float64)
-            offsets = np.asarray(stored["offsets"], dtype=np.int64)
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
-        return None  # unreadable or another format: computed again and replaced
-    if offsets.shape != (len(texts) + 1,) or offsets[0] != 0 or offsets[-1] != values.size \
-            or np.any(np.diff(offsets) < 1) or not np.all(np.isfinite(values)) \
-            or np.any(values < 0):
-        return None
+        if json.loads(str(arrays["key"])) != key:  # the name is the key's digest
+            raise unusable(path, _WHAT, "it was stored for another model, revision or texts")
+        values = np.asarray(arrays["values"], dtype=np.float64)
+        offsets = np.asarray(arrays["offsets"], dtype=np.int64)
+    except (KeyError, ValueError, TypeError, RecursionError) as exc:
+        raise unusable(path, _WHAT, f"{type(exc).__name__}: {exc}") from None
+    if values.ndim != 1 or offsets.shape != (len(texts) + 1,) or offsets[0] != 0 \
+            or offsets[-1] != values.size or np.any(np.diff(offsets) < 1) \
+            or not np.all(np.isfinite(values)) or np.any(values < 0):
+        raise unusable(path, _WHAT, "it does not hold one run of finite, non-negative values "
+                                    "per text")
+    if counts is not None and not np.array_equal(np.diff(offsets), counts):
+        raise unusable(path, _WHAT, "its token counts differ from the model's tokenizer's")
     return TextSurprisal(texts=texts, tokens=tuple(np.split(values, offsets[1:-1])),
                          model=str(key["model"]), revision=str(key["revision"]))
 
 
 def _write(path: Path, key: dict[str, object], result: TextSurprisal) -> None:
-    """Store ``result`` atomically (a temporary file renamed into place); a folder that cannot
-    be written leaves the result used, not kept."""
+    """Store ``result`` with its checksum, atomically (a temporary file renamed into place); a
+    folder that cannot be written leaves the result used, not kept."""
     sizes = [t.size for t in result.tokens]
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    try:
-        atomic_write(path, lambda out: np.savez(
-            out, key=np.array(json.dumps(key, sort_keys=True)),
-            values=np.concatenate(result.tokens), offsets=offsets))
-    except OSError:
-        return
+    with contextlib.suppress(OSError):
+        write_checked(path, {"key": np.array(json.dumps(key, sort_keys=True)),
+                             "values": np.concatenate(result.tokens), "offsets": offsets})
 
 
 def stored_surprisal(
@@ -212,6 +225,8 @@ def stored_surprisal(
     """:func:`surprisal`, read from the store when this model (its name and revision) scored
     exactly these texts before, else computed and stored (``store=False``: neither read nor
     written; ``directory``: another store folder). A model without a revision is never stored.
+    A stored file that fails a check (:func:`_read`) is computed again and replaced, with one
+    warning naming it; a missing one silently.
     """
     items = tuple(_check_texts(texts))
     revision = str(getattr(adapter, "revision", "") or "")
@@ -220,11 +235,14 @@ def stored_surprisal(
     key: dict[str, object] = {"format": STORE_FORMAT, "model": _model_name(adapter),
                               "revision": revision, "texts": _texts_digest(items),
                               "count": len(items)}
-    name = hashlib.sha256(json.dumps(key, sort_keys=True).encode("utf-8")).hexdigest()[:40]
-    path = (Path(directory) if directory is not None else store_dir()) / f"{name}.npz"
-    found = _read(path, key, items)
-    if found is not None:
-        return found
+    folder = Path(directory) if directory is not None else store_dir()
+    path = folder / f"{json_sha256(key)[:40]}.npz"
+    if os.path.lexists(path):
+        counts = _token_counts(adapter, items)
+        try:
+            return _read(path, key, items, counts)
+        except NormtestError as exc:
+            warn_recomputed(exc)
     result = surprisal(adapter, items, batch_size)
     _write(path, key, result)
     return result
