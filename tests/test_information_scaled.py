@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from normtest.cache import CacheWarning
 from normtest.errors import NormtestError
 from normtest.information import CorpusStatistics, default_word_sample, readers, scaled
 from normtest.information.counts import CorpusCounts
@@ -243,7 +244,8 @@ def test_the_store_is_read_instead_of_counting(
     assert set(wider.rows) == {*words, outside} and list(store.iterdir()) == stored
     assert np.array_equal(wider.kl(words[:20]).values, first.kl(words[:20]).values)
     stored[0].write_bytes(b"not an npz")  # a damaged file is counted again, then replaced
-    fresh = scaled.corpus_counts(lee_folder, words[:10])
+    with pytest.warns(CacheWarning, match="recomputing it"):
+        fresh = scaled.corpus_counts(lee_folder, words[:10])
     assert fresh.rows == tuple(sorted(set(words[:10])))
     assert np.array_equal(fresh.kl(words[:10]).values, first.kl(words[:10]).values)
     assert CorpusCounts.load(stored[0])[0].rows == fresh.rows

@@ -15,6 +15,7 @@ import pytest
 
 from normtest.adapters import Capability
 from normtest.adapters.protocol import Tokenization
+from normtest.cache import CacheWarning
 from normtest.errors import NormtestError
 from normtest.information import (
     stored_surprisal,
@@ -206,7 +207,8 @@ def test_a_damaged_stored_file_is_computed_again(lm: BigramLM, tmp_path: Path,
             parts["values"] = np.array([object()] * parts["values"].size, dtype=object)
         with path.open("wb") as out:
             np.savez(out, **parts)
-    again = stored_surprisal(counting, TEXTS, directory=tmp_path)
+    with pytest.warns(CacheWarning, match="recomputing it"):  # said once, on one line
+        again = stored_surprisal(counting, TEXTS, directory=tmp_path)
     assert counting.calls == 2
     np.testing.assert_array_equal(again.information, reference)
     stored_surprisal(counting, TEXTS, directory=tmp_path)
