@@ -32,13 +32,22 @@ from typing import Any
 
 import numpy as np
 
+from normtest.checking.samples import (
+    check_same_sample,
+    model_key,
+    one_model,
+    planned_identity,
+    sample_identity,
+)
 from normtest.errors import NormtestError
+from normtest.measurement import invalid
 from normtest.report import Report
 from normtest.result import Criterion, Measurement, Result, Verdict
 from normtest.settings import AuditSettings
 
 __all__ = ["SCHEMA", "Comparative", "Comparison", "Pair", "PairExpectation", "audit_claims",
-           "comparatives", "compare_models", "compare_reports", "compares", "get_comparative"]
+           "check_same_sample", "comparatives", "compare_models", "compare_reports", "compares",
+           "get_comparative", "planned_identity", "sample_identity"]
 
 SCHEMA = "normtest.comparison/1"
 #: The model states a ``state`` composition resolves to, in the order they are looked for.
@@ -101,7 +110,15 @@ def compares(comparative: Comparative) -> Callable[[Measure], Measure]:
                             f"{comparative.data!r}")
 
     def decorate(function: Measure) -> Measure:
-        _REGISTRY[comparative.id] = replace(comparative, measure=function)
+        from normtest.measure_identity import same_measure
+
+        known = _REGISTRY.get(comparative.id)
+        if known is not None and (replace(known, measure=None) != comparative
+                                  or not same_measure(known.measure, function)):
+            raise NormtestError(f"comparative claim {comparative.id!r} is declared twice, "
+                                "differently; ids must be unique (rename one of them)")
+        if known is None:
+            _REGISTRY[comparative.id] = replace(comparative, measure=function)
         return function
 
     return decorate
@@ -151,6 +168,15 @@ class Pair:
                         "needs the same word grid for both (audit with --prefix-unit words, "
                         "as normtest compare does)")
         return None
+
+    def paired(self, data: str) -> int:
+        """How many items of ``data`` the two reports share: the words both models kept, the
+        documents both read, the sentences both encoded (what the rows are paired on)."""
+        blocks = [r.data.get(data) for r in (self.first, self.second)]
+        field_of = {"words": "words", "prefixes": "documents", "texts": "sentences"}
+        items = [set(b.get(field_of[data]) or ()) if isinstance(b, Mapping) else set()
+                 for b in blocks]
+        return len(items[0] & items[1])
 
     def state(self, report: Report, data: str) -> str | None:
         """The model state (``cls`` / ``eos``) whose vectors the report holds for ``data``."""
@@ -275,11 +301,21 @@ class Comparison:
                 "provenance": self.provenance,
                 "reports": [r.to_dict() for r in self.reports]}
 
+    def to_json(self) -> str:
+        """The comparison as strict JSON (schema ``normtest.comparison/1``)."""
+        return json.dumps(self.to_dict(), indent=1, allow_nan=False) + "\n"
+
     def write(self, path: str | Path) -> Path:
+        """Write ``comparison.json`` whole or not at all (a temporary file renamed into place)."""
+        from normtest.paths import atomic_write
+        from normtest.render import published
+
         target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(json.dumps(self.to_dict(), indent=1, allow_nan=False) + "\n",
-                          encoding="utf-8")
+        text = self.to_json().encode("utf-8")
+        try:
+            atomic_write(target, published(text))
+        except OSError as exc:
+            raise NormtestError(f"cannot write {target}: {exc.strerror}") from exc
         return target
 
     @classmethod
@@ -312,10 +348,18 @@ def _names(reports: Sequence[Report]) -> list[str]:
 
 
 def compare_reports(reports: Sequence[Report], claim_ids: Iterable[str] | None = None,
-                    settings: AuditSettings | None = None) -> Comparison:
+                    settings: AuditSettings | None = None,
+                    origins: Sequence[str] | None = None) -> Comparison:
     """Judge the comparative claims on every pair of ``reports`` (in the order given: each
     earlier model is ``first`` against each later one). Holm over the confirmatory rows,
-    Benjamini–Hochberg over the exploratory ones, as in an audit."""
+    Benjamini–Hochberg over the exploratory ones, as in an audit.
+
+    Only reports of one sample are compared (:func:`check_same_sample`; ``origins`` names
+    each report in its errors: a path, ``--model NAME``). A pair that is one model twice (same
+    name and revision, or the same stored vectors: :func:`one_model`) gets no rows — its
+    difference is zero by construction — and is listed
+    under ``provenance["same_model"]``; when every pair is one, the comparison is refused.
+    """
     from normtest.stats import adjust_audit
 
     if len(reports) < 2:
@@ -329,13 +373,31 @@ def compare_reports(reports: Sequence[Report], claim_ids: Iterable[str] | None =
             raise NormtestError("the reports hold none of the data the comparative claims read "
                                 "(word, prefix or text series); audit the models on the word, "
                                 "cer or text claims")
-    _same_sample(reports)
     names = _names(reports)
+    labels = _labels(names, origins)
+    kinds = list(dict.fromkeys(c.data for c in chosen))
+    check_same_sample([sample_identity(r, [k for k in kinds if k in r.data]) for r in reports],
+                      labels, [model_key(r) for r in reports])
     rows: list[Result] = []
+    same: list[list[str]] = []
+    paired: list[dict[str, Any]] = []
     for (i, a), (j, b) in itertools.combinations(enumerate(reports), 2):
+        if one_model(a, b, kinds):
+            same.append([names[i], names[j]])
+            continue
         pair = Pair(a, b)
+        counts = {k: pair.paired(k) for k in kinds if k in a.data and k in b.data}
+        paired.append({"first": names[i], "second": names[j], **counts})
         for claim in chosen:
             rows.extend(_measure(claim, pair, names[i], names[j], settings))
+    if not rows and same:
+        i, j = (names.index(n) for n in same[0])
+        why = (f"{reports[i].model.get('name')}, same revision"
+               if model_key(reports[i]) == model_key(reports[j]) else "the same vectors")
+        raise NormtestError(
+            f"{labels[i]} and {labels[j]} are the same model ({why}) on the same sample: its "
+            "difference with itself is zero by construction, so there is nothing to compare; "
+            "compare it with another model or another revision")
     if not rows:
         raise NormtestError("no comparative claim was selected")
     if all(r.verdict in (Verdict.SKIPPED, Verdict.ERROR) for r in rows):
@@ -345,29 +407,18 @@ def compare_reports(reports: Sequence[Report], claim_ids: Iterable[str] | None =
     provenance = {"seed": settings.seed, "resamples": settings.resamples,
                   "alpha": settings.alpha, "models": names,
                   "prefix_unit": "words", "multiplicity": {
-                      "confirmatory": "holm", "exploratory": "benjamini-hochberg"}}
+                      "confirmatory": "holm", "exploratory": "benjamini-hochberg"},
+                  "sample": sample_identity(reports[0], [k for k in kinds
+                                                         if k in reports[0].data]),
+                  "paired": paired, "same_model": same}
     return Comparison(list(reports), adjust_audit(rows), provenance)
 
 
-#: Provenance entries that define the sample: two reports compared must agree on them (the
-#: counts of words, documents and sentences may differ: a model drops the words it lacks).
-SAMPLE_KEYS = ("seed", "corpus", "prefix_step", "max_prefix", "profile", "prefix_unit")
-
-
-def _same_sample(reports: Sequence[Report]) -> None:
-    """Refuse reports whose samples differ (their items would pair by accident, or not at
-    all): every entry of :data:`SAMPLE_KEYS` that two reports record must agree."""
-    first = reports[0]
-    for other in reports[1:]:
-        differ = [k for k in SAMPLE_KEYS if k in first.provenance and k in other.provenance
-                  and first.provenance[k] != other.provenance[k]]
-        if differ:
-            shown = "; ".join(f"{k}: {first.provenance[k]!r} vs {other.provenance[k]!r}"
-                              for k in differ)
-            raise NormtestError(
-                f"{first.model.get('name')} and {other.model.get('name')} were audited on "
-                f"different samples ({shown}); audit both with the same settings (normtest "
-                "compare --model A --model B does)")
+def _labels(names: Sequence[str], origins: Sequence[str] | None) -> list[str]:
+    """Each model's name, with where it came from when known: ``glove (a/report.json)``."""
+    if origins is None or len(origins) != len(names):
+        return list(names)
+    return [f"{n} ({o})" for n, o in zip(names, origins, strict=True)]
 
 
 def _measure(claim: Comparative, pair: Pair, first: str, second: str,
@@ -403,6 +454,17 @@ def _measure(claim: Comparative, pair: Pair, first: str, second: str,
                               f"together ({type(exc).__name__}: {exc}); audit the models again",
                               criterion=claim.criterion, **row))
             continue
+        except Exception as exc:
+            if _builtin(claim):
+                raise  # a defect of normtest itself: let it surface
+            out.append(Result(Verdict.ERROR, f"the measurement of {claim.id} raised "
+                              f"{type(exc).__name__}: {exc}", criterion=claim.criterion, **row))
+            continue
+        problem = None if _builtin(claim) else invalid(measurement, criterion.components)
+        if problem is not None:  # a user's measurement is checked before it is judged
+            out.append(Result(Verdict.ERROR, f"the measurement of {claim.id} is invalid: "
+                              f"{problem}", criterion=claim.criterion, **row))
+            continue
         judged = Result.judged(measurement, criterion)
         details = {"statement": claim.statement.format(first=first, second=second)}
         if "composition" in variant and variant["composition"] == "state":
@@ -410,6 +472,11 @@ def _measure(claim: Comparative, pair: Pair, first: str, second: str,
                                  f"{pair.state(pair.second, claim.data)}")
         out.append(replace(judged, details=details, **row))
     return out
+
+
+def _builtin(claim: Comparative) -> bool:
+    module = getattr(claim.measure, "__module__", None) or ""
+    return module == "normtest.checks" or module.startswith("normtest.checks.")
 
 
 def audit_claims(claim_ids: Iterable[str] | None = None, suite: str = "all") -> list[str]:

@@ -25,24 +25,28 @@ for a "less" claim; minus the distance to the margin's centre for an equivalence
 is *paired* when both measurements resampled the same units with the same seed (same sample
 digest, n, seed and number of replicates): the replicate-by-replicate differences give a
 bias-corrected bootstrap p-value. Otherwise the two estimates are independent and a normal
-approximation uses each interval's width. docs/ci.md explains both.
+approximation uses each interval's width. docs/ci.md explains both; the test itself is
+:mod:`normtest.regression`.
+
+The gate never passes on nothing: :func:`decide` — the one function that decides, whose
+:class:`Decision` the exit code, the one-line summary and the Markdown all render — fails a gate
+that checked nothing, and one given a baseline of which no result could be compared (another
+model, or disjoint claims), whatever the requirements say.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from normtest.checking.samples import record_samples, sample_fingerprints, sample_of
+from normtest.checking.samples import record_samples
 from normtest.checking.selection import Selector, apply_thresholds
 from normtest.checking.session import load_model
 from normtest.config import GateConfig, find_config, load_config
 from normtest.errors import NormtestError
+from normtest.regression import Comparison, compare
 from normtest.settings import (
     PROFILES,
     RENAMED,
@@ -52,20 +56,17 @@ from normtest.settings import (
     load_options,
     resolve,
 )
-from normtest.stats.multiplicity import holm
 
 if TYPE_CHECKING:
     from normtest.adapters.protocol import ModelAdapter
     from normtest.report import Report
-    from normtest.result import Criterion, Result
+    from normtest.result import Result
     from normtest.scorecard import Line
 
-__all__ = ["Comparison", "GateConfig", "GateOutcome", "LineRequirement", "Requirement",
-           "RobustRequirement", "compare",
-           "evaluate", "find_config", "load_config", "run_gate"]
+__all__ = ["Comparison", "Decision", "GateConfig", "GateOutcome", "LineRequirement",
+           "Requirement", "RobustRequirement", "compare", "decide", "evaluate", "find_config",
+           "load_config", "run_gate"]
 
-#: Two-sided confidence of the intervals the summary shows (their ends: one-sided 95% bounds).
-Z_95 = 1.6448536269514722
 
 
 def audit_settings(config: GateConfig, baseline: Report | None = None) -> AuditSettings:
@@ -77,149 +78,20 @@ def audit_settings(config: GateConfig, baseline: Report | None = None) -> AuditS
         prov = baseline.provenance
         recorded = {RENAMED.get(k, k): prov[k] for k in ("seed", "resamples", "n_resamples",
                                                          "scope", "profile") if k in prov}
+        sample = prov.get("sample")  # the requested sample of any audit (normtest.report)
+        recorded.update(sample if isinstance(sample, Mapping) else {})
         recorded.update({RENAMED.get(k, k): v
                          for k, v in (prov.get("audit_settings") or {}).items()})
     chosen: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v)
                               for k, v in recorded.items() if k in names}
     profile = config.settings.get("profile") or chosen.get("profile")
-    if profile in PROFILES:  # its sizes, unless the configuration gives one explicitly
-        chosen.update({**PROFILES[profile], "profile": profile})
+    if profile in PROFILES:  # its sizes, unless the configuration gives one explicitly …
+        sizes = dict(PROFILES[profile])
+        if not config.settings.get("profile"):  # … or the baseline recorded its own
+            sizes = {k: v for k, v in sizes.items() if k not in chosen}
+        chosen.update({**sizes, "profile": profile})
     chosen.update({k: v for k, v in config.settings.items() if k in names and v is not None})
     return AuditSettings(**chosen)
-
-
-# -- the regression test ---------------------------------------------------------------------
-def _target(criterion: Criterion) -> float:
-    assert criterion.margin is not None
-    low, high = criterion.margin
-    return math.sqrt(low * high) if low > 0 else (low + high) / 2
-
-
-def effect(values: Any, criterion: Criterion | None) -> np.ndarray:
-    """The estimate(s) in the claim's favourable direction: larger is better."""
-    x = np.asarray(values, dtype=np.float64)
-    if criterion is None or criterion.direction == "greater":
-        return x
-    if criterion.direction == "less":
-        return -x
-    return -np.abs(x - _target(criterion))
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """One result id in both reports, and whether its effect dropped by more than the margin."""
-
-    id: str
-    baseline: Result
-    candidate: Result
-    difference: float
-    interval: tuple[float, float]
-    margin: float
-    p_value: float
-    paired: bool
-    p_adjusted: float = math.nan
-    regressed: bool = False
-
-    @property
-    def method(self) -> str:
-        """How the difference was tested."""
-        return "paired bootstrap" if self.paired else "unpaired normal"
-
-
-def _pairing(base: Result, cand: Result, key: str | None, base_samples: Mapping[str, str],
-             cand_samples: Mapping[str, str], same_version: bool) -> bool:
-    """Whether two measurements resampled the same units (sample ``key``) draw for draw."""
-    bm, cm = base.measurement, cand.measurement
-    assert bm is not None and cm is not None and bm.sampling and cm.sampling
-    return bool(
-        same_version and key is not None
-        and base_samples.get(key) is not None and base_samples.get(key) == cand_samples.get(key)
-        and bm.sampling.kind == cm.sampling.kind == "bootstrap"
-        and bm.sampling.replicates.size == cm.sampling.replicates.size
-        and bm.seed is not None and bm.seed == cm.seed and bm.n == cm.n
-        and bm.method == cm.method and bm.statistic == cm.statistic
-        and not _sorted(bm.sampling.replicates) and not _sorted(cm.sampling.replicates)
-    )
-
-
-def _sorted(replicates: np.ndarray) -> bool:
-    """Replicates stored in sorted order (reports of normtest before resampling order was
-    kept) cannot be paired: pairing sorted arrays would understate the spread."""
-    finite = replicates[~np.isnan(replicates)]
-    return finite.size > 2 and bool(np.all(np.diff(finite) >= 0))
-
-
-def compare_results(base: Result, cand: Result, *, margin: float, alpha: float,
-                    paired: bool) -> Comparison:
-    """Test H1: effect(cand) < effect(base) − margin for one pair of results."""
-    from normtest.sampling import Sampling
-
-    bm, cm = base.measurement, cand.measurement
-    assert bm is not None and cm is not None and bm.sampling and cm.sampling
-    criterion = cand.criterion or base.criterion
-    difference = float(effect(cm.estimate, criterion) - effect(bm.estimate, criterion))
-    if paired:
-        reps = effect(cm.sampling.replicates, criterion) - effect(bm.sampling.replicates,
-                                                                  criterion)
-        sampling = Sampling.bootstrap(reps, difference)
-    else:
-        spread = []
-        for m in (bm, cm):
-            low, high = m.interval(0.90)
-            spread.append((high - low) / (2 * Z_95))
-        scale = math.hypot(*spread)
-        if not math.isfinite(scale):
-            return Comparison(base.id, base, cand, difference, (math.nan, math.nan), margin,
-                              1.0, False)
-        sampling = Sampling("normal", center=difference, scale=scale)
-    return Comparison(base.id, base, cand, difference, sampling.interval(1 - 2 * alpha),
-                      margin, float(sampling.p_less(-margin)), paired)
-
-
-def compare(baseline: Report, candidate: Report, *, margin: float = 0.05,
-            margins: Mapping[str, float] | None = None, alpha: float = 0.05,
-            exploratory: bool = True,
-            ) -> tuple[list[Comparison], list[tuple[str, str]]]:
-    """Every result id measured in both reports (only the baseline's confirmatory rows unless
-    ``exploratory``), tested for a regression (Holm over all compared).
-
-    Returns the comparisons and the ids that could not be compared, with the reason.
-    """
-
-    base_samples, cand_samples = sample_fingerprints(baseline), sample_fingerprints(candidate)
-    same_version = baseline.provenance.get("normtest") == candidate.provenance.get("normtest")
-    by_id = {i: r for r in candidate.results for i in reversed(r.ids)}
-    found: list[Comparison] = []
-    skipped: list[tuple[str, str]] = []
-    for base in baseline.results:
-        if base.measurement is None or base.measurement.sampling is None \
-                or not math.isfinite(base.estimate):
-            continue
-        if not exploratory and base.role == "exploratory":
-            continue
-        cand = by_id.get(base.id)
-        why = None
-        if cand is None:
-            why = "not in the candidate's report"
-        elif cand.measurement is None or cand.measurement.sampling is None \
-                or not math.isfinite(cand.estimate):
-            why = f"not measured on the candidate ({cand.verdict.value}: {cand.reason})"
-        elif cand.measurement.statistic != base.measurement.statistic:
-            why = (f"different statistics ({base.measurement.statistic} vs "
-                   f"{cand.measurement.statistic})")
-        if why is not None or cand is None:
-            skipped.append((base.id, why or ""))
-            continue
-        claim_margin = (margins or {}).get(base.claim or "", margin)
-        paired = _pairing(base, cand, sample_of(base.claim), base_samples, cand_samples,
-                          same_version)
-        found.append(compare_results(base, cand, margin=claim_margin, alpha=alpha,
-                                     paired=paired))
-    if found:
-        adjusted = holm([c.p_value for c in found])
-        found = [replace(c, p_adjusted=float(p), regressed=bool(p < alpha))
-                 for c, p in zip(found, adjusted, strict=True)]
-    return found, skipped
 
 
 # -- the gate --------------------------------------------------------------------------------
@@ -350,19 +222,112 @@ class GateOutcome:
         return [r for r in self.robust if not r.ok]
 
     @property
-    def passed(self) -> bool:
-        """True when every requirement holds and nothing regressed (and something was
-        checked: a gate with no requirement and nothing compared fails)."""
-        checked = (bool(self.requirements) or bool(self.comparisons) or bool(self.lines)
-                   or bool(self.robust) or self.first_baseline)
-        return (checked and not self.failed_requirements and not self.regressions
-                and not self.failed_lines and not self.failed_robust)
+    def decision(self) -> Decision:
+        """Whether the gate passed, and why not (:func:`decide`)."""
+        return decide(self)
 
-    def markdown(self) -> str:
-        """A Markdown summary fit for a pull-request comment."""
+    @property
+    def passed(self) -> bool:
+        """True when the gate passed (:func:`decide`)."""
+        return self.decision.passed
+
+    @property
+    def compared_nothing(self) -> bool:
+        """A baseline was given and not one of its results could be compared."""
+        return self.baseline is not None and not self.comparisons
+
+    def markdown(self, decision: Decision | None = None) -> str:
+        """A Markdown summary fit for a pull-request comment (of ``decision``, by default
+        :func:`decide`'s)."""
         from normtest.render.gate import gate_markdown
 
-        return gate_markdown(self)
+        return gate_markdown(self, decision or self.decision)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The gate's outcome: passed or not, and each reason it failed. Every output renders this
+    one object: the exit code (:attr:`exit_code`), the one-line summary (:attr:`line`) and
+    the Markdown's headline and reasons (normtest.render.gate)."""
+
+    passed: bool
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def exit_code(self) -> int:
+        """0 when the gate passed, 1 when it failed."""
+        return 0 if self.passed else 1
+
+    @property
+    def headline(self) -> str:
+        """``✅ passed`` or ``❌ FAILED``."""
+        return "✅ passed" if self.passed else "❌ FAILED"
+
+    @property
+    def line(self) -> str:
+        """The decision in one line (what ``normtest gate`` prints on standard error)."""
+        if self.passed:
+            return "gate passed"
+        return "gate FAILED: " + "; ".join(self.reasons)
+
+
+def decide(outcome: GateOutcome) -> Decision:
+    """The gate's decision, the only place it is made: it fails on any requirement not met,
+    any regression, and — never passing on nothing — when nothing was checked at all or when
+    a baseline was given of which no result could be compared."""
+    reasons: list[str] = []
+    checked = (bool(outcome.requirements) or bool(outcome.comparisons) or bool(outcome.lines)
+               or bool(outcome.robust) or outcome.first_baseline)
+    if outcome.compared_nothing:
+        reasons.append(_nothing_compared(outcome))
+    elif not checked:
+        reasons.append("nothing was checked (no requirement, and no result compared with a "
+                       "baseline)")
+    failed = outcome.failed_requirements
+    if failed:
+        reasons.append(f"{len(failed)} of {len(outcome.requirements)} required claims do not "
+                       f"PASS ({', '.join(r.selector for r in failed)})")
+    lines = outcome.failed_lines
+    if lines:
+        reasons.append(f"{len(lines)} of {len(outcome.lines)} required scorecard lines are not "
+                       f"replicated ({', '.join(r.key for r in lines)})")
+    robust = outcome.failed_robust
+    if robust:
+        reasons.append(f"{len(robust)} of {len(outcome.robust)} scorecard lines required robust "
+                       f"are not ({', '.join(r.key for r in robust)})")
+    regressions = outcome.regressions
+    if regressions:
+        reasons.append(f"{len(regressions)} regression{'s' * (len(regressions) != 1)} against "
+                       f"the baseline ({', '.join(c.id for c in regressions)})")
+    return Decision(not reasons, tuple(reasons))
+
+
+def _nothing_compared(outcome: GateOutcome) -> str:
+    """Why no result of the baseline could be compared, in one clause."""
+    assert outcome.baseline is not None
+    base, cand = outcome.baseline, outcome.candidate
+    where = f" {outcome.baseline_path}" if outcome.baseline_path else ""
+    base_name = str(base.model.get("name") or "the baseline's model")
+    cand_name = str(cand.model.get("name") or "the candidate's model")
+    head = f"nothing could be compared with the baseline{where}, so the gate cannot pass on it"
+    measured = [r for r in base.results if r.measurement is not None]
+    if not measured:
+        return f"{head}: the baseline holds no measured result; record the baseline again"
+    base_claims = sorted({str(r.claim) for r in measured})
+    cand_claims = sorted({str(r.claim) for r in cand.results if r.measurement is not None})
+    if not set(base_claims) & set(cand_claims):
+        return (f"{head}: the two reports measured disjoint claims (the baseline "
+                f"{', '.join(base_claims)}; the candidate {', '.join(cand_claims) or 'none'}); "
+                "audit the candidate on the baseline's claims")
+    if base_name != cand_name or base.model.get("family") != cand.model.get("family"):
+        return (f"{head}: it is another model ({base_name}, the candidate is {cand_name}) "
+                "and none of its results is one the candidate has; gate against a baseline of "
+                "the same kind of model")
+    if not outcome.uncompared:  # every measured row of the baseline is exploratory
+        return (f"{head}: the baseline's measured results are all exploratory; compare them "
+                "with --exploratory (exploratory = true), or require its claims")
+    return (f"{head}: none of the baseline's results was measured on the candidate (see Not "
+            "compared); audit the candidate on the baseline's claims")
 
 
 def evaluate(candidate: Report, config: GateConfig, baseline: Report | None = None,
@@ -506,14 +471,25 @@ def command(args: Any) -> int:
 
 
 def emit(outcome: GateOutcome, summary: str | Path | None = None) -> int:
-    """Print the Markdown summary (and write it to ``summary``); the gate's exit code."""
-    text = outcome.markdown()
+    """Print the Markdown summary (and write it to ``summary``) and the decision's one line
+    on standard error; the gate's exit code. All three render one :class:`Decision`."""
+    import sys
+
+    from normtest.paths import atomic_write
+    from normtest.render import published
+
+    decision = outcome.decision
+    text = outcome.markdown(decision)
     print(text, end="")
     if summary is not None:
-        target = Path(summary)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    return 0 if outcome.passed else 1
+        data = text.encode("utf-8")
+        try:
+            atomic_write(Path(summary), published(data))
+        except OSError as exc:
+            raise NormtestError(f"cannot write {summary}: {exc.strerror}") from exc
+    sys.stdout.flush()
+    print(f"normtest: {decision.line}", file=sys.stderr)
+    return decision.exit_code
 
 
 def gate_audit(report: Report, adapter: ModelAdapter, settings: AuditSettings,

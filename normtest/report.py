@@ -12,6 +12,13 @@ Shape::
 threshold). It is derived from the results (each carries its ``role`` and ``hypothesis``), so a
 reader that ignores it loses nothing.
 
+``digest`` (written by :meth:`Report.to_json` since this version): ``"sha256:<hex>"``, the
+SHA-256 of every other entry of the file as canonical JSON (keys sorted, no spaces, UTF-8;
+:func:`digest_of`). :meth:`Report.read` refuses a file whose digest does not match (it was
+modified after normtest wrote it) and any row whose estimate lies outside its own interval (or
+outside the range of its bootstrap replicates); a file without a digest (an older normtest)
+is read with a warning. docs/security.md, "Reports' digests and the gate's rules".
+
 ``data`` (optional) holds what the plots need, so that a stored report can be re-rendered
 without the model: ``words`` (the sample, its IC, token counts and ‖e(w)‖² per variant of
 ``word.norm_ic``), ``prefixes`` (s(L) per prefix, document and pooling) and ``texts`` (sentence
@@ -23,11 +30,13 @@ Every renderer (terminal table, Markdown, HTML, JUnit) reads this one object.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import platform
 import re
 import secrets
+import warnings
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -62,6 +71,16 @@ def provenance(**extra: Any) -> dict[str, Any]:
     }
     out.update(extra)
     return out
+
+
+def sample_settings(settings: Any) -> dict[str, Any]:
+    """The settings that decide which sample an audit draws (``provenance["sample"]``): the
+    requested sizes (not the counts a model kept), the seed, the corpus and the prefix grid.
+    Two reports are of one sample only when these agree (``normtest compare`` pairs no other)."""
+    return {"seed": settings.seed, "words": settings.words, "documents": settings.documents,
+            "sentences": settings.sentences, "sentence_documents": settings.sentence_documents,
+            "prefix_step": settings.prefix_step, "max_prefix": settings.max_prefix,
+            "prefix_unit": settings.prefix_unit, "corpus": list(settings.corpus)}
 
 
 #: The share of the word sample a model may lack vectors for before the answer says so.
@@ -183,14 +202,24 @@ class Report:
     def to_json(self, indent: int | None = 1) -> str:
         """Strict JSON (no NaN or Infinity tokens), indented, with every list of numbers on one
         line (a default audit's report holds about a million numbers: one per line, they made
-        the file four times larger and took Python's indenting encoder 0.2 s)."""
-        return _dumps(self.to_dict(), indent)
+        the file four times larger and took Python's indenting encoder 0.2 s), ending with its
+        ``digest`` (:func:`digest_of` of everything else)."""
+        body = _plain(self.to_dict())
+        body["digest"] = digest_of(body)
+        return _dumps(body, indent)
 
     def write(self, path: str | Path) -> Path:
-        """Write the JSON report; parent folders are created."""
+        """Write the JSON report whole or not at all (a temporary file renamed into place);
+        parent folders are created."""
+        from normtest.paths import atomic_write
+        from normtest.render import published
+
         target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(self.to_json() + "\n", encoding="utf-8")
+        text = (self.to_json() + "\n").encode("utf-8")
+        try:
+            atomic_write(target, published(text))
+        except OSError as exc:
+            raise NormtestError(f"cannot write {target}: {exc.strerror}") from exc
         return target
 
     @classmethod
@@ -243,8 +272,15 @@ class Report:
         return cls.from_dict(data)
 
     @classmethod
-    def read(cls, path: str | Path, what: str = "report") -> Report:
-        """Read a JSON report from a file; ``what`` names it in errors ("baseline report" …)."""
+    def read(cls, path: str | Path, what: str = "report", verify: bool = True) -> Report:
+        """Read a JSON report from a file; ``what`` names it in errors ("baseline report" …).
+
+        With ``verify`` (the default: what the gate, ``normtest compare`` and ``normtest report``
+        read), a file whose ``digest`` does not match its contents is refused (it was modified
+        after normtest wrote it), and so is any row whose estimate lies outside its own
+        interval, or outside the range of its bootstrap replicates (:func:`implausible_rows`).
+        A file without a digest (written before normtest recorded one) is read with a warning.
+        """
         try:
             raw = Path(path).read_bytes()
         except OSError as exc:
@@ -257,9 +293,114 @@ class Report:
                 "; give the report.json that normtest wrote"
             ) from exc
         try:
-            return cls.from_json(text)
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise NormtestError(f"the {what} {path}: report is not valid JSON: {exc}") from exc
+        try:
+            report = cls.from_dict(data)
         except NormtestError as exc:
             raise NormtestError(f"the {what} {path}: {exc}") from exc
+        if verify:
+            _check_digest(data, f"the {what} {path}")
+            found = implausible_rows(report, data)
+            if found:
+                more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+                raise NormtestError(
+                    f"the {what} {path} was modified after normtest wrote it, or is damaged: "
+                    f"{found[0]}{more}; write it again with normtest audit")
+        return report
+
+
+DIGEST = "sha256"
+
+
+def digest_of(body: Mapping[str, Any]) -> str:
+    """``"sha256:<hex>"`` of a report's JSON entries other than ``digest``, as canonical JSON:
+    keys sorted, no spaces, non-ASCII kept, UTF-8 (what :func:`json.loads` gives back of the
+    file normtest wrote; reformatting the file or changing its line endings keeps it)."""
+    entries = {k: v for k, v in body.items() if k != "digest"}
+    text = json.dumps(entries, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False)
+    return f"{DIGEST}:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _check_digest(data: Any, where: str) -> None:
+    """Refuse a report whose digest does not match its entries; warn about one without any."""
+    if not isinstance(data, Mapping) or data.get("schema") != SCHEMA:
+        return  # from_dict says what is wrong with it
+    stored = data.get("digest")
+    if stored is None:
+        warnings.warn(f"{where} carries no digest (written by an older normtest), so normtest "
+                      "cannot tell whether it was modified since; audit again to record one",
+                      UserWarning, stacklevel=3)
+        return
+    try:
+        expected = digest_of(data)
+    except (TypeError, ValueError) as exc:  # not JSON of a report (NaN tokens, …)
+        raise NormtestError(f"{where} is damaged ({exc}); write it again with normtest "
+                            "audit") from exc
+    if stored != expected:
+        raise NormtestError(
+            f"{where} was modified after normtest wrote it: its digest does not match its "
+            "contents; give the report.json normtest wrote (or audit again)")
+
+
+def _close(a: float, b: float) -> bool:
+    return a == b or abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+
+def implausible_rows(report: Report, data: Mapping[str, Any] | None = None) -> list[str]:
+    """Rows no run of normtest writes, each as ``row ID: what is wrong``: an estimate outside
+    its own interval (bootstrap rows: outside the range of their replicates, since a
+    bias-corrected interval may leave a skewed statistic's estimate outside it), a component
+    likewise, or a stored row whose shown ``estimate`` is not its measurement's."""
+    found: list[str] = []
+    rows = data.get("results") if isinstance(data, Mapping) else None
+    raw_rows = rows if isinstance(rows, list) and len(rows) == len(report.results) else None
+    for i, result in enumerate(report.results):
+        measurement = result.measurement
+        if measurement is None:
+            continue
+        problem = _outside(measurement)
+        if problem is None:
+            for name, component in measurement.components.items():
+                inner = _outside(component)
+                if inner is not None:
+                    problem = f"its component {name}: {inner}"
+                    break
+        if problem is None and raw_rows is not None and isinstance(raw_rows[i], Mapping):
+            shown = raw_rows[i].get("estimate")
+            if isinstance(shown, (int, float)) and not isinstance(shown, bool) \
+                    and math.isfinite(measurement.estimate) \
+                    and not _close(float(shown), measurement.estimate):
+                problem = (f"its estimate {shown!r} is not its measurement's "
+                           f"({measurement.estimate!r})")
+        if problem is not None:
+            found.append(f"row {result.id}: {problem}")
+    return found
+
+
+def _outside(measurement: Any) -> str | None:
+    """Why a measurement's estimate cannot be its own (None: it can)."""
+    estimate, sampling = measurement.estimate, measurement.sampling
+    if sampling is None or not math.isfinite(estimate):
+        return None
+    if sampling.kind == "bootstrap":
+        reps = sampling.replicates[~np.isnan(sampling.replicates)]
+        if reps.size == 0:
+            return None
+        low, high = float(reps.min()), float(reps.max())
+        if low - 1e-9 * max(1.0, abs(low)) <= estimate <= high + 1e-9 * max(1.0, abs(high)):
+            return None
+        return (f"its estimate {estimate:.6g} lies outside the range of its {reps.size} "
+                f"bootstrap replicates [{low:.6g}, {high:.6g}]")
+    low, high = measurement.interval(0.9)
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return None
+    slack = 1e-9 * max(1.0, abs(low), abs(high))
+    if low - slack <= estimate <= high + slack:
+        return None
+    return f"its estimate {estimate:.6g} lies outside its own interval [{low:.6g}, {high:.6g}]"
 
 
 #: What a damaged but schema-valid report raises while its rows are rebuilt (wrong types,
@@ -280,6 +421,25 @@ def _schema_problem(schema: object) -> str:
 
 
 _NUMBERS = {int, float}
+#: a list of these (at least one a number) stands on one line
+_COMPACT = {int, float, type(None)}
+
+
+def _plain(item: Any) -> Any:
+    """``item`` as what :func:`json.loads` gives back of its JSON: mappings with string keys,
+    lists, non-finite floats as None, numpy scalars as Python numbers."""
+    if isinstance(item, float):
+        return item if math.isfinite(item) else None
+    if isinstance(item, Mapping):
+        return {str(k): _plain(v) for k, v in item.items()}
+    if isinstance(item, (list, tuple)):
+        if len(item) > 1 and set(map(type, item)) <= _NUMBERS:  # plain numbers: one check
+            if np.isfinite(np.asarray(item, dtype=np.float64)).all():
+                return list(item)
+        return [_plain(v) for v in item]
+    if hasattr(item, "item") and callable(item.item):  # numpy scalars
+        return _plain(item.item())
+    return item
 
 
 def _dumps(value: Any, indent: int | None) -> str:
@@ -297,7 +457,8 @@ def _dumps(value: Any, indent: int | None) -> str:
         if isinstance(item, Mapping):
             return {str(k): lift(v) for k, v in item.items()}
         if isinstance(item, (list, tuple)):
-            if len(item) > 1 and set(map(type, item)) <= _NUMBERS:  # plain numbers: compact
+            kinds = set(map(type, item))
+            if len(item) > 1 and kinds <= _COMPACT and kinds & _NUMBERS:  # numbers: compact
                 finite = np.isfinite(np.asarray(item, dtype=np.float64)).all()
                 items = list(item) if finite else [lift(v) for v in item]
                 compact.append(json.dumps(items, separators=(",", ":"), allow_nan=False))

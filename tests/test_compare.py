@@ -206,8 +206,10 @@ def test_word_comparison_pairs_a_static_model_with_an_encoder() -> None:
 def test_reports_of_different_samples_are_refused(compared: tuple[Path, str]) -> None:
     out, _ = compared
     reports = [Report.read(out / m / "report.json") for m in ("minilm-l6", "smollm2-135m")]
-    other = replace(reports[1], provenance={**reports[1].provenance, "seed": 7})
-    with pytest.raises(NormtestError, match=r"different samples.*seed"):
+    sample = {**reports[1].provenance["sample"], "seed": 7}
+    other = replace(reports[1], provenance={**reports[1].provenance, "seed": 7,
+                                            "sample": sample})
+    with pytest.raises(NormtestError, match=r"different samples \(seed 0 vs 7\).*--seed 0"):
         compare_reports([reports[0], other])
 
 
@@ -243,3 +245,118 @@ def test_a_word_grid_keeps_strictly_growing_token_counts_within_the_text() -> No
     (grid,) = on_token_grid(adapter, [plan])
     assert grid.lengths.tolist() == [8, 16]
     assert grid.tokens is not None and grid.tokens.tolist() == [10, 12]
+
+
+# -- one sample, or no comparison ---------------------------------------------------------------
+@pytest.fixture(scope="module")
+def words(tmp_path_factory: pytest.TempPathFactory, glove: Any) -> Path:
+    """GloVe's reports on 200 and on 300 words, written from scratch."""
+    from normtest.audit import run_audit
+    from normtest.settings import AuditSettings
+
+    root = tmp_path_factory.mktemp("samples")
+    for n in (200, 300):
+        settings = AuditSettings(words=n, resamples=100, robustness=False, controls=False)
+        run_audit(glove, ["word.norm_ic"], settings=settings).write(root / f"g{n}.json")
+    return root
+
+
+def test_reports_of_different_requested_sizes_are_refused(
+        words: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """200 words against 300: the samples share about fifty words, which would pair by
+    accident; the comparison is refused, naming both reports, what differs and the fix."""
+    g200, g300 = words / "g200.json", words / "g300.json"
+    assert main(["compare", "--report", str(g200), "--report", str(g300), "--out",
+                 str(words / "out"), "-q"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("normtest: error: ")
+    assert f"glove-6b-50d ({g200}) and glove-6b-50d ({g300}) are on different samples " \
+           "(words requested 200 vs 300)" in err
+    assert "--words 200 for both" in err and "same model" in err
+    # a model to audit with other sizes than a stored report's: refused before the audit
+    import normtest.many
+
+    def no_audit(*args: Any, **kwargs: Any) -> list[Report]:
+        raise AssertionError("audited before the samples were checked")
+
+    monkeypatch.setattr(normtest.many, "audit_models", no_audit)
+    assert main(["compare", "--report", str(g200), "--model", "glove-6b-50d", "--words", "300",
+                 "--out", str(words / "out"), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert f"glove-6b-50d ({g200}) and --model glove-6b-50d are on different samples " \
+           "(words requested 200 vs 300)" in err
+    # the Python API refuses alike, and reports of an older normtest (no sample recorded) by
+    # their requested word count
+    reports = [Report.read(g200), Report.read(g300)]
+    with pytest.raises(NormtestError, match=r"words requested 200 vs 300"):
+        compare_reports(reports, ["compare.word.norm_ic"])
+    older = [replace(r, provenance={k: v for k, v in r.provenance.items() if k != "sample"})
+             for r in reports]
+    with pytest.raises(NormtestError, match=r"words requested 200 vs 300"):
+        compare_reports(older, ["compare.word.norm_ic"])
+
+
+def test_a_model_compared_with_itself_is_no_finding(
+        words: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The same model on the same sample: its differences are zero by construction, never
+    INCONCLUSIVE rows presented as findings. Alone, refused; beside another model, its pair
+    is left out and the output says so."""
+    g200 = str(words / "g200.json")
+    assert main(["compare", "--report", g200, "--report", g200, "--out", str(tmp_path),
+                 "-q"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "are the same model (glove-6b-50d, same revision) on the same sample" in err
+    assert "zero by construction" in err
+    # the same vectors under another name are the same model too
+    other = Report.read(g200)
+    renamed = replace(other, model={**other.model, "name": "glove-copy", "revision": "copy"})
+    with pytest.raises(NormtestError, match=r"the same model \(the same vectors\)"):
+        compare_reports([other, renamed], ["compare.word.norm_ic"])
+    # beside a different model (here GloVe's squared norms given to other words)
+    block = other.data["words"]
+    norms = {k: v[::-1] for k, v in block["squared_norms"].items()}
+    twin = replace(renamed, data={**other.data, "words": {**block, "squared_norms": norms}})
+    comparison = compare_reports([other, Report.read(g200), twin], ["compare.word.norm_ic"])
+    names = comparison.provenance["models"]
+    assert comparison.provenance["same_model"] == [names[:2]]
+    assert not [r for r in comparison.results
+                if {r.variant["first"], r.variant["second"]} == set(names[:2])]
+    assert comparison.results  # the other pairs are compared
+    from normtest.render.comparison import comparison_text, render_comparison_markdown
+
+    said = f"{names[0]} and {names[1]} are the same model"
+    assert said in comparison_text(comparison, width=300)
+    assert said in render_comparison_markdown(comparison)
+
+
+def test_the_header_states_the_paired_count_as_measured(
+        words: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A stored 200-word report and a model audited next to it: the model draws the stored
+    report's sample, and the header says what was requested and what was paired."""
+    code = main(["compare", "--report", str(words / "g200.json"), "--model", "minilm-l6",
+                 "--claims", "compare.word.norm_ic", "--suite", "word", "--resamples", "100",
+                 "--no-robustness", "--no-controls", "--out", str(tmp_path), "-q"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    comparison = Comparison.read(tmp_path / "comparison.json")
+    assert comparison.reports[1].provenance["sample"]["words"] == 200
+    (paired,) = {r.measurement.n for r in comparison.results if r.measurement is not None}
+    shared = set(comparison.reports[0].data["words"]["words"]) \
+        & set(comparison.reports[1].data["words"]["words"])
+    assert paired == len(shared) and paired > 150
+    line = out.splitlines()[1]
+    assert line == (f"one sample for every model (seed 0; requested 200 words); paired as "
+                    f"measured: {paired} words")
+    assert f"paired as measured: {paired} words" in (tmp_path / "comparison.md").read_text()
+
+
+def test_text_claims_on_a_static_model_name_the_model(capsys: pytest.CaptureFixture[str],
+                                                      tmp_path: Path) -> None:
+    code = main(["compare", "--model", "glove-6b-50d", "--model", "minilm-l6", "--claims",
+                 "compare.text.norm_surprisal", "--sentences", "40", "--resamples", "100",
+                 "--out", str(tmp_path), "-q"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1
+    assert err.startswith("normtest: error: no claim could run on glove-6b-50d: ")
+    assert "this model" not in err

@@ -11,8 +11,8 @@ from normtest.catalogue import get
 from normtest.checking.api import check_model
 from normtest.checking.selection import Selector
 from normtest.errors import NormtestError
-from normtest.gate import compare
 from normtest.information import WordfreqSource, default_word_sample
+from normtest.regression import compare
 from normtest.report import Report
 from normtest.result import Result, Verdict
 from normtest.synthetic import SubwordModel

@@ -15,8 +15,9 @@ from normtest.audit import AuditSettings, variants
 from normtest.catalogue import get
 from normtest.cli import EXIT_GATE_FAILED, EXIT_OK, EXIT_USAGE, main
 from normtest.errors import NormtestError
-from normtest.gate import GateConfig, compare, effect, evaluate, load_config
+from normtest.gate import GateConfig, evaluate, load_config
 from normtest.information import default_word_sample
+from normtest.regression import compare, effect
 from normtest.report import Report
 from normtest.result import Criterion, Result
 from normtest.stats import correlation
@@ -256,3 +257,94 @@ def test_a_failing_candidate_never_replaces_the_baseline(
                  str(forced), "--force-save")
     assert code == EXIT_GATE_FAILED and forced.exists()
     assert "although the gate failed" in capsys.readouterr().out
+
+
+# -- one decision: exit code, one-line summary and Markdown agree -----------------------------
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory: pytest.TempPathFactory, glove: Any, minilm: Any) -> Path:
+    """Reports written from scratch: GloVe on word.norm_ic (twice the same), GloVe on
+    word.norm_kl only (disjoint claims), MiniLM on word.norm_ic (another model), and a
+    synthetic pair whose effect drops (a regression)."""
+    from normtest.audit import run_audit
+
+    root = tmp_path_factory.mktemp("stored")
+    settings = AuditSettings(words=200, resamples=100, robustness=False, controls=False)
+    run_audit(glove, ["word.norm_ic"], settings=settings).write(root / "glove.json")
+    run_audit(glove, ["word.norm_kl"], settings=settings).write(root / "glove_kl.json")
+    run_audit(minilm, ["word.norm_ic"], settings=replace(settings, words=60)).write(
+        root / "minilm.json")
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=200)
+    noise = rng.normal(size=200)
+    _report(_measured(x, 0.7 * x + 0.5 * noise, 0), "a").write(root / "base.json")
+    _report(_measured(x, 0.2 * x + noise, 0), "a").write(root / "dropped.json")
+    return root
+
+
+#: (name, gate arguments, whether it passes, words its one failing reason holds)
+SCENARIOS = [
+    ("pass", ["--report", "glove.json", "--baseline", "glove.json", "--require", WHITENED],
+     True, ""),
+    ("regression", ["--report", "dropped.json", "--baseline", "base.json"], False,
+     "1 regression against the baseline (word.norm_ic[transform=raw])"),
+    ("another model, required claim passes", ["--report", "glove.json", "--baseline",
+                                              "minilm.json", "--require", WHITENED],
+     False, "it is another model (minilm-l6, the candidate is glove-6b-50d)"),
+    ("another model, nothing required", ["--report", "glove.json", "--baseline", "minilm.json"],
+     False, "nothing could be compared with the baseline"),
+    ("disjoint claims", ["--report", "glove_kl.json", "--baseline", "glove.json", "--require",
+                         "word.norm_kl"],
+     False, "the two reports measured disjoint claims (the baseline word.norm_ic; the candidate "
+            "word.norm_kl)"),
+]
+
+
+@pytest.mark.parametrize(("name", "args", "passes", "reason"), SCENARIOS,
+                         ids=[s[0] for s in SCENARIOS])
+def test_exit_code_summary_line_and_markdown_render_one_decision(
+        stored: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        name: str, args: list[str], passes: bool, reason: str) -> None:
+    """The gate never passes on nothing, and its three outputs are one decision: the exit
+    code, the line on standard error, and the Markdown's headline and reasons (printed and
+    written with --summary alike)."""
+    from normtest.gate import decide
+    from normtest.render.markdown import md_text
+
+    monkeypatch.chdir(stored)
+    summary = stored / f"{name}.md"
+    code = main(["gate", *args, "--summary", str(summary)])
+    captured = capsys.readouterr()
+    markdown, line = captured.out, captured.err.strip().splitlines()[-1]
+    assert summary.read_text(encoding="utf-8") == markdown
+    headline = markdown.splitlines()[0]
+    assert code == (EXIT_OK if passes else EXIT_GATE_FAILED), markdown
+    assert ("✅ passed" in headline) is passes and ("❌ FAILED" in headline) is not passes
+    # the same decision through the Python API
+    require = tuple(args[args.index("--require") + 1:]) if "--require" in args else ()
+    outcome = evaluate(Report.read(args[1]), GateConfig(require=require),
+                       Report.read(args[3]), args[3])
+    decision = decide(outcome)
+    assert decision.passed is passes and decision.exit_code == code
+    assert outcome.passed is passes
+    if passes:
+        assert line == "normtest: gate passed"
+        assert "Why it failed" not in markdown and not decision.reasons
+        return
+    assert line == f"normtest: {decision.line}" and decision.line.startswith("gate FAILED: ")
+    assert "**Why it failed:**" in markdown
+    for why in decision.reasons:
+        assert f"- {md_text(why)}" in markdown and why in line
+    assert any(reason in why for why in decision.reasons), decision.reasons
+    if "nothing could be compared" in reason or "another model" in reason \
+            or "disjoint" in reason:
+        assert "nothing could be compared with the baseline" in markdown.splitlines()[2]
+        assert "0 regressions" not in markdown
+
+
+def test_a_gate_with_nothing_to_check_fails() -> None:
+    """No requirement and a baseline without a measured row: nothing was compared, so the gate
+    fails, and says so in every output."""
+    outcome = evaluate(Report([], {"name": "m"}), GateConfig(), baseline=Report([]))
+    assert not outcome.passed and outcome.decision.exit_code == EXIT_GATE_FAILED
+    assert "holds no measured result" in outcome.decision.line
+    assert "❌ FAILED" in outcome.markdown().splitlines()[0]

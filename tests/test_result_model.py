@@ -122,7 +122,9 @@ def test_report_round_trips_through_json() -> None:
     text = report.to_json()
     data = json.loads(text)
     assert data["schema"] == SCHEMA == "normtest.report/1"
-    assert set(data) == {"schema", "model", "provenance", "scorecard", "results", "summary"}
+    assert set(data) == {"schema", "model", "provenance", "scorecard", "results", "summary",
+                         "digest"}
+    assert data["digest"].startswith("sha256:") and len(data["digest"]) == len("sha256:") + 64
     row = data["results"][0]
     for key in ("claim", "variant", "verdict", "estimate", "ci", "threshold", "p_value",
                 "p_adjusted", "n", "expected", "reason", "details"):

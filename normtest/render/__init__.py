@@ -19,18 +19,22 @@ shows: ``docs/reports.md``.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import tempfile
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from normtest.errors import NormtestError
 
 if TYPE_CHECKING:
     from normtest.report import Report
 
-__all__ = ["FORMATS", "parse_threshold", "render", "with_thresholds", "write_renderings"]
+__all__ = ["FORMATS", "LOCK_NAME", "folder_lock", "parse_threshold", "publish", "published",
+           "render", "with_thresholds", "write_files", "write_renderings"]
 
 #: The formats a report renders to, in the order ``normtest audit`` writes them.
 FORMATS: tuple[str, ...] = ("json", "md", "html")
@@ -85,25 +89,138 @@ def check_writable_file(path: str | Path, option: str) -> Path:
 
 def write_renderings(report: Report, folder: str | Path, formats: Iterable[str] = FORMATS,
                      stem: str = "report") -> list[Path]:
-    """Write ``report.json``/``.md``/``.html`` (those of ``formats``) into ``folder``."""
+    """Write ``report.json``/``.md``/``.html`` (those of ``formats``) into ``folder``, as one
+    set (:func:`write_files`): every rendering is made before any file is touched, and the
+    renderings of another format that a previous write left there are removed, so that the
+    folder never holds the files of two audits side by side."""
     chosen = list(dict.fromkeys(formats))
     unknown = [f for f in chosen if f not in FORMATS]
     if unknown:
         raise NormtestError(f"unknown report format {unknown[0]!r}; use {', '.join(FORMATS)}")
+    files = {f"{stem}{_SUFFIX[fmt]}": render(report, fmt) for fmt in chosen}
+    stale = [f"{stem}{_SUFFIX[fmt]}" for fmt in FORMATS if fmt not in chosen]
+    return write_files(folder, files, stale=stale)
+
+
+#: The lock file in a report folder that serialises writers (``fcntl.flock``; left in place).
+LOCK_NAME = ".normtest.lock"
+#: How long a writer waits for another one writing the same folder before it gives up.
+LOCK_WAIT_S = 120.0
+
+
+def write_files(folder: str | Path, files: Mapping[str, str | bytes],
+                stale: Iterable[str] = ()) -> list[Path]:
+    """Write ``files`` (name → text or bytes) into ``folder`` as one set, the whole set or
+    nothing: each goes to a temporary file in the folder first, and only when every one is
+    written are they renamed into place (each rename is atomic), then the ``stale`` names
+    removed. Writers of one folder take turns (:func:`folder_lock`), so two audits given one
+    ``--out`` leave the complete set of one of them, never a mix. On an error while writing,
+    the temporary files are removed and the files already there are left as they were (only
+    a rename that fails — a folder standing where a file goes — can leave those renamed
+    before it). The files get the permissions a plain write would give (the umask's)."""
     target = Path(folder)
     try:
         target.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise NormtestError(f"cannot create the report folder {target}: {exc.strerror}") from exc
-    written = []
-    for fmt in chosen:
-        path = target / f"{stem}{_SUFFIX[fmt]}"
+    payloads = {name: text.encode("utf-8") if isinstance(text, str) else text
+                for name, text in files.items()}
+    with folder_lock(target):
+        pending: list[tuple[str, Path]] = []
+        current = target
         try:
-            path.write_text(render(report, fmt), encoding="utf-8")
+            for name, payload in payloads.items():
+                current = target / name
+                handle, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp",
+                                                     dir=target)
+                pending.append((temporary, current))
+                with os.fdopen(handle, "wb") as out:
+                    publish(out)
+                    out.write(payload)
         except OSError as exc:
-            raise NormtestError(f"cannot write {path}: {exc.strerror}") from exc
-        written.append(path)
-    return written
+            for temporary, _ in pending:
+                Path(temporary).unlink(missing_ok=True)
+            raise NormtestError(f"cannot write {current}: {exc.strerror}; nothing was "
+                                f"replaced in {target}") from exc
+        except BaseException:
+            for temporary, _ in pending:
+                Path(temporary).unlink(missing_ok=True)
+            raise
+        for k, (temporary, path) in enumerate(pending):
+            try:
+                os.replace(temporary, path)
+            except OSError as exc:  # e.g. a folder where the file goes: nothing is half-written
+                for left, _ in pending[k:]:
+                    Path(left).unlink(missing_ok=True)
+                raise NormtestError(f"cannot write {path}: {exc.strerror}") from exc
+        for name in stale:
+            if name not in payloads:
+                (target / name).unlink(missing_ok=True)
+    return [path for _, path in pending]
+
+
+def published(payload: bytes) -> Callable[[BinaryIO], None]:
+    """A writer for :func:`normtest.paths.atomic_write` that writes ``payload`` into a file
+    with the permissions a plain write gives (:func:`publish`)."""
+    def write(out: BinaryIO) -> None:
+        publish(out)
+        out.write(payload)
+
+    return write
+
+
+def publish(out: Any) -> None:
+    """Give a temporary file (``mkstemp`` makes it readable by its owner alone) the
+    permissions a plain write gives: 0666 less the umask."""
+    mask = os.umask(0)
+    os.umask(mask)
+    os.fchmod(out.fileno(), 0o666 & ~mask)
+
+
+@contextlib.contextmanager
+def folder_lock(folder: Path, wait: float | None = None) -> Iterator[None]:
+    """Hold the folder's writer lock (an ``fcntl.flock`` on ``folder/.normtest.lock``, removed
+    again by its holder): another writer waits until it is free, at most ``wait`` seconds
+    (default :data:`LOCK_WAIT_S`), then is refused. A writer that locked a lock file its holder
+    had just removed notices (the path no longer names the file it locked) and tries again.
+    Where ``fcntl`` does not exist (Windows) the files are still renamed into place one by
+    one, without the lock."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    path = folder / LOCK_NAME
+    deadline = time.monotonic() + (LOCK_WAIT_S if wait is None else wait)
+    while True:
+        try:
+            handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise NormtestError(f"cannot write to the report folder {folder}: "
+                                f"{exc.strerror}") from exc
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(handle)
+            if time.monotonic() >= deadline:
+                raise NormtestError(
+                    f"another normtest is writing reports to {folder} (it holds {path}); wait "
+                    "for it to finish, or give another --out") from None
+            time.sleep(0.05)
+            continue
+        try:
+            same = os.path.samestat(os.fstat(handle), os.stat(path))
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(handle)  # the holder before us removed it: lock the one there now
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        os.close(handle)  # closing releases the lock
 
 
 def parse_threshold(spec: str) -> tuple[str, float | tuple[float, float]]:

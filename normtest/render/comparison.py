@@ -119,7 +119,59 @@ def _head(comparison: Comparison) -> str:
     return f"normtest compare: {' vs '.join(str(n) for n in names)}"
 
 
+_UNITS = (("words", "words"), ("prefixes", "documents"), ("texts", "sentences"))
+
+
 def _sample(comparison: Comparison) -> str:
+    """The sample in one line: what was requested, then what each pair was paired on as
+    measured (the words both models kept, the documents both read, the sentences both
+    encoded), and the prefixes' model tokens."""
+    prov = comparison.provenance
+    sample = prov.get("sample")
+    if not isinstance(sample, dict):  # a comparison written before the sample was recorded
+        return _old_sample(comparison)
+    asked = [f"{sample[what]:,} {what}" for _, what in _UNITS
+             if isinstance(sample.get(what), int)]
+    head = f"one sample for every model (seed {sample.get('seed', '?')}"
+    head += f"; requested {', '.join(asked)})" if asked else ")"
+    pairs = [p for p in prov.get("paired") or [] if isinstance(p, dict)]
+    shown = []
+    for data, what in _UNITS:
+        counts = [p[data] for p in pairs if isinstance(p.get(data), int)]
+        if not counts:
+            continue
+        if len(set(counts)) == 1:
+            shown.append(f"{counts[0]:,} {what}")
+        else:
+            shown.append(", ".join(f"{p[data]:,} {what} ({p['first']} vs {p['second']})"
+                                   for p in pairs if isinstance(p.get(data), int)))
+    text = head + ("; paired as measured: " + ", ".join(shown) if shown else "")
+    tokens = _tokens(comparison)
+    if tokens:
+        text += ("; prefixes on a word grid, each document's longest read as "
+                 + ", ".join(tokens) + " model tokens on average")
+    return text
+
+
+def _same_models(comparison: Comparison) -> list[str]:
+    """One line per pair that is one model twice (it was not compared with itself)."""
+    return [f"{a} and {b} are the same model (the same name and revision, or the same vectors): "
+            "not compared with each other (a model's difference with itself is zero by "
+            "construction)"
+            for a, b in comparison.provenance.get("same_model") or []]
+
+
+def _tokens(comparison: Comparison) -> list[str]:
+    tokens = []
+    for report in comparison.reports:
+        block = report.data.get("prefixes", {})
+        if block.get("tokens"):
+            mean = sum(t[-1] for t in block["tokens"]) / max(1, len(block["tokens"]))
+            tokens.append(f"{mean:.0f} ({report.model.get('name')})")
+    return tokens
+
+
+def _old_sample(comparison: Comparison) -> str:
     bits = []
     for report in comparison.reports[:1]:
         p = report.provenance
@@ -127,12 +179,7 @@ def _sample(comparison: Comparison) -> str:
                           ("sentences", "sentences")):
             if key in p:
                 bits.append(f"{p[key]:,} {what}")
-    tokens = []
-    for report in comparison.reports:
-        block = report.data.get("prefixes", {})
-        if block.get("tokens"):
-            mean = sum(t[-1] for t in block["tokens"]) / max(1, len(block["tokens"]))
-            tokens.append(f"{mean:.0f} ({report.model.get('name')})")
+    tokens = _tokens(comparison)
     sample = ("one sample for every model: " + ", ".join(bits) if bits
               else "one sample for every model")
     if tokens:
@@ -147,8 +194,10 @@ def comparison_view(comparison: Comparison, width: int = 100) -> list[Renderable
 
     from normtest.render.console import _VERDICT, _indent, _line, _table
 
+    # the sample and the pairs not compared wrap rather than being cut: they say what was paired
     out: list[RenderableType] = [_line(_head(comparison), "bold"),
-                                 _line(_sample(comparison), "dim")]
+                                 _indent(Text(_sample(comparison), style="dim"), 0)]
+    out += [_indent(Text(line, style="yellow"), 0) for line in _same_models(comparison)]
     statement = None
     for r in comparison.results:
         if _statement(r) != statement:
@@ -205,10 +254,12 @@ def comparison_text(comparison: Comparison, width: int = 100) -> str:
 def render_comparison_markdown(comparison: Comparison) -> str:
     from normtest.render.markdown import _row, md_code, md_text
 
-    out = [f"## {md_text(_head(comparison))}", "", md_text(_sample(comparison)) + ".", "",
-           "### Comparative claims", "",
-           "| verdict | statement | variant | difference [interval] | minimum | paper |",
-           "|---|---|---|---|---|---|"]
+    out = [f"## {md_text(_head(comparison))}", "", md_text(_sample(comparison)) + ".", ""]
+    for line in _same_models(comparison):
+        out += [f"**{md_text(line)}.**", ""]
+    out += ["### Comparative claims", "",
+            "| verdict | statement | variant | difference [interval] | minimum | paper |",
+            "|---|---|---|---|---|---|"]
     for r in comparison.results:
         out.append(_row([f"**{r.verdict.value}**", md_text(_statement(r)),
                          md_text(_variant_note(r)) or "—",
@@ -300,7 +351,9 @@ def render_comparison_html(comparison: Comparison) -> str:
                                "per model; a filled dot is a PASS.")
                       + f'<table class="rows"><thead><tr><th>row</th>{head}</tr></thead>'
                       f"<tbody>{lines}</tbody></table></section>")
-    body = (f"<h1>{esc(_head(comparison))}</h1><p>{esc(_sample(comparison))}.</p>"
+    same = "".join(f'<p class="note"><strong>{esc(line)}.</strong></p>'
+                   for line in _same_models(comparison))
+    body = (f"<h1>{esc(_head(comparison))}</h1><p>{esc(_sample(comparison))}.</p>{same}"
             '<section id="comparisons"><h2>Comparative claims</h2>'
             '<table class="rows"><thead><tr><th>verdict</th><th>statement</th><th>variant</th>'
             f"<th>difference [interval] (minimum)</th><th>paper</th></tr></thead><tbody>{rows}"

@@ -1,4 +1,7 @@
-"""The gate's Markdown summary (what ``normtest gate`` prints and writes with ``--summary``)."""
+"""The gate's Markdown summary (what ``normtest gate`` prints and writes with ``--summary``).
+
+It renders the gate's :class:`~normtest.gate.Decision` and decides nothing: the headline and the
+"Why it failed" list are the decision's, so they always agree with the exit code."""
 
 from __future__ import annotations
 
@@ -9,11 +12,14 @@ from normtest.render import _format as fmt
 from normtest.render.markdown import md_text
 
 if TYPE_CHECKING:
-    from normtest.gate import Comparison, GateOutcome
+    from normtest.gate import Decision, GateOutcome
+    from normtest.regression import Comparison
 
 
-def gate_markdown(outcome: GateOutcome) -> str:
-    """The gate's summary for a pull request: the verdict, the required claims, the regressions."""
+def gate_markdown(outcome: GateOutcome, decision: Decision | None = None) -> str:
+    """The gate's summary for a pull request: the decision and why, the required claims, the
+    regressions (``decision``: the outcome's own, :func:`normtest.gate.decide`)."""
+    decision = decision or outcome.decision
     model = outcome.candidate.model
     own = str(model.get("name") or "the model")
     name = outcome.label or own
@@ -21,8 +27,7 @@ def gate_markdown(outcome: GateOutcome) -> str:
     about = [own] if own != name else []
     about += [str(model["family"])] if model.get("family") else []
     family = f" ({', '.join(about)})" if about else ""
-    verdict = "✅ passed" if outcome.passed else "❌ FAILED"
-    lines = [f"## normtest gate {verdict}: `{name}`{family}", ""]
+    lines = [f"## normtest gate {decision.headline}: `{name}`{family}", ""]
     failed, regressions = outcome.failed_requirements, outcome.regressions
     facts = []
     if outcome.lines:
@@ -35,13 +40,22 @@ def gate_markdown(outcome: GateOutcome) -> str:
         facts.append(f"{len(outcome.requirements) - len(failed)} of {len(outcome.requirements)} "
                      "required claims PASS")
     if outcome.baseline is not None:
-        base = outcome.baseline.model.get("name", "the baseline")
+        base = md_text(str(outcome.baseline.model.get("name", "the baseline")))
         where = f" `{outcome.baseline_path}`" if outcome.baseline_path else ""
-        facts.append(f"{len(regressions)} regression{'s' * (len(regressions) != 1)} against "
-                     f"the baseline{where} ({base})")
+        if outcome.compared_nothing:
+            facts.append(f"nothing could be compared with the baseline{where} ({base})")
+        else:
+            facts.append(f"{len(regressions)} regression{'s' * (len(regressions) != 1)} "
+                         f"against the baseline{where} ({base})")
     if outcome.first_baseline:
         facts.append("no baseline to compare with yet: this audit is the first one")
+    if not facts:
+        facts.append("nothing was checked")
     lines += ["; ".join(facts) + ".", ""]
+    if not decision.passed:
+        lines += ["**Why it failed:**", ""]
+        lines += [f"- {md_text(reason)}" for reason in decision.reasons]
+        lines.append("")
     lines += _scorecard(outcome)
     if outcome.robust:
         lines += ["### Lines required robust", "",
@@ -84,8 +98,8 @@ def gate_markdown(outcome: GateOutcome) -> str:
         elif outcome.comparisons:
             lines.append("No regression.")
         else:
-            lines.append("Nothing could be compared with the baseline, so the gate cannot pass "
-                         "on it: audit the candidate on the baseline's claims.")
+            lines.append("Nothing could be compared with the baseline, so the gate fails: it "
+                         "never passes on nothing (see why above).")
         lines.append("")
         others = [c for c in outcome.comparisons if not c.regressed]
         if others and regressions:
