@@ -26,8 +26,9 @@ from normtest import progress
 from normtest.adapters.protocol import Capability, ModelAdapter, supports
 from normtest.catalogue import Claim, claims, get, is_builtin
 from normtest.errors import NormtestError, nothing_ran
+from normtest.measurement import invalid
 from normtest.power import annotate
-from normtest.report import MAX_MISSING_VECTORS, Report, provenance
+from normtest.report import MAX_MISSING_VECTORS, Report, provenance, sample_settings
 from normtest.result import Criterion, Measurement, Result, Verdict
 from normtest.settings import AuditSettings
 from normtest.stats import adjust_audit
@@ -190,7 +191,7 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
     results = annotate(adjust_audit(results), settings)
     ran = [r for r in results if r.verdict not in (Verdict.SKIPPED, Verdict.ERROR)]
     if not ran:
-        raise nothing_ran("this model", [(str(r.claim), r.reason) for r in results])
+        raise nothing_ran(adapter.name, [(str(r.claim), r.reason) for r in results])
     model = {"name": adapter.name, "revision": adapter.revision, "family": family,
              "dim": adapter.dim}
     architecture = getattr(adapter, "architecture", None)
@@ -218,6 +219,7 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
         extra.update(layers=list(layers), n_layers=int(cast(Any, adapter).n_layers))
     if settings.prefix_unit != "tokens":
         extra.update(prefix_unit=settings.prefix_unit)
+    extra.update(sample=sample_settings(settings))
     extra.update(scope=settings.scope, profile=settings.profile, multiplicity={
         role: {"method": method, "rows": tested(results, role)}
         for role, method in METHOD_OF_ROLE.items()})
@@ -322,7 +324,19 @@ def measure_row(claim: Claim, data: Any, variant: Mapping[str, str], settings: A
         return Result(Verdict.ERROR, f"the measurement of {claim.id} ({claim.origin}) "
                       f"returned {type(measurement).__name__}, not a "
                       "normtest.result.Measurement", **row)
-    return replace(Result.judged(measurement, criterion), **row)
+    # a user's measurement is checked before it is judged: a NaN estimate with an interval, an
+    # interval that cannot be read, a field of the wrong type is an ERROR row, never PASS or FAIL
+    problem = None if is_builtin(claim) else invalid(measurement, criterion.components)
+    if problem is not None:
+        return Result(Verdict.ERROR, f"the measurement of {claim.id} ({claim.origin}) "
+                      f"returned an invalid Measurement: {problem}", **row)
+    try:
+        return replace(Result.judged(measurement, criterion), **row)
+    except Exception as exc:  # what the checks above cannot foresee (a Sampling subclass …)
+        if is_builtin(claim):
+            raise
+        return Result(Verdict.ERROR, f"the measurement of {claim.id} ({claim.origin}) cannot "
+                      f"be judged: {type(exc).__name__}: {exc}", **row)
 
 
 def merge_identical(results: Sequence[Result]) -> list[Result]:

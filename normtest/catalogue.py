@@ -45,6 +45,7 @@ import importlib.util
 import os
 import pkgutil
 import sys
+import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -52,6 +53,7 @@ from typing import Any
 
 from normtest.adapters.protocol import Capability
 from normtest.errors import NormtestError
+from normtest.measure_identity import same_measure, source_file
 from normtest.result import Criterion, Verdict
 
 #: The suites, each a module of ``checks/`` of the same name (the one list of them).
@@ -281,12 +283,17 @@ _LOADED_CHECKS: dict[str, list[str]] = {}
 
 def register(claim: Claim, measure: Measure | None = None, data: str | None = None) -> Claim:
     """Add a claim to the catalogue (with its measurement and the data it reads, when given
-    here rather than in the declaration); a second, different claim with the same id is an
-    error."""
+    here rather than in the declaration).
+
+    A claim id names one declaration and one measurement: a second claim with the same id is an
+    error when its declaration differs or its measurement is another function (naming both
+    places). Registering the same claim again — its file imported a second time, under another
+    module name, or collected by pytest — is free (:func:`same_measure`), and the first
+    registration stays."""
     if measure is not None or data is not None:
         claim = replace(claim, measure=measure or claim.measure, data=data or claim.data)
     if claim.origin is None and claim.measure is not None:
-        claim = replace(claim, origin=_source_file(claim.measure))
+        claim = replace(claim, origin=source_file(claim.measure))
     for key in {claim.hypothesis, *(e.hypothesis for e in claim.expected)} - {None}:
         if key not in _HYPOTHESES:
             raise NormtestError(
@@ -294,11 +301,36 @@ def register(claim: Claim, measure: Measure | None = None, data: str | None = No
                 f"normtest.catalogue.hypothesis(key, title) (known: {', '.join(_HYPOTHESES)})"
             )
     known = _REGISTRY.get(claim.id)
-    if known is not None and known != claim:
-        where = f" (first in {known.origin})" if known.origin else ""
-        raise NormtestError(f"claim {claim.id!r} is declared twice{where}; ids must be unique")
+    if known is not None:
+        if known != claim:
+            raise NormtestError(
+                f"claim {claim.id!r} is declared twice, with different declarations: first "
+                f"in {_declared_in(known)}, again in {_declared_in(claim)}; ids must be "
+                "unique (rename one of them)")
+        if not same_measure(known.measure, claim.measure):
+            raise NormtestError(
+                f"claim {claim.id!r} is declared twice, with different measurements: "
+                f"{_measured_by(known)}, and {_measured_by(claim)}; ids must be unique, a "
+                "claim id naming one declaration and one measurement (rename one of them, "
+                "or load only one of the files)")
+        return known
     _REGISTRY[claim.id] = claim
     return claim
+
+
+def _declared_in(claim: Claim) -> str:
+    return claim.origin or "code without a file"
+
+
+def _measured_by(claim: Claim) -> str:
+    """Where a claim's measurement is defined, for messages."""
+    function = claim.measure
+    if function is None:
+        return f"none in {_declared_in(claim)}"
+    name = getattr(function, "__qualname__", None) or type(function).__name__
+    code = getattr(function, "__code__", None)
+    line = f", line {code.co_firstlineno}" if isinstance(code, types.CodeType) else ""
+    return f"{name} in {source_file(function) or _declared_in(claim)}{line}"
 
 
 def measures(claim: Claim, data: str) -> Callable[[Measure], Measure]:
@@ -309,11 +341,6 @@ def measures(claim: Claim, data: str) -> Callable[[Measure], Measure]:
         return function
 
     return decorate
-
-
-def _source_file(function: Callable[..., Any]) -> str | None:
-    code = getattr(function, "__code__", None)
-    return None if code is None else str(Path(code.co_filename).resolve())
 
 
 def is_builtin(claim: Claim) -> bool:
@@ -343,10 +370,34 @@ def _load_builtin() -> None:
             loaded()  # a function that registers its claims
 
 
+class ClaimSource(str):
+    """A claim file, folder or module name that remembers where it was named, for messages:
+    ``named`` is, say, ``pyproject.toml: checks = 'lab_claims.py'`` for an entry of the
+    configuration file (a plain string is taken as given with ``--checks``)."""
+
+    named: str
+
+    def __new__(cls, value: str, named: str = "") -> ClaimSource:
+        made = super().__new__(cls, value)
+        made.named = named
+        return made
+
+
+def _named(spec: str, shown: str | os.PathLike[str] | None = None) -> str:
+    """How messages name a claim source: where it was given, and the file meant."""
+    named = getattr(spec, "named", "")
+    shown = spec if shown is None else os.fspath(shown)
+    if not named:
+        return f"--checks {shown}"
+    return named if shown == spec else f"{named} ({shown})"
+
+
 def load_checks(spec: str | os.PathLike[str]) -> list[str]:
     """Load a user's claims: a ``.py`` file, a folder of them, or an importable module name.
 
     Returns the ids the file, folder or module declared. Loading the same source twice is free.
+    Errors name the source as it was given (``--checks PATH``, or the configuration file and
+    its ``checks`` key for a :class:`ClaimSource`).
     """
     _load_builtin()
     key = os.fspath(spec)
@@ -357,27 +408,40 @@ def load_checks(spec: str | os.PathLike[str]) -> list[str]:
     if path.is_dir():
         files = sorted(p for p in path.glob("*.py") if not p.name.startswith("_"))
         if not files:
-            raise NormtestError(f"--checks {key}: the folder holds no .py file of claims")
+            raise NormtestError(f"{_named(key)}: the folder holds no .py file of claims")
         for file in files:
-            _import_file(file)
+            _import_file(file, _named(key, file))
     elif path.suffix == ".py" or path.exists():
         if not path.is_file():
-            raise NormtestError(f"--checks {key}: no such file")
-        _import_file(path)
+            raise NormtestError(f"{_named(key)}: no such file")
+        _import_file(path, _named(key))
     else:
         try:
             importlib.import_module(key)
         except ImportError as exc:
+            missing = getattr(exc, "name", None) or ""
+            if isinstance(exc, ModuleNotFoundError) and missing and \
+                    (key == missing or key.startswith(missing + ".")):
+                raise NormtestError(
+                    f"{_named(key)}: not a file, a folder or an importable module ({exc})"
+                ) from exc
             raise NormtestError(
-                f"--checks {key}: not a file, a folder or an importable module ({exc})"
+                f"{_named(key)}: importing it failed: {type(exc).__name__}: {exc}"
+            ) from exc
+        except NormtestError as exc:
+            raise NormtestError(f"{_named(key)}: {exc}") from exc
+        except Exception as exc:  # the user's code: say where it failed, without a traceback
+            raise NormtestError(
+                f"{_named(key)}: importing it failed: {type(exc).__name__}: {exc}"
             ) from exc
     declared = sorted(set(_REGISTRY) - before)
     _LOADED_CHECKS[key] = declared
     return declared
 
 
-def _import_file(path: Path) -> None:
-    """Import a claim file under a name of its own (two files may share a stem)."""
+def _import_file(path: Path, named: str) -> None:
+    """Import a claim file under a name of its own (two files may share a stem); ``named``
+    says in messages where the file was given."""
     resolved = path.resolve()
     digest = hashlib.sha256(str(resolved).encode("utf-8")).hexdigest()[:12]
     name = f"normtest_user_checks.{path.stem}_{digest}"
@@ -385,18 +449,18 @@ def _import_file(path: Path) -> None:
         return
     spec = importlib.util.spec_from_file_location(name, resolved)
     if spec is None or spec.loader is None:
-        raise NormtestError(f"--checks {path}: cannot be imported as Python")
+        raise NormtestError(f"{named}: cannot be imported as Python")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
     except NormtestError as exc:
         del sys.modules[name]
-        raise NormtestError(f"--checks {path}: {exc}") from exc
+        raise NormtestError(f"{named}: {exc}") from exc
     except Exception as exc:  # the user's code: say where it failed, without a traceback
         del sys.modules[name]
         raise NormtestError(
-            f"--checks {path}: importing it failed: {type(exc).__name__}: {exc}"
+            f"{named}: importing it failed: {type(exc).__name__}: {exc}"
         ) from exc
 
 

@@ -97,6 +97,14 @@ class GateConfig:
         for key in ("corpus", "checks", "vocabulary"):  # file paths: relative to the file
             if chosen.get(key) is not None:
                 chosen[key] = _relative_paths(chosen[key], base, origin, key)
+        if chosen.get("checks"):  # its messages name this file and key, not --checks
+            from normtest.catalogue import ClaimSource
+
+            raw = data["checks"]
+            written = [str(v) for v in ([raw] if isinstance(raw, str | Path) else raw)]
+            chosen["checks"] = tuple(ClaimSource(path, f"{origin}: checks = {text!r}")
+                                     for path, text in zip(chosen["checks"], written,
+                                                           strict=True))
         return cls(**values, settings=chosen)
 
     def with_settings(self, given: Mapping[str, Any]) -> GateConfig:

@@ -10,13 +10,17 @@ by replicate: :func:`normtest.stats.measure_contrast`).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+import numbers
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+
 from normtest.sampling import Sampling
 
-__all__ = ["DEFAULT_CONFIDENCE", "Measurement", "finite_or_none", "float_or_nan", "str_or_none"]
+__all__ = ["DEFAULT_CONFIDENCE", "Measurement", "finite_or_none", "float_or_nan", "invalid",
+           "str_or_none"]
 
 #: Default two-sided confidence of a stored interval: its ends are the one-sided 95% bounds.
 DEFAULT_CONFIDENCE = 0.90
@@ -132,3 +136,135 @@ class Measurement:
             inputs=str_or_none("inputs", data.get("inputs")),
             draws=str_or_none("draws", data.get("draws")),
         )
+
+
+def invalid(value: Any, judged: Iterable[str] = ()) -> str | None:
+    """What is wrong with a measurement that a user's code returned (None: nothing), in words.
+
+    A :class:`Measurement` is refused when a field has the wrong type (the statistic and method
+    are strings, ``n`` a whole number ≥ 0, the estimate a real number, the sampling a
+    :class:`~normtest.sampling.Sampling` or None, the components measurements), when it carries
+    a sampling distribution but its estimate is NaN or infinite (a measurement that could not be
+    made is :meth:`Measurement.not_estimable`: estimate NaN, no sampling, a ``reason``), when its
+    interval at ``confidence`` cannot be read, is not finite (a bootstrap's ends may be infinite:
+    that is how it counts resamples on which the statistic is undefined) or is inverted, or when
+    the estimate lies outside the interval of a sampling built around it (normal, t, Fisher z,
+    binomial; a bootstrap's estimate outside its interval is a statistical finding, judged
+    INCONCLUSIVE). ``judged`` names the components a criterion judges, which must be there.
+    """
+    if not isinstance(value, Measurement):
+        return f"it is a {type(value).__name__}, not a normtest.result.Measurement"
+    problem = _invalid(value, "its", 0)
+    if problem is not None:
+        return problem
+    missing = [name for name in judged if name not in value.components]
+    if missing:
+        return (f"its criterion judges the component(s) {missing}, but the measurement has "
+                f"{sorted(value.components) or 'none'}")
+    return None
+
+
+#: How deep components may nest (a measurement whose components contain it is refused).
+_MAX_DEPTH = 8
+
+
+def _real(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
+
+
+def _invalid(m: Measurement, its: str, depth: int) -> str | None:
+    if depth > _MAX_DEPTH:
+        return f"{its} components nest more than {_MAX_DEPTH} deep (or contain themselves)"
+    if not isinstance(m.statistic, str) or not m.statistic:
+        return f"{its} statistic is {m.statistic!r}, not a non-empty string"
+    name = f"{its} {m.statistic}"
+    if not _real(m.estimate):
+        return f"{name} estimate is {type(m.estimate).__name__} {m.estimate!r}, not a number"
+    if isinstance(m.n, bool) or not isinstance(m.n, numbers.Integral) or m.n < 0:
+        return f"{name} n is {m.n!r}, not a whole number ≥ 0"
+    if not isinstance(m.method, str):
+        return f"{name} method is {type(m.method).__name__}, not a string"
+    if not _real(m.confidence) or not 0 < m.confidence < 1:
+        return f"{name} confidence is {m.confidence!r}, not a number in (0, 1)"
+    for field_name in ("reason", "inputs", "draws"):
+        text = getattr(m, field_name)
+        if text is not None and not isinstance(text, str):
+            return f"{name} {field_name} is {type(text).__name__}, not a string or None"
+    if m.seed is not None and (isinstance(m.seed, bool) or not isinstance(m.seed,
+                                                                         numbers.Integral)):
+        return f"{name} seed is {m.seed!r}, not a whole number or None"
+    if not isinstance(m.settings, Mapping):
+        return f"{name} settings are {type(m.settings).__name__}, not a mapping"
+    if not isinstance(m.components, Mapping):
+        return f"{name} components are {type(m.components).__name__}, not a mapping"
+    for key, part in m.components.items():
+        if not isinstance(key, str):
+            return f"{name} component name {key!r} is not a string"
+        if not isinstance(part, Measurement):
+            return (f"{name} component {key!r} is {type(part).__name__}, not a "
+                    "normtest.result.Measurement")
+        problem = _invalid(part, f"{its} component {key!r}:", depth + 1)
+        if problem is not None:
+            return problem
+    try:
+        estimate = float(m.estimate)
+    except (OverflowError, ValueError, TypeError):  # an integer beyond any float
+        return f"{name} estimate {m.estimate!r} is not a finite number"
+    sampling = m.sampling
+    if sampling is None:
+        if math.isinf(estimate):
+            return (f"{name} estimate is {estimate} without a sampling distribution; a "
+                    "measurement that could not be made is Measurement.not_estimable(...) "
+                    "(estimate NaN, with a reason)")
+        return None
+    if not isinstance(sampling, Sampling):
+        return (f"{name} sampling is {type(sampling).__name__}, not a normtest.sampling."
+                "Sampling (or None when nothing could be estimated)")
+    if not math.isfinite(estimate):
+        return (f"{name} estimate is {estimate} but it carries a sampling distribution; a "
+                "measurement that could not be made is Measurement.not_estimable(...) (estimate "
+                "NaN, no sampling, with a reason)")
+    problem = _unreadable(sampling)
+    if problem is not None:
+        return f"{name} {sampling.kind} sampling {problem}"
+    level = f"{100 * m.confidence:g}%"
+    try:
+        low, high = (float(v) for v in sampling.interval(float(m.confidence)))
+    except Exception as exc:  # a sampling that cannot be read: say what it raised
+        return (f"{name} {sampling.kind} sampling cannot be read ({type(exc).__name__}: "
+                f"{exc})")
+    shown = f"{name} {level} interval [{low:.4g}, {high:.4g}]"
+    if math.isnan(low) or math.isnan(high):
+        return f"{shown} is not a number"
+    if low > high:
+        return f"{shown} is inverted (its lower end above its upper end)"
+    if sampling.kind == "bootstrap":
+        return None  # infinite ends count undefined resamples; the estimate is judged there
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return f"{shown} is not finite"
+    slack = 1e-9 * max(1.0, abs(estimate), abs(low), abs(high))
+    if not low - slack <= estimate <= high + slack:
+        return (f"{name} estimate {estimate:.4g} lies outside its own {level} interval "
+                f"[{low:.4g}, {high:.4g}]; the sampling must be built around the estimate")
+    return None
+
+
+def _unreadable(sampling: Sampling) -> str | None:
+    """What in a sampling's stored numbers cannot be read (None: they can)."""
+    if sampling.kind not in ("normal", "t", "fisher_z", "binomial", "bootstrap"):
+        return "is of no known kind"
+    if sampling.kind == "bootstrap":
+        reps = sampling.replicates
+        if not isinstance(reps, np.ndarray) or reps.ndim != 1 or reps.size == 0 \
+                or reps.dtype.kind != "f":
+            return "needs a non-empty list of replicates"
+        if not _real(sampling.bias) or not math.isfinite(sampling.bias):
+            return f"has a bias of {sampling.bias!r}, not a finite number"
+        return None
+    for field_name in ("center", "scale", "df"):
+        number = getattr(sampling, field_name)
+        if field_name == "df" and number is None:
+            continue
+        if not _real(number) or not math.isfinite(number):
+            return f"has {field_name} {number!r}, not a finite number"
+    return None

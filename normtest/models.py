@@ -179,18 +179,32 @@ def is_python_target(spec: str) -> bool:
 
 def from_python(spec: str) -> Any | None:
     """The adapter ``module:attribute`` names — an adapter object, a class (instantiated with
-    no arguments) or a function returning one — or None when ``spec`` is not of that form."""
+    no arguments) or a function returning one, or any object with ``encode(list[str])`` (wrapped
+    in :class:`~normtest.adapters.sentence.EncodeAdapter`) — or None when ``spec`` is not of
+    that form. Whatever the user's code does wrong (its import or its factory raising, an
+    attribute that is a string or a number) is a NormtestError that names ``spec``."""
     match = _PYTHON_TARGET.fullmatch(spec)
     if match is None or Path(spec).exists():
         return None
+    module, attribute = match[1], match[2]
     try:
-        obj: Any = importlib.import_module(match[1])
+        obj: Any = importlib.import_module(module)
     except ImportError as exc:
-        raise NormtestError(f"cannot import {match[1]!r} for model {spec!r}: {exc}") from exc
-    for part in match[2].split("."):
-        if not hasattr(obj, part):
-            raise NormtestError(f"{match[1]} has no attribute {match[2]!r} (model {spec!r})")
-        obj = getattr(obj, part)
+        raise NormtestError(f"cannot import {module!r} for model {spec!r}: {exc}; install it "
+                            "or put its folder on PYTHONPATH") from exc
+    except Exception as exc:  # the user's module: its own failure, without a traceback
+        raise NormtestError(f"importing {module!r} for model {spec!r} failed: "
+                            f"{type(exc).__name__}: {exc}; fix the module") from exc
+    for part in attribute.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise NormtestError(f"{module} has no attribute {attribute!r} (model {spec!r})"
+                                ) from None
+        except Exception as exc:  # a property of the user's that raises
+            raise NormtestError(f"{spec}: reading {part!r} raised {type(exc).__name__}: "
+                                f"{exc}") from exc
+    _refuse_data(spec, obj)
     if isinstance(obj, type) or (callable(obj) and not hasattr(obj, "capabilities")
                                  and not hasattr(obj, "encode")):
         try:
@@ -200,16 +214,43 @@ def from_python(spec: str) -> Any | None:
                 f"{spec} must be an adapter, a class that takes no arguments or a function "
                 f"that takes none and returns an adapter: {exc}"
             ) from exc
+        except Exception as exc:  # the user's factory failed: say so, without a traceback
+            raise NormtestError(
+                f"{spec}: calling {attribute}() to build the model raised "
+                f"{type(exc).__name__}: {exc}; fix it, or name a ready model object"
+            ) from exc
+        _refuse_data(spec, obj, built=True)
     if not hasattr(obj, "capabilities") and callable(getattr(obj, "encode", None)):
         from normtest.adapters.sentence import EncodeAdapter
 
-        return EncodeAdapter(obj, name=match[2].rsplit(".", 1)[-1])
+        return EncodeAdapter(obj, name=attribute.rsplit(".", 1)[-1], source=spec)
     if not hasattr(obj, "capabilities") or not hasattr(obj, "name"):
         raise NormtestError(
             f"{spec} gave a {type(obj).__name__}, not a model adapter (an object with name, "
-            "revision, dim, capabilities and the methods they name; docs/adapters.md)"
+            "revision, dim, capabilities and the methods they name; docs/adapters.md) or an "
+            "object with encode(list[str])"
         )
     return obj
+
+
+#: Values that are data, not models, however their methods are named (``str.encode``).
+_DATA_TYPES = (str, bytes, bytearray, memoryview, int, float, complex, bool, list, tuple,
+               dict, set, frozenset, type(None))
+
+
+def _refuse_data(spec: str, obj: Any, built: bool = False) -> None:
+    """A string (it has ``.encode``), a number or a container is not a model: refuse it."""
+    if isinstance(obj, _DATA_TYPES):
+        shown = repr(obj)
+        shown = shown if len(shown) <= 40 else shown[:37] + "..."
+        how = "returned" if built else "is"
+        kind = type(obj).__name__
+        article = "an" if kind[0] in "aeiou" else "a"
+        raise NormtestError(
+            f"{spec} {how} {article} {kind} ({shown}), not a model: name an adapter, a "
+            "class or function that builds one, or an object with encode(list[str]) that "
+            "returns one vector per text (docs/adapters.md)"
+        )
 
 
 def _looks_like_hub_id(target: str) -> bool:

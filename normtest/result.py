@@ -237,10 +237,14 @@ def unstable(measurement: Measurement, alpha: float) -> str | None:
     A bootstrap is unreadable when every replicate is the same number (the resamples cannot
     measure the uncertainty), when the estimate lies outside every replicate (the statistic jumps
     between the sample and its resamples — a ratio whose denominator is near zero), or when the
-    estimate lies outside its own (1 − 2α) interval or that interval is a single point.
+    estimate lies outside its own (1 − 2α) interval or that interval is a single point. No
+    sampling distribution can be read around an estimate that is NaN or infinite.
     """
     sampling = measurement.sampling
-    if sampling is None or sampling.kind != "bootstrap" or not math.isfinite(measurement.estimate):
+    if sampling is not None and not math.isfinite(measurement.estimate):
+        return (f"{measurement.statistic}: the estimate is {measurement.estimate}, so its "
+                "sampling distribution has nothing to stand for")
+    if sampling is None or sampling.kind != "bootstrap":
         return None
     reps = sampling.replicates[~np.isnan(sampling.replicates)]
     if reps.size == 0:

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import math
 import os
 import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from normtest import catalogue
+from normtest import catalogue, measure_identity
 from normtest.audit import run_audit
 from normtest.errors import NormtestError
 from normtest.result import Verdict
@@ -236,3 +239,337 @@ def test_a_claim_declared_without_a_measurement_is_skipped_with_the_way_out(
     bare = next(r for r in report.results if r.claim == "mine.bare")
     assert bare.verdict is Verdict.SKIPPED
     assert "catalogue.measures" in bare.reason
+
+
+# -- one id, one declaration and one measurement -------------------------------------------------
+def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """``normtest ARGS`` in this process: its exit code and standard error."""
+    from normtest.cli import main
+
+    code = main(args)
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "internal error" not in err, err
+    return code, err
+
+
+def _one_error_line(err: str) -> str:
+    lines = [line for line in err.splitlines() if line.startswith("normtest: error: ")]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def _audit_words(*extra: str, out: Path) -> list[str]:
+    return ["audit", "--model", "glove-6b-50d", "--words", "300", "--resamples", "100", "-q",
+            "--no-robustness", "--no-controls", "--out", str(out), *extra]
+
+
+@pytest.mark.parametrize("order", ["first-then-second", "second-then-first"])
+def test_one_id_with_two_measurements_is_refused_naming_both_files(
+    order: str, tmp_path: Path, isolated: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = _claim(tmp_path / "a", "lab", "lab.twice",
+                   "return measure_mean(words.information, n_resamples=100)")
+    second = _claim(tmp_path / "b", "lab", "lab.twice",
+                    "return measure_mean(words.token_counts(), n_resamples=100)")
+    files = [first, second] if order == "first-then-second" else [second, first]
+    code, err = _cli(_audit_words("--checks", str(files[0]), "--checks", str(files[1]),
+                                  "--claims", "lab.twice", out=tmp_path / "out"), capsys)
+    line = _one_error_line(err)
+    assert code == 2
+    assert "'lab.twice' is declared twice, with different measurements" in line
+    assert str(first.resolve()) in line and str(second.resolve()) in line
+    assert not (tmp_path / "out" / "report.json").exists()
+
+
+def test_one_file_declaring_an_id_twice_with_two_functions_is_refused(
+    tmp_path: Path, isolated: None
+) -> None:
+    text = CUSTOM.format(id="lab.dup", body="return None")
+    path = tmp_path / "twice.py"
+    path.write_text(text + text.split("\n", 5)[-1].replace("return None", "return 1"),
+                    encoding="utf-8")
+    with pytest.raises(NormtestError, match=r"twice\.py, line \d+, and measure in .*twice\.py"):
+        catalogue.load_checks(path)
+
+
+def test_one_id_with_two_declarations_names_both_places(tmp_path: Path, isolated: None) -> None:
+    catalogue.load_checks(_claim(tmp_path / "a", "lab", "lab.declared"))
+    other = tmp_path / "b" / "lab.py"
+    other.parent.mkdir()
+    other.write_text(CUSTOM.format(id="lab.declared", body="return None")
+                     .replace('statement="s"', 'statement="another"'), encoding="utf-8")
+    with pytest.raises(NormtestError, match=r"declared twice, with different declarations: "
+                                            r"first in .*a/lab\.py, again in .*b/lab\.py"):
+        catalogue.load_checks(other)
+
+
+def _import_as(name: str, path: Path) -> object:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_same_file_imported_again_is_the_same_claim(
+    tmp_path: Path, isolated: None, monkeypatch: pytest.MonkeyPatch, glove: object
+) -> None:
+    """Re-importing a claim file (another module name, importlib again, the package and the path)
+    registers new function objects of the same definition: accepted, the first one kept."""
+    (tmp_path / "lab_pkg").mkdir()
+    (tmp_path / "lab_pkg" / "__init__.py").write_text("", encoding="utf-8")
+    path = _claim(tmp_path / "lab_pkg", "claims", "lab.again",
+                  "return measure_mean(words.information, n_resamples=100)")
+    assert catalogue.load_checks(path) == ["lab.again"]
+    kept = catalogue.get("lab.again")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert catalogue.load_checks("lab_pkg.claims") == []  # already declared, the same claim
+    _import_as("lab_pkg_copy_one", path)
+    _import_as("lab_pkg_copy_two", path)
+    assert catalogue.get("lab.again") is kept
+    assert sys.modules["lab_pkg_copy_one"].measure is not kept.measure
+    report = run_audit(glove, ["lab.again"], settings=FAST)
+    assert [r.verdict for r in report.results] == [Verdict.PASS]
+
+
+def test_a_claim_file_pytest_imports_with_rewritten_asserts_is_the_same_claim(
+    tmp_path: Path, isolated: None, pytestconfig: pytest.Config
+) -> None:
+    """pytest imports a claim file named like a test module itself, rewriting its asserts: other
+    bytecode from the same source, still the same measurement."""
+    import ast
+    import types
+
+    from _pytest.assertion.rewrite import AssertionRewritingHook, rewrite_asserts
+
+    path = _claim(tmp_path, "test_lab_claims", "lab.asserted",
+                  "assert len(words.information) > 1, 'too few'\n    return None")
+    catalogue.load_checks(path)
+    source = path.read_bytes()
+    tree = ast.parse(source)
+    rewrite_asserts(tree, source, str(path), pytestconfig)
+    module = types.ModuleType("test_lab_claims")
+    module.__file__ = str(path)
+    module.__loader__ = AssertionRewritingHook(pytestconfig)
+    exec(compile(tree, str(path), "exec"), module.__dict__)  # as pytest imports it
+    rewritten = module.measure
+    known = catalogue.get("lab.asserted").measure
+    code_key = measure_identity._code_key
+    assert code_key(rewritten.__code__) != code_key(known.__code__)
+    assert catalogue.same_measure(known, rewritten)
+
+
+def test_a_factory_closed_over_other_values_is_another_measurement(
+    tmp_path: Path, isolated: None
+) -> None:
+    factory = tmp_path / "factory.py"
+    factory.write_text(
+        "import numpy as np\n"
+        "from normtest.catalogue import Claim, register\n"
+        "from normtest.result import Criterion\n"
+        "from normtest.stats import measure_mean\n\n"
+        "def make(weights):\n"
+        "    def measure(words, variant, settings):\n"
+        "        return measure_mean(words.information * weights[0], n_resamples=100)\n"
+        "    return measure\n\n"
+        "CLAIM = Claim(id='lab.factory', statement='s', source='t', suite='word',\n"
+        "              quantities=('squared_norm',), unit='', sample='w', statistic='mean',\n"
+        "              criterion=Criterion.minimum_effect(0.0))\n"
+        "register(CLAIM, measure=make(np.array([1.0, 2.0])), data='words')\n"
+        "register(CLAIM, measure=make(np.array([1.0, 2.0])), data='words')  # equal values\n",
+        encoding="utf-8")
+    catalogue.load_checks(factory)  # the same factory over equal arrays: the same measurement
+    module = next(m for n, m in sys.modules.items() if n.startswith("normtest_user_checks.fac"))
+    with pytest.raises(NormtestError, match="different measurements"):
+        catalogue.register(module.CLAIM, measure=module.make(np.array([3.0])), data="words")
+
+
+def test_a_comparative_claim_id_is_unique_too(isolated: None,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from normtest import comparison
+    from normtest.comparison import comparatives, compares
+
+    monkeypatch.setattr(comparison, "_REGISTRY", dict(comparison._REGISTRY))
+    known = comparatives()[0]
+    assert compares(replace(known, measure=None))(known.measure) is known.measure  # again: free
+
+    def another(pair: object, variant: object, settings: object) -> None:
+        return None
+
+    with pytest.raises(NormtestError, match="declared twice"):
+        compares(replace(known, measure=None))(another)
+
+
+# -- what a user's measurement returns is checked before it is judged -----------------------------
+PARTS = ("import dataclasses, math\n"
+         "import numpy as np\n"
+         "from normtest.measurement import Measurement\n"
+         "from normtest.sampling import Sampling\n")
+
+
+def _bent(body: str) -> str:
+    """A measurement body: the honest mean, then ``body`` bends it into ``m``."""
+    return ("m = measure_mean(words.information, n_resamples=200)\n    "
+            + body.replace("\n", "\n    ") + "\n    return m")
+
+
+BROKEN = [
+    ("nan_estimate", "m = dataclasses.replace(m, estimate=math.nan)",
+     "its mean estimate is nan but it carries a sampling distribution"),
+    ("inf_estimate", "m = dataclasses.replace(m, estimate=-math.inf)",
+     "its mean estimate is -inf but it carries a sampling distribution"),
+    ("outside", "m = dataclasses.replace(m, estimate=99.0, sampling=Sampling('normal', "
+                "center=0.5, scale=0.01))", "estimate 99 lies outside its own 90% interval"),
+    ("inverted", "s = Sampling('normal', center=m.estimate, scale=0.1)\n"
+                 "object.__setattr__(s, 'scale', -0.1)\n"
+                 "m = dataclasses.replace(m, sampling=s)", "is inverted"),
+    ("infinite_interval", "m = dataclasses.replace(m, sampling=Sampling('normal', "
+                          "center=m.estimate, scale=1.7e308))", "is not finite"),
+    ("nan_center", "s = Sampling('normal', center=m.estimate, scale=0.1)\n"
+                   "object.__setattr__(s, 'center', math.nan)\n"
+                   "m = dataclasses.replace(m, sampling=s)", "has center nan"),
+    ("nan_bias", "m = dataclasses.replace(m, sampling=dataclasses.replace(m.sampling, "
+                 "bias=math.nan))", "has a bias of nan"),
+    ("tuple_sampling", "m = dataclasses.replace(m, sampling=(0.1, 0.3))",
+     "sampling is tuple, not a normtest.sampling.Sampling"),
+    ("text_estimate", "m = dataclasses.replace(m, estimate='0.8')",
+     "estimate is str '0.8', not a number"),
+    ("negative_n", "m = dataclasses.replace(m, n=-3)", "n is -3, not a whole number"),
+    ("confidence", "m = dataclasses.replace(m, confidence=1.5)",
+     "confidence is 1.5, not a number in (0, 1)"),
+    ("bad_component", "m = dataclasses.replace(m, components={'part': 0.3})",
+     "component 'part' is float, not a normtest.result.Measurement"),
+    ("nan_component", "m = dataclasses.replace(m, components={'part': dataclasses.replace("
+                      "m, estimate=math.nan)})", "its component 'part': mean estimate is nan"),
+]
+
+
+@pytest.mark.parametrize(("name", "body", "needle"), BROKEN, ids=[b[0] for b in BROKEN])
+def test_a_broken_measurement_is_an_error_row_never_pass_or_fail(
+    name: str, body: str, needle: str, tmp_path: Path, isolated: None, glove: object
+) -> None:
+    path = _claim(tmp_path, name, f"lab.{name}", _bent(body))
+    path.write_text(PARTS + path.read_text(encoding="utf-8"), encoding="utf-8")
+    catalogue.load_checks(path)
+    catalogue.load_checks(_claim(tmp_path, "honest", "lab.honest", _bent("pass")))
+    report = run_audit(glove, [f"lab.{name}", "lab.honest"], settings=FAST)
+    rows = {r.claim: r for r in report.results}
+    broken = rows[f"lab.{name}"]
+    assert broken.verdict is Verdict.ERROR, broken.reason
+    assert broken.reason.startswith(f"the measurement of lab.{name} ({path.resolve()}) "
+                                    "returned an invalid Measurement: ")
+    assert needle in broken.reason
+    assert broken.measurement is None
+    assert rows["lab.honest"].verdict is Verdict.PASS  # the same measurement, unbent
+
+
+def test_a_criterion_judging_a_component_the_measurement_lacks_is_an_error_row(
+    tmp_path: Path, isolated: None, glove: object
+) -> None:
+    path = _claim(tmp_path, "parts", "lab.parts", _bent("pass"))
+    path.write_text(path.read_text(encoding="utf-8").replace(
+        "criterion=Criterion.minimum_effect(0.0)",
+        "criterion=Criterion('greater', threshold=0.0, components={'slope': "
+        "Criterion.minimum_effect(0.0)})"), encoding="utf-8")
+    catalogue.load_checks(path)
+    report = run_audit(glove, ["lab.parts", "word.norm_ic"], settings=FAST)
+    (row,) = [r for r in report.results if r.claim == "lab.parts"]
+    assert row.verdict is Verdict.ERROR
+    assert "its criterion judges the component(s) ['slope'], but the measurement has none" \
+        in row.reason
+
+
+def test_a_measurement_that_could_not_be_made_stays_inconclusive(
+    tmp_path: Path, isolated: None, glove: object
+) -> None:
+    """The honest way to say "nothing to estimate": NaN, no sampling, a reason."""
+    path = _claim(tmp_path, "none", "lab.none", "return Measurement.not_estimable("
+                  "'mean', 3, 'mean', 'only three points')")
+    path.write_text(PARTS + path.read_text(encoding="utf-8"), encoding="utf-8")
+    catalogue.load_checks(path)
+    rows = [r for r in run_audit(glove, ["lab.none", "word.norm_ic"], settings=FAST).results
+            if r.claim == "lab.none"]
+    assert [(r.verdict, r.reason) for r in rows] == [
+        (Verdict.INCONCLUSIVE, "mean: only three points")]
+
+
+def test_a_nan_estimate_is_an_error_row_from_the_command_line(
+    tmp_path: Path, isolated: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _claim(tmp_path, "nan", "lab.nan", _bent(
+        "m = dataclasses.replace(m, estimate=math.nan)"))
+    path.write_text(PARTS + path.read_text(encoding="utf-8"), encoding="utf-8")
+    code, _ = _cli(_audit_words("--checks", str(path), "--claims", "lab.nan", "word.norm_ic",
+                                "--format", "json", out=tmp_path / "out"), capsys)
+    assert code == 0
+    report = json.loads((tmp_path / "out" / "report.json").read_text(encoding="utf-8"))
+    (row,) = [r for r in report["results"] if r["claim"] == "lab.nan"]
+    assert row["verdict"] == "ERROR"
+    assert "lab.nan" in row["reason"] and "estimate is nan" in row["reason"]
+
+
+def test_judging_a_nan_estimate_with_a_sampling_is_never_a_verdict() -> None:
+    """The judge itself reads nothing from a sampling around a NaN estimate (the rule any
+    measurement meets, built-in or not)."""
+    from dataclasses import replace as bend
+
+    from normtest.result import Criterion, Result
+    from normtest.stats import measure_mean
+
+    honest = measure_mean(np.linspace(1.0, 2.0, 50), n_resamples=200)
+    assert Result.judged(honest, Criterion.minimum_effect(0.0)).verdict is Verdict.PASS
+    judged = Result.judged(bend(honest, estimate=math.nan), Criterion.minimum_effect(0.0))
+    assert judged.verdict is Verdict.INCONCLUSIVE and "the estimate is nan" in judged.reason
+
+
+# -- a claims file named by the configuration file is named so in messages ----------------------
+@pytest.mark.parametrize("config", ["pyproject.toml", "normtest.toml"])
+@pytest.mark.parametrize(("written", "needle"), [
+    ("missing_claims.py", "no such file"),
+    ("broken.py", "importing it failed: RuntimeError: half written"),
+    ("no_such_module_xyz", "not a file, a folder or an importable module"),
+    ("empty", "the folder holds no .py file of claims"),
+])
+def test_a_claims_file_of_the_configuration_is_named_by_its_file_and_key(
+    config: str, written: str, needle: str, tmp_path: Path, isolated: None,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "broken.py").write_text("raise RuntimeError('half written')\n", encoding="utf-8")
+    (project / "empty").mkdir()
+    table = f'checks = ["{written}"]\n'
+    (project / config).write_text(("[tool.normtest]\n" if config == "pyproject.toml" else "")
+                                  + table, encoding="utf-8")
+    monkeypatch.chdir(project)
+    code, err = _cli(_audit_words(out=tmp_path / "out"), capsys)
+    line = _one_error_line(err)
+    assert code == 2
+    assert line.startswith(f"normtest: error: {project / config}: checks = '{written}'"), line
+    assert needle in line and "--checks" not in line
+
+
+def test_a_claim_id_clash_within_the_configuration_names_the_file_and_both_claim_files(
+    tmp_path: Path, isolated: None, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _claim(tmp_path / "a", "lab", "lab.clash", "return None")
+    _claim(tmp_path / "b", "lab", "lab.clash", "return 1")
+    (tmp_path / "normtest.toml").write_text('checks = ["a", "b/lab.py"]\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    code, err = _cli(_audit_words(out=tmp_path / "out"), capsys)
+    line = _one_error_line(err)
+    assert code == 2 and f"{tmp_path / 'normtest.toml'}: checks = 'b/lab.py'" in line
+    assert str(tmp_path / "a" / "lab.py") in line and str(tmp_path / "b" / "lab.py") in line
+
+
+def test_a_claims_file_given_with_the_flag_is_still_named_by_the_flag(
+    tmp_path: Path, isolated: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, err = _cli(_audit_words("--checks", str(tmp_path / "nope.py"), out=tmp_path / "o"),
+                     capsys)
+    assert code == 2
+    assert _one_error_line(err) == f"normtest: error: --checks {tmp_path / 'nope.py'}: no such file"

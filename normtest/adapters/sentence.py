@@ -60,15 +60,66 @@ def _texts(texts: Sequence[str], name: str) -> list[str]:
     return items
 
 
-def _as_matrix(value: Any, rows: int, name: str) -> NDArray[np.float32]:
-    """An encoder's output (numpy, torch or lists) as a float32 (rows, dim) matrix."""
-    if hasattr(value, "detach"):  # a torch tensor
-        value = value.detach().float().cpu().numpy()
-    matrix = np.asarray(value, dtype=np.float32)
+def _as_matrix(value: Any, rows: int, name: str, dim: int | None = None) -> NDArray[np.float32]:
+    """An encoder's output (numpy, torch or lists) as a float32 (rows, dim) matrix of finite
+    numbers, or a NormtestError that names ``name`` and says what came back: one row per text,
+    every row as long (``dim`` when known), numbers only, none NaN or infinite."""
+    said = f"{name}: encode() of {rows} text{'s' if rows != 1 else ''} returned"
+    need = f"it must return one vector of numbers per text (shape ({rows}, dim))"
+    if hasattr(value, "detach") and hasattr(value, "cpu"):  # a torch tensor
+        try:
+            value = value.detach().float().cpu().numpy()
+        except Exception as exc:  # not a tensor after all, or one of another dtype
+            raise NormtestError(f"{said} a {type(value).__name__} that cannot be read as numbers "
+                                f"({type(exc).__name__}: {exc}); {need}") from None
+    if isinstance(value, str | bytes) or value is None or isinstance(value, dict):
+        raise NormtestError(f"{said} a {type(value).__name__}; {need}")
+    try:
+        with np.errstate(all="ignore"):
+            matrix = np.asarray(value)
+    except (ValueError, TypeError):  # ragged nested lists
+        raise NormtestError(f"{said} {_ragged(value)}; {need}") from None
+    if matrix.dtype.kind not in "iuf" and not (matrix.dtype.kind == "O" and matrix.ndim == 2):
+        kind = {"U": "strings", "S": "bytes", "b": "true/false values", "c": "complex numbers",
+                "O": "objects", "M": "dates", "m": "time spans"}.get(matrix.dtype.kind,
+                                                                   str(matrix.dtype))
+        raise NormtestError(f"{said} {kind} (an array of shape {matrix.shape}); {need}")
     if matrix.ndim != 2 or matrix.shape[0] != rows:
-        raise NormtestError(f"{name}: encode() of {rows} texts returned shape {matrix.shape}; it "
-                            "must return one vector per text")
+        raise NormtestError(f"{said} shape {matrix.shape}; {need}")
+    try:
+        with np.errstate(all="ignore"):
+            matrix = matrix.astype(np.float32)
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise NormtestError(f"{said} values that are not numbers ({exc}); {need}") from None
+    if matrix.shape[1] == 0:
+        raise NormtestError(f"{said} vectors of dimension 0; {need}")
+    if dim is not None and matrix.shape[1] != dim:
+        raise NormtestError(f"{said} vectors of dimension {matrix.shape[1]}, but {dim} before; "
+                            "every call must return vectors of one dimension")
+    bad = ~np.isfinite(matrix)
+    if bad.any():
+        row = int(np.argwhere(bad)[0][0])
+        raise NormtestError(f"{said} {int(bad.sum())} NaN or infinite value(s) (after "
+                            f"conversion to float32), first in row {row}; every value must be "
+                            "a finite number")
     return matrix
+
+
+def _ragged(value: Any) -> str:
+    """What makes an encoder's output unreadable as one array, in words."""
+    try:
+        lengths = sorted({len(row) for row in value})
+    except TypeError:  # rows without a length: numbers mixed with lists
+        return "rows that mix numbers and lists"
+    return f"rows of different lengths ({', '.join(str(n) for n in lengths[:6])})"
+
+
+def _attribute(model: Any, name: str) -> Any:
+    """``getattr(model, name, None)``, with None for a property that raises."""
+    try:
+        return getattr(model, name, None)
+    except Exception:  # a property of the user's object that fails: as if absent
+        return None
 
 
 class _TextEncoder:
@@ -113,10 +164,11 @@ class EncodeAdapter(_TextEncoder):
     """
 
     def __init__(self, model: Any, *, name: str | None = None, revision: str | None = None,
-                 pooling: str | None = None, batch_size: int = 32) -> None:
-        if not callable(getattr(model, "encode", None)):
-            raise NormtestError(f"{type(model).__name__} has no encode(texts) method; a sentence "
-                                "encoder maps a list of texts to one vector each")
+                 pooling: str | None = None, batch_size: int = 32,
+                 source: str | None = None) -> None:
+        if isinstance(model, str | bytes) or not callable(_attribute(model, "encode")):
+            raise NormtestError(f"{source or type(model).__name__} has no encode(texts) method; "
+                                "a sentence encoder maps a list of texts to one vector each")
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise NormtestError(f"batch_size must be a positive int, got {batch_size!r}")
         self.normalize_removed = False
@@ -126,14 +178,16 @@ class EncodeAdapter(_TextEncoder):
             pooling = pooling or _module_pooling(model)
         self._model = model
         self._batch_size = batch_size
-        own_name = getattr(model, "name", None)
+        own_name = _attribute(model, "name")
         self._name = name or (own_name if isinstance(own_name, str) and own_name
                               else type(model).__name__)
-        own = getattr(model, "revision", None)
+        #: what messages call the model: where it came from (``module:attribute``), or its name
+        self._source = source or self._name
+        own = _attribute(model, "revision")
         base = revision or (own if isinstance(own, str) and own else
                             f"python:{type(model).__module__}.{type(model).__qualname__}")
         self._revision = base + (";normalize-removed" if self.normalize_removed else "")
-        own_pooling = getattr(model, "pooling", None)
+        own_pooling = _attribute(model, "pooling")
         self._pooling = pooling or (own_pooling if isinstance(own_pooling, str) and own_pooling
                                     else "pooled")
         self._dim: int | None = None
@@ -142,26 +196,40 @@ class EncodeAdapter(_TextEncoder):
     def dim(self) -> int:
         """Vector dimension (asked of the model, or of one encoded text)."""
         if self._dim is None:
-            ask = getattr(self._model, "get_embedding_dimension", None) or getattr(
-                self._model, "get_sentence_embedding_dimension", None)
-            known = ask() if callable(ask) else None
-            self._dim = int(known) if isinstance(known, int) and known > 0 else \
-                int(self.text_vectors(["dimension"]).shape[1])
+            ask = _attribute(self._model, "get_embedding_dimension") or _attribute(
+                self._model, "get_sentence_embedding_dimension")
+            try:
+                known = ask() if callable(ask) else None
+            except Exception:  # the model cannot say: one encoded text will
+                known = None
+            if isinstance(known, int) and not isinstance(known, bool) and known > 0:
+                self._dim = known
+            else:
+                self._dim = int(self.text_vectors(["dimension"]).shape[1])
         return self._dim
 
     @property
     def max_tokens(self) -> int | None:
         """The longest text in model tokens the model reads whole (``max_seq_length``)."""
-        most = getattr(self._model, "max_seq_length", None)
-        return int(most) if isinstance(most, int) and most > 0 else None
+        most = _attribute(self._model, "max_seq_length")
+        return int(most) if isinstance(most, int) and not isinstance(most, bool) and most > 0 \
+            else None
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         """Model tokens of each text, special tokens included (needs the model's tokenizer)."""
-        tokenizer = getattr(self._model, "tokenizer", None)
+        tokenizer = _attribute(self._model, "tokenizer")
         if tokenizer is None:
-            raise NormtestError(f"{self._name} exposes no tokenizer to count tokens with")
-        ids = tokenizer(list(texts), add_special_tokens=True)["input_ids"]
-        return [len(i) for i in ids]
+            raise NormtestError(f"{self._source} exposes no tokenizer to count tokens with")
+        try:
+            ids = tokenizer(list(texts), add_special_tokens=True)["input_ids"]
+            counts = [len(i) for i in ids]
+        except Exception as exc:  # the user's tokenizer: its failure, without a traceback
+            raise NormtestError(f"{self._source}: its tokenizer failed to count the tokens of "
+                                f"{len(texts)} texts ({type(exc).__name__}: {exc})") from exc
+        if len(counts) != len(texts):
+            raise NormtestError(f"{self._source}: its tokenizer gave {len(counts)} token lists "
+                                f"for {len(texts)} texts")
+        return counts
 
     def text_vectors(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """``encode(texts)`` as a float32 matrix, one row per text, never normalised."""
@@ -180,12 +248,25 @@ class EncodeAdapter(_TextEncoder):
         return np.concatenate(parts)
 
     def _encode(self, items: list[str]) -> NDArray[np.float32]:
-        if self._sentence_transformer:
-            out = self._model.encode(items, batch_size=self._batch_size, convert_to_numpy=True,
-                                     normalize_embeddings=False, show_progress_bar=False)
-        else:
-            out = self._model.encode(items)
-        return _as_matrix(out, len(items), self._name)
+        try:
+            if self._sentence_transformer:
+                out = self._model.encode(items, batch_size=self._batch_size,
+                                         convert_to_numpy=True, normalize_embeddings=False,
+                                         show_progress_bar=False)
+            else:
+                out = self._model.encode(items)
+        except NormtestError:
+            raise
+        except Exception as exc:  # the model's own code failed: say so, without a traceback
+            raise NormtestError(
+                f"{self._source}: encode() of {len(items)} text{'s' if len(items) != 1 else ''} "
+                f"raised {type(exc).__name__}: "
+                f"{exc}; fix its encode(list[str]), which must return one vector per "
+                "text") from exc
+        matrix = _as_matrix(out, len(items), self._source, self._dim)
+        if self._dim is None:
+            self._dim = int(matrix.shape[1])
+        return matrix
 
 
 def _without_normalize(model: Any) -> tuple[Any, bool]:
