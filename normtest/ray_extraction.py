@@ -12,14 +12,31 @@ give the same report.
 The cluster is the one ``ray_address`` (or ``$RAY_ADDRESS``) names, else a local one started
 here with one CPU per worker. Actors ask for one CPU each, or one GPU when the model runs on
 ``cuda``. Ray is the ``ray`` extra: ``pip install 'normtest[ray]'``.
+
+Two things Ray does on its own are undone here, so that a Ray audit fails and stops as a local
+one does:
+
+- An address where no Ray cluster answers would have ``ray.init`` retry for minutes ("Failed to
+  connect to GCS"). :func:`check_address` asks the address first, with a plain TCP connection
+  and the HTTP/2 greeting every gRPC server (Ray's GCS) answers, each within
+  :data:`PROBE_SECONDS`, and refuses it in one line.
+- ``ray.init`` takes over SIGTERM: its native failure handler prints a stack dump and aborts
+  (SIGABRT). The handler the process had before is put back after ``ray.init``, so SIGTERM ends
+  a Ray audit as it ends a local one (by default: at once, quietly, exit status −15 / 143);
+  the cache keeps every finished batch, and the same command resumes from it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
+import signal
+import socket
+import threading
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,10 +44,14 @@ import numpy as np
 
 from normtest.errors import NormtestError
 
-__all__ = ["RayExtraction", "connect", "enable", "require_ray", "unwrap"]
+__all__ = ["RayExtraction", "check_address", "connect", "enable", "require_ray", "unwrap"]
 
 #: Items per Ray Data batch: enough for a model's own batching, small enough to spread.
 MIN_BATCH, MAX_BATCH = 16, 2048
+#: Seconds :func:`check_address` waits for the cluster's address to answer (each of its steps).
+PROBE_SECONDS = 5.0
+#: What an HTTP/2 client sends first (RFC 9113 §3.4): the preface, then an empty SETTINGS frame.
+_H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
 
 
 def require_ray() -> Any:
@@ -46,23 +67,129 @@ def require_ray() -> Any:
     return ray
 
 
+def _split(address: str) -> tuple[str, int] | None:
+    """(host, port) of ``HOST:PORT``, ``[IPv6]:PORT`` or ``ray://HOST:PORT``; None when the
+    address has no port to probe (Ray reads it as it likes)."""
+    rest = address.split("://", 1)[1] if "://" in address else address
+    rest = rest.split("/", 1)[0]
+    if rest.startswith("["):
+        host, _, tail = rest[1:].partition("]")
+        port = tail[1:] if tail.startswith(":") else ""
+    else:
+        host, _, port = rest.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        return None
+    return host, int(port)
+
+
+def _ray_host(host: str) -> str:
+    """The host Ray itself connects to: a loopback address is replaced by this node's IP."""
+    try:
+        from ray._private.services import resolve_ip_for_localhost
+
+        return str(resolve_ip_for_localhost(host))
+    except Exception:  # another Ray version: the host as given
+        return host
+
+
+def _why_not(host: str, port: int, *, greet: bool) -> str | None:
+    """Why ``host:port`` is not a gRPC server (None when it is): no connection within
+    :data:`PROBE_SECONDS`, or (``greet``) no HTTP/2 SETTINGS frame in answer to the preface."""
+    try:
+        with socket.create_connection((host, port), timeout=PROBE_SECONDS) as conn:
+            if not greet:
+                return None
+            conn.settimeout(PROBE_SECONDS)
+            conn.sendall(_H2_PREFACE)
+            head = b""
+            while len(head) < 9:
+                chunk = conn.recv(9 - len(head))
+                if not chunk:
+                    break
+                head += chunk
+    except socket.gaierror as exc:
+        return f"unknown host: {exc.strerror or exc}"
+    except TimeoutError:
+        return f"no answer within {PROBE_SECONDS:g} s"
+    except OSError as exc:
+        return str(exc.strerror or exc).lower()
+    if len(head) < 9 or head[3] != 4:  # the frame type of SETTINGS, what a gRPC server sends
+        return "something answers there, but not a Ray cluster (no gRPC greeting)"
+    return None
+
+
+def check_address(address: str | None = None) -> None:
+    """Refuse, within seconds, a Ray address where no cluster answers (``address``, else
+    ``$RAY_ADDRESS``; nothing to check for a local cluster, ``auto`` or an address Ray parses
+    itself). ``ray.init`` would retry such an address for minutes."""
+    given = address or os.environ.get("RAY_ADDRESS") or None
+    if given is None or given in ("auto", "local"):
+        return
+    name = f"--ray-address {given}" if address else f"$RAY_ADDRESS={given}"
+    parts = _split(given)
+    if parts is None:
+        return
+    host, port = parts
+    target = host if "://" in given else _ray_host(host)
+    tls = os.environ.get("RAY_USE_TLS", "").lower() in ("1", "true")
+    why = _why_not(target, port, greet=not tls)
+    if why is None:
+        return
+    via = f" (Ray connects to {target}:{port})" if target != host else ""
+    raise NormtestError(
+        f"{name}: no Ray cluster answers there{via}: {why}. Start one with `ray start --head` "
+        "and give the address it prints (HOST:6379), or leave out --ray-address (and "
+        "$RAY_ADDRESS) to start a local cluster")
+
+
 def connect(address: str | None = None, workers: int | None = None) -> Any:
     """Join the Ray cluster at ``address`` (or ``$RAY_ADDRESS``), or start a local one with
-    ``workers`` CPUs (default: this machine's); a cluster already joined is kept."""
+    ``workers`` CPUs (default: this machine's); a cluster already joined is kept. An address
+    where no cluster answers is refused within seconds (:func:`check_address`); SIGTERM keeps
+    the handler it had (see the module doc)."""
     ray = require_ray()
     if not ray.is_initialized():
         target = address or os.environ.get("RAY_ADDRESS") or None
+        check_address(address)
         options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
                                    "logging_level": logging.ERROR}
         if target is None and workers is not None:
             options["num_cpus"] = workers
-        try:
-            ray.init(address=target, **options)
-        except (ConnectionError, RuntimeError, ValueError) as exc:
-            raise NormtestError(f"cannot join the Ray cluster at {target}: {exc}; check "
-                                "--ray-address (ray status shows a running cluster)") from exc
+        with _keeping_sigterm():
+            try:
+                ray.init(address=target, **options)
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                raise NormtestError(f"cannot join the Ray cluster at {target}: {exc}; check "
+                                    "--ray-address (ray status shows a running cluster)"
+                                    ) from exc
     _quiet_ray_data()
     return ray
+
+
+@contextlib.contextmanager
+def _keeping_sigterm() -> Iterator[None]:
+    """Around ``ray.init``: SIGTERM's handler as it was before, afterwards.
+
+    ``ray.init`` sets a Python handler (``sys.exit(15)``) and then its native failure signal
+    handler, which answers SIGTERM with a stack dump and SIGABRT. Putting the earlier handler
+    back (``signal.signal`` replaces the native one too) makes SIGTERM do what it did before
+    Ray: by default, end the process at once and quietly. A SIGTERM that arrives during
+    ``ray.init`` itself (Ray's ``sys.exit(15)``) is delivered again once the handler is back.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread sets handlers (and Ray sets none from another)
+        return
+    before = signal.getsignal(signal.SIGTERM)
+    before = signal.SIG_DFL if before is None else before  # None: set outside Python
+    try:
+        yield
+    except SystemExit as exc:
+        signal.signal(signal.SIGTERM, before)
+        if exc.code == signal.SIGTERM:  # Ray's handler ran: the SIGTERM, as it was meant
+            os.kill(os.getpid(), signal.SIGTERM)
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def _quiet_ray_data() -> None:
@@ -181,7 +308,10 @@ def enable(adapter: Any, workers: int | None = None, address: str | None = None)
     require_ray()
     if not isinstance(adapter, CachedAdapter) or adapter.recipe is None:
         raise NormtestError(
-            "--executor ray needs a model loaded by name or path with the embedding cache on "
-            "(normtest.load(...) without cache=False), so that each worker can load it too; a "
-            "module:attribute object runs with --executor local")
+            "--executor ray needs a model loaded by name or path with the embedding cache on, "
+            "so that each worker can load it too and the workers' vectors land in the cache: "
+            "drop --no-cache (Python: normtest.load(...) without cache=False; to compute every "
+            "vector afresh, point NORMTEST_CACHE_DIR at an empty folder); a module:attribute "
+            "object runs with --executor local")
+    check_address(address)
     adapter.remote = RayExtraction(adapter.recipe, workers, address)

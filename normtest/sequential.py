@@ -15,6 +15,12 @@ boundary (tests/test_sequential.py measures it by simulation).
 The audit stops when every confirmatory row is decided, after the last stage, or when the next
 stage would not fit the time budget (stages grow, so the next is estimated at ``growth`` times the
 last one's time).
+
+The design is checked before any work: the last stage at most :data:`MAX_GROWTH` times the first
+one's sample (``--stages`` 1 to 30 at the command line's growth of 2; :func:`check_stages`), a
+word list that holds the last stage's words (:func:`check_words`: with the default 5,000 words,
+at most 5 stages), and a time budget that is a positive, finite number of seconds
+(:func:`check_budget`).
 """
 
 from __future__ import annotations
@@ -35,6 +41,111 @@ from normtest.settings import AuditSettings
 
 #: The spending function's name, as the report records it.
 SPENDING = "O'Brien–Fleming type (Lan–DeMets), spent by the union bound over stages"
+#: The largest last stage, in times the first one's sample: 30 stages at the growth of 2.
+MAX_GROWTH = 2.0 ** 29
+#: The most stages at any growth.
+MAX_STAGES = 100
+#: The names the checks use for the design's parameters: the command line's, or Python's.
+_CLI = {"stages": "--stages", "budget": "--budget", "words": "--words"}
+_PYTHON = {"stages": "stages=", "budget": "budget=", "words": "words="}
+
+
+def _names(cli: bool) -> dict[str, str]:
+    return _CLI if cli else _PYTHON
+
+
+def _said(name: str, value: object) -> str:
+    """``--stages 30`` (a flag and its value) or ``stages=30`` (a Python keyword)."""
+    text = f"{value:g}" if isinstance(value, float) else str(value)
+    return f"{name} {text}" if name.startswith("--") else f"{name}{text}"
+
+
+def stage_limit(growth: float) -> int:
+    """The most stages a design of this ``growth`` may take: the last stage at most
+    :data:`MAX_GROWTH` times the first (30 at growth 2), and never over :data:`MAX_STAGES`."""
+    return min(MAX_STAGES, 1 + math.floor(math.log(MAX_GROWTH) / math.log(growth) + 1e-9))
+
+
+def _times(growth: float) -> str:
+    return "twice" if growth == 2 else f"{growth:g} times"
+
+
+def check_stages(stages: int, growth: float = 2.0, *, cli: bool = False) -> None:
+    """Refuse a number of stages or a growth the design cannot run (a NormtestError naming
+    ``--stages``, or ``stages=`` from Python, and the range allowed)."""
+    name = _names(cli)["stages"]
+    if (isinstance(growth, bool) or not isinstance(growth, int | float)
+            or not math.isfinite(growth) or growth <= 1):
+        raise NormtestError(f"the growth of a sequential audit is a finite number > 1 (each "
+                            f"stage's sample over the one before), got {growth!r}")
+    limit = stage_limit(growth)
+    if isinstance(stages, bool) or not isinstance(stages, int) or not 1 <= stages <= limit:
+        raise NormtestError(
+            f"{_said(name, stages)}: a sequential audit takes 1 to {limit} stages (each "
+            f"{_times(growth)} the sample of the one before; "
+            f"the last of {limit} is "
+            f"{growth ** (limit - 1):,.0f} times the first); give {name} 1 to {limit}"
+            + (" (3 by default)" if cli else ""))
+
+
+def check_budget(budget: float | None, *, cli: bool = False) -> float | None:
+    """The time budget in seconds (None: no limit), or a NormtestError naming ``--budget`` (or
+    ``budget=`` from Python) when it is not a positive, finite number."""
+    if budget is None:
+        return None
+    name = _names(cli)["budget"]
+    if (isinstance(budget, bool) or not isinstance(budget, int | float)
+            or not math.isfinite(budget) or budget <= 0):
+        shown = budget if isinstance(budget, int | float) else repr(budget)
+        raise NormtestError(
+            f"{_said(name, shown)}: the time budget is a positive, finite number of seconds "
+            "(the stages stop before one that would not fit); "
+            + (f"leave out {name} for no time limit" if cli else
+               "give budget=None for no time limit"))
+    return float(budget)
+
+
+def available_words() -> int:
+    """How many words the default word sample can draw from (:func:`nested_words`' list: the
+    alphabetic English words within rank 100,000)."""
+    from normtest.information.samples import _eligible
+
+    return len(_eligible("en", 100_000)[1])
+
+
+def most_stages(words: int, available: int, growth: float = 2.0) -> int:
+    """The most stages whose word samples (``words`` at the first, ``growth`` times more at each
+    next) all fit in a word list of ``available`` words; 0 when not even the first does."""
+    most = 0
+    for k in range(1, stage_limit(growth) + 1):
+        if math.ceil(words * growth ** (k - 1)) > available:
+            break
+        most = k
+    return most
+
+
+def check_words(words: int, stages: int, growth: float = 2.0, *, cli: bool = False) -> None:
+    """Refuse a design whose last stage needs more words than the default word list holds,
+    saying how many stages fit (a NormtestError naming ``--stages``, or ``stages=``)."""
+    names = _names(cli)
+    available = available_words()
+    most = most_stages(words, available, growth)
+    if stages <= most:
+        return
+    if most == 0:
+        raise NormtestError(
+            f"{_said(names['words'], words)}: the word list holds {available:,} words, fewer "
+            f"than the first stage's sample; give {names['words'].rstrip('=')} at most "
+            f"{available:,}")
+    last = math.ceil(words * growth ** (stages - 1)) if stages <= stage_limit(growth) else None
+    need = f"{last:,} words" if last is not None else "more words than any word list holds"
+    stages_name, words_name = names["stages"].rstrip("="), names["words"].rstrip("=")
+    raise NormtestError(
+        f"{_said(names['stages'], stages)}: the last stage would need {need} "
+        f"({_said(names['words'], words)} at the first stage, {_times(growth)} as many at "
+        f"each next), but the word list holds {available:,}; with "
+        f"{_said(names['words'], words)} give {stages_name} 1 to {most}, or lower {words_name} "
+        "for more stages")
 
 
 def spent(alpha: float, fraction: float) -> float:
@@ -93,10 +204,8 @@ def sequential(
     decided (see the module doc); return the last stage's report with each confirmatory row
     taken from the stage that decided it (``details.stage``), and the design in
     ``provenance.sequential``. ``settings`` is the first stage's sample."""
-    if stages < 1 or growth <= 1:
-        raise NormtestError(f"need stages ≥ 1 and growth > 1, got {stages} and {growth}")
-    if budget is not None and budget <= 0:
-        raise NormtestError(f"the time budget must be positive seconds, got {budget}")
+    check_stages(stages, growth)
+    budget = check_budget(budget)
     fractions = [growth ** (k - stages) for k in range(1, stages + 1)]
     levels = stage_levels(settings.alpha, fractions)
     decided: dict[str, Result] = {}
@@ -166,6 +275,9 @@ def run_sequential(
     from normtest.audit import run_audit
 
     first = settings or AuditSettings()
+    check_stages(stages, growth)
+    check_budget(budget)
+    check_words(first.words, stages, growth)
     ids = list(claim_ids) if claim_ids else None
     pool = nested_words(math.ceil(first.words * growth ** (stages - 1)), first.seed)
 

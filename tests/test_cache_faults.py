@@ -415,3 +415,124 @@ def test_cached_adapter_over_a_damaged_cache_gives_the_models_vectors(
                                   model.word_vectors(words[::-1]))
     assert len(cached.cache) == N_ENTRIES  # recomputed and stored in the fresh cache
     cached.cache.close()
+
+
+# -- the cache file (or its folder) removed or replaced while an audit runs ---------------------
+def _fresh(folder: Path) -> EmbeddingCache:
+    """A cache in ``folder`` holding ENTRIES, written batch by batch."""
+    cache = EmbeddingCache(folder)
+    keys = list(ENTRIES)
+    for start in range(0, N_ENTRIES, 100):
+        cache.put_many({k: ENTRIES[k] for k in keys[start:start + 100]})
+    return cache
+
+
+def _on_disk(folder: Path) -> set[str]:
+    """The keys the cache file in ``folder`` holds, read by a connection of its own."""
+    with sqlite3.connect(folder / "embeddings.sqlite") as db:
+        keys = {k for (k,) in db.execute("SELECT key FROM entries")}
+    db.close()
+    return keys
+
+
+def test_a_folder_removed_mid_run_is_made_again_with_every_vector(
+        tmp_path: Path, record: list[warnings.WarningMessage]) -> None:
+    import shutil
+
+    folder = tmp_path / "cache"
+    cache = _fresh(folder)
+    shutil.rmtree(folder)  # what `rm -rf ~/.cache/normtest` does under a running audit
+    cache.put_many(EXTRA)  # SQLite: "attempt to write a readonly database"
+    (message,) = _file_warnings(record)
+    assert "was removed during the run; made it again" in message
+    assert f"the {N_ENTRIES:,} vectors it held were copied over" in message
+    assert str(cache.path) in message and "\n" not in message
+    assert not cache.read_only
+    found = cache.get_many([*ENTRIES, *EXTRA])
+    assert set(found) == {*ENTRIES, *EXTRA}
+    _assert_correct(found, {**ENTRIES, **EXTRA})
+    assert _on_disk(folder) == {*ENTRIES, *EXTRA}  # on disk again, not only in this process
+    cache.put_many({"more": np.ones(3, np.float32)})  # carries on writing, with no more words
+    assert len(_file_warnings(record)) == 1 and "more" in _on_disk(folder)
+    cache.close()
+
+
+def test_a_file_removed_before_the_first_write_is_made_again(
+        tmp_path: Path, record: list[warnings.WarningMessage]) -> None:
+    folder = tmp_path / "cache"
+    cache = EmbeddingCache(folder)
+    (folder / "embeddings.sqlite").unlink()
+    cache.put_many(EXTRA)
+    (message,) = _file_warnings(record)
+    assert "made it again (it held no vectors yet)" in message
+    assert _on_disk(folder) == set(EXTRA)
+    cache.close()
+
+
+def test_a_file_replaced_mid_run_is_joined_and_given_this_runs_vectors(
+        tmp_path: Path, record: list[warnings.WarningMessage]) -> None:
+    folder = tmp_path / "cache"
+    cache = _fresh(folder)
+    os.replace(folder / "embeddings.sqlite", tmp_path / "elsewhere.sqlite")
+    other = EmbeddingCache(folder)  # another process makes a new cache there
+    other.put_many({"theirs": np.zeros(2, np.float32)})
+    cache.put_many(EXTRA)
+    (message,) = _file_warnings(record)
+    assert "was replaced by another file during the run" in message
+    assert _on_disk(folder) == {*ENTRIES, *EXTRA, "theirs"}  # theirs kept, ours added
+    cache.close()
+    other.close()
+
+
+def test_a_folder_that_cannot_be_made_again_keeps_the_vectors_in_memory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        record: list[warnings.WarningMessage]) -> None:
+    import shutil
+
+    folder = tmp_path / "cache"
+    cache = _fresh(folder)
+    shutil.rmtree(folder)
+    real = Path.mkdir
+
+    def refused(self: Path, *args: object, **kwargs: object) -> None:
+        if self == folder:
+            raise PermissionError(13, "Permission denied", str(self))
+        real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "mkdir", refused)
+    cache.put_many(EXTRA)
+    cache.put_many({"more": np.ones(3, np.float32)})
+    (message,) = _file_warnings(record)
+    assert "could not be made again (Permission denied)" in message
+    assert "keeps its vectors in memory" in message and "none is lost" in message
+    found = cache.get_many([*ENTRIES, *EXTRA, "more"])
+    assert set(found) == {*ENTRIES, *EXTRA, "more"}
+    _assert_correct(found, {**ENTRIES, **EXTRA, "more": np.ones(3, np.float32)})
+    assert not folder.exists()
+    cache.close()
+
+
+def test_a_cached_adapter_whose_folder_is_removed_computes_each_vector_once(
+        tmp_path: Path, record: list[warnings.WarningMessage]) -> None:
+    import shutil
+
+    words = [f"w{i}" for i in range(40)]
+    calls: list[list[str]] = []
+
+    class Counting(StaticVectors):
+        def word_vectors(self, batch: object) -> np.ndarray:
+            calls.append(list(batch))  # type: ignore[call-overload]
+            return super().word_vectors(batch)  # type: ignore[arg-type]
+
+    matrix = np.random.default_rng(0).standard_normal((40, 8)).astype(np.float32)
+    folder = tmp_path / "cache"
+    adapter = CachedAdapter(Counting("counting", words, matrix, "r1"), EmbeddingCache(folder))
+    first = adapter.word_vectors(words[:20])
+    shutil.rmtree(folder)
+    second = adapter.word_vectors(words[10:])
+    assert len(_file_warnings(record)) == 1
+    np.testing.assert_array_equal(first[10:], second[:10])
+    again = adapter.word_vectors(words)  # all 40 cached: nothing computed again
+    np.testing.assert_array_equal(again, matrix)
+    assert [len(c) for c in calls] == [20, 20]
+    assert len(_on_disk(folder)) == 40

@@ -359,3 +359,81 @@ def test_ctrl_c_inside_a_finaliser_is_not_lost(
     code, _, err = run_cli(["list"], capsys)
     assert code == cli.EXIT_INTERRUPTED
     assert "interrupted" in err and "Exception ignored" not in err and "Traceback" not in err
+
+
+# -- the embedding cache's folder removed while an audit runs ----------------------------------
+GLOVE_WORDS = ["audit", "--model", "glove-6b-50d", "--suite", "word", "--words", "60",
+               "--resamples", "100", "--format", "json"]
+
+
+def _rows(folder: Path) -> list[dict[str, object]]:
+    return [r.to_dict() for r in Report.read(folder / "report.json").results]
+
+
+def test_a_cache_folder_removed_mid_audit_is_made_again_and_loses_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import normtest.cache.adapter as cached
+
+    monkeypatch.setenv("NORMTEST_CACHE_DIR", str(tmp_path / "reference-cache"))
+    code, _, err = run_cli([*GLOVE_WORDS, "--out", str(tmp_path / "reference")], capsys)
+    assert code == EXIT_OK, err
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("NORMTEST_CACHE_DIR", str(cache))
+    # an earlier audit (other words) left vectors in the cache
+    code, _, err = run_cli([*GLOVE_WORDS, "--seed", "1", "--out", str(tmp_path / "earlier")],
+                           capsys)
+    assert code == EXIT_OK, err
+    real = cached.compute_items
+
+    def removing(*args: object, **kwargs: object) -> object:
+        shutil.rmtree(cache)  # `rm -rf` of the cache folder while the model computes
+        monkeypatch.setattr(cached, "compute_items", real)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cached, "compute_items", removing)
+    code, _, err = run_cli([*GLOVE_WORDS, "--out", str(tmp_path / "out")], capsys)
+    assert code == EXIT_OK, err
+    assert "Traceback" not in err and "readonly database" not in err
+    warned = [line for line in err.splitlines() if line.strip()]
+    assert len(warned) == 1, err
+    assert warned[0].startswith(f"normtest: warning: the embedding cache {cache}")
+    assert "was removed during the run; made it again" in warned[0]
+    assert "vectors it held were copied over, so none is lost" in warned[0]
+    assert _rows(tmp_path / "out") == _rows(tmp_path / "reference")
+    # every vector of both audits is in the cache made again: neither computes one now
+    def no_model(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a vector was computed although the cache holds every one")
+
+    monkeypatch.setattr(cached, "compute_items", no_model)
+    for seed, out in (("0", "again"), ("1", "earlier-again")):
+        code, _, err = run_cli([*GLOVE_WORDS, "--seed", seed, "--out", str(tmp_path / out)],
+                               capsys)
+        assert code == EXIT_OK, err
+        assert "warning" not in err
+    assert _rows(tmp_path / "again") == _rows(tmp_path / "reference")
+
+
+# -- Ray options that cannot work together ------------------------------------------------------
+def test_ray_with_no_cache_names_no_cache_and_the_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_model(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the model was loaded for options that cannot run")
+
+    monkeypatch.setattr("normtest.models.load", no_model)
+    code, _, err = run_cli([*GLOVE_WORDS, "--out", str(tmp_path), "--executor", "ray",
+                            "--no-cache"], capsys)
+    assert_clear_error(code, err, "--executor ray cannot run with --no-cache",
+                       "Drop --no-cache", "NORMTEST_CACHE_DIR", "--executor local")
+    assert "module:attribute" not in err
+    assert len([line for line in err.splitlines() if line.strip()]) == 1
+
+
+def test_no_cache_still_runs_with_the_local_executor(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run_cli([*GLOVE_WORDS, "--out", str(tmp_path), "--executor", "local",
+                            "--no-cache"], capsys)
+    assert code == EXIT_OK, err
+    assert (tmp_path / "report.json").is_file()

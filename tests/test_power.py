@@ -164,3 +164,57 @@ def test_the_power_curves_script_reads_a_report(tmp_path: object) -> None:
     assert "confirmatory rows decided" in done.stdout and "| glove-6b-50d" in done.stdout
     undecided = [r for r in report.results if r.confirmatory and r.verdict is Verdict.INCONCLUSIVE]
     assert (folder / "power.png").exists() == any(required(r, 0.05) for r in undecided)
+
+
+def test_a_plan_of_exploratory_claims_only_says_why_it_is_empty(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from normtest.cli import main
+
+    def no_pilot(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a pilot ran although nothing could be planned")
+
+    monkeypatch.setattr("normtest.models.load", no_pilot)
+    code = main(["plan", "--model", "glove-6b-50d", "--claims", "cond.centered", "--words", "60",
+                 "--resamples", "100", "--seed", "3", "--no-robustness"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    (line,) = [x for x in err.splitlines() if x.strip()]
+    assert line.startswith("normtest: error: nothing to plan: cond.centered has no "
+                           "confirmatory row")
+    assert "exploratory" in line and "confirmatory rows only" in line
+    # the command it suggests keeps the user's options (not the pilot's sample sizes)
+    assert line.endswith("normtest audit --model glove-6b-50d --claims cond.centered --seed 3 "
+                         "--no-robustness")
+
+
+def test_a_plan_whose_pilot_leaves_no_confirmatory_row_says_why(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A claim with expectations for other models only: the pilot runs, and its rows are all
+    exploratory for this one."""
+    import normtest.cli as cli
+    from normtest.report import Report
+    from normtest.result import Verdict
+
+    row = _row(1.1, 0.5, role="exploratory", claim="word.norm_ic")
+    assert row.verdict is Verdict.INCONCLUSIVE
+    monkeypatch.setattr("normtest.audit.run_audit", lambda *a, **k: Report(results=[row]))
+    monkeypatch.setattr("normtest.models.load", lambda *a, **k: object())
+    code = cli.main(["plan", "--model", "glove-6b-50d", "--suite", "word", "--words", "60"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    (line,) = [x for x in err.splitlines() if x.strip()]
+    assert "nothing to plan for glove-6b-50d: suite word has no confirmatory row" in line
+    assert line.endswith("normtest audit --model glove-6b-50d --suite word")
+
+
+def test_the_recommended_audit_keeps_the_users_options(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from normtest.cli import main
+
+    assert main(["plan", "--model", "glove-6b-50d", "--suite", "word", "--words", "150",
+                 "--resamples", "200", "--seed", "3", "--no-controls"]) == 0
+    out = capsys.readouterr().out
+    (line,) = [x for x in out.splitlines() if x.startswith("audit with:")]
+    assert line.startswith("audit with: normtest audit --model glove-6b-50d --suite word "
+                           "--seed 3 --no-controls")
+    assert "--resamples" not in line and "--words 150" not in line  # the pilot's sizes

@@ -101,6 +101,38 @@ def test_a_stopped_audit_resumes_to_the_same_report(
     assert _numbers(Report.read(out / "report.json")) == _numbers(uninterrupted)
 
 
+@pytest.mark.parametrize("executor", ["local", "ray"])
+def test_sigterm_ends_an_audit_quietly_and_a_rerun_resumes(
+    executor: str, uninterrupted: Report, tmp_path: Path
+) -> None:
+    """SIGTERM (what `kill`, `timeout` and job schedulers send) ends a Ray audit as it ends a
+    local one: at once, exit status −15 (143 in a shell), nothing printed — not Ray's native
+    stack dump and SIGABRT — and the cache keeps what was stored, for the rerun to resume."""
+    if executor == "ray":
+        pytest.importorskip("ray", reason="the ray extra is not installed")
+    cache, out = tmp_path / "cache", tmp_path / "out"
+    command = [*_command(out), "--executor", executor]
+    process = subprocess.Popen(command, env=_env(cache), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while _entries(cache) == 0 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert process.poll() is None, "the audit finished before it could be stopped"
+    stored = _entries(cache)
+    assert stored > 0
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == -signal.SIGTERM, stderr
+    assert not stderr.strip(), stderr  # no stack dump, no traceback, no "SIGTERM received"
+    assert not (out / "report.json").exists()
+    assert _entries(cache) >= stored
+    done = subprocess.run(command, env=_env(cache), capture_output=True, text=True,
+                          timeout=600, check=False)
+    assert done.returncode == EXIT_OK, done.stderr
+    assert "warning" not in done.stderr and "Traceback" not in done.stderr
+    assert _numbers(Report.read(out / "report.json")) == _numbers(uninterrupted)
+
+
 #: A GloVe word audit: a few seconds, its word vectors read through the embedding cache.
 GLOVE = ["audit", "--model", "glove-6b-50d", "--suite", "word", "--words", "300",
          "--resamples", "200", "--format", "json"]

@@ -4,7 +4,12 @@ dashboard) and stopped at the end of the module."""
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +67,7 @@ def test_a_ray_audit_of_minilm_equals_the_local_one_and_shares_its_cache(
     def no_model(*args: object, **kwargs: object) -> None:
         raise AssertionError("a vector was computed although the cache holds every one")
 
-    monkeypatch.setattr("normtest.cache.compute_items", no_model)
+    monkeypatch.setattr("normtest.cache.adapter.compute_items", no_model)
     again = run_audit(normtest.load("minilm-l6", cache_dir=tmp_path / "ray", progress=False),
                       claim_ids=CLAIMS, settings=AuditSettings(**SMALL))
     _same(local, again)
@@ -92,9 +97,11 @@ def test_without_ray_the_message_names_the_extra(
 
 
 def test_a_model_that_workers_cannot_load_is_refused_on_ray(ray_cluster: Any) -> None:
-    with pytest.raises(NormtestError, match="loaded by name or path"):
+    with pytest.raises(NormtestError, match="loaded by name or path") as info:
         run_audit(normtest.load("glove-6b-50d", cache=False), claim_ids=["word.norm_ic"],
                   settings=AuditSettings(words=200, resamples=200, executor="ray"))
+    # the message names the cause (the cache turned off) as Python and the command line say it
+    assert "cache=False" in str(info.value) and "--no-cache" in str(info.value)
 
 
 def test_the_pytest_plugin_runs_on_ray(ray_cluster: Any, pytester: pytest.Pytester) -> None:
@@ -110,3 +117,67 @@ def test_the_pytest_plugin_runs_on_ray(ray_cluster: Any, pytester: pytest.Pytest
 
 
 pytest_plugins = ["pytester"]
+
+
+# -- an address where no Ray cluster answers ------------------------------------------------------
+OFFLINE = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+
+
+def _refused_quickly(address: str, tmp_path: Path) -> str:
+    """``normtest audit --executor ray --ray-address ADDRESS`` (a fresh cache, so the workers
+    would be needed): exit 2 within 30 s, in one line; that line."""
+    pytest.importorskip("ray", reason="the ray extra is not installed")
+    command = [sys.executable, "-m", "normtest", "audit", "--model", "glove-6b-50d", "--suite",
+               "word", "--words", "60", "--resamples", "100", "--format", "json", "--out",
+               str(tmp_path / "out"), "--executor", "ray", "--ray-address", address]
+    began = time.monotonic()
+    done = subprocess.run(command, env={**OFFLINE, "NORMTEST_CACHE_DIR": str(tmp_path / "c")},
+                          capture_output=True, text=True, timeout=120, check=False)
+    seconds = time.monotonic() - began
+    print(f"--ray-address {address}: refused in {seconds:.1f} s")
+    assert seconds < 30, f"{seconds:.0f} s: {done.stderr[-2000:]}"
+    assert done.returncode == EXIT_USAGE, done.stderr
+    assert "Traceback" not in done.stderr and "GCS" not in done.stderr
+    (line,) = [x for x in done.stderr.splitlines() if x.strip()]
+    assert line.startswith(f"normtest: error: --ray-address {address}: no Ray cluster answers")
+    assert "ray start --head" in line and "leave out --ray-address" in line
+    assert not (tmp_path / "out" / "report.json").exists()
+    return line
+
+
+def test_an_address_where_nothing_listens_is_refused_within_30_seconds(tmp_path: Path) -> None:
+    with socket.socket() as taken:  # a port that was free a moment ago: nothing listens there
+        taken.bind(("127.0.0.1", 0))
+        port = taken.getsockname()[1]
+    line = _refused_quickly(f"127.0.0.1:{port}", tmp_path)
+    assert "refused" in line
+    _refused_quickly("127.0.0.1:1", tmp_path)
+
+
+def test_an_address_where_something_else_listens_is_refused_within_30_seconds(
+        tmp_path: Path) -> None:
+    """A web server, not a Ray cluster: it accepts the connection but does not speak gRPC."""
+    import http.server
+
+    server = http.server.ThreadingHTTPServer(("0.0.0.0", 0), http.server.BaseHTTPRequestHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        line = _refused_quickly(f"127.0.0.1:{server.server_address[1]}", tmp_path)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert "not a Ray cluster" in line
+
+
+def test_a_running_clusters_address_passes_the_check(
+        ray_cluster: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from normtest.ray_extraction import check_address
+
+    address = ray_cluster.get_runtime_context().gcs_address
+    began = time.monotonic()
+    check_address(address)  # a real GCS answers the gRPC greeting
+    assert time.monotonic() - began < 5
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:1")
+    with pytest.raises(NormtestError, match=r"\$RAY_ADDRESS=127\.0\.0\.1:1: no Ray cluster"):
+        check_address(None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -100,3 +101,130 @@ def test_until_decided_from_the_command_line(tmp_path: object,
     assert decided and all(r["details"]["stage"] in (1, 2) for r in decided)
     for stage in design["stages"]:
         assert stage["words"] in (150, 300)
+
+
+# -- a design that cannot run is refused before any work, in one line naming the option ----------
+FAST = ["audit", "--model", "glove-6b-50d", "--suite", "word", "--words", "60",
+        "--resamples", "100", "--format", "json"]
+
+
+def _refused(args: list[str], capsys: pytest.CaptureFixture[str], *needles: str) -> str:
+    """``normtest ARGS`` exits 2 with one ``normtest: error:`` line holding ``needles``."""
+    code = main(args)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("normtest: error: "), err
+    for needle in needles:
+        assert needle in lines[0], f"{needle!r} not in {lines[0]!r}"
+    return lines[0]
+
+
+@pytest.mark.parametrize("stages", ["1000000", "0", "-3", "31"])
+def test_stages_out_of_range_are_refused_naming_the_range(
+        stages: str, tmp_path: object, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_audit(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a model was loaded for a design that cannot run")
+
+    monkeypatch.setattr("normtest.models.load", no_audit)
+    _refused([*FAST, "--out", str(tmp_path), "--until-decided", f"--stages={stages}"], capsys,
+             f"--stages {stages}", "1 to 30")
+
+
+def test_stages_beyond_the_word_list_say_how_many_fit(
+        tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
+    line = _refused([*FAST, "--out", str(tmp_path), "--until-decided", "--stages", "30"], capsys,
+                    "--stages 30", "93,628", "--stages 1 to 11", "--words 60", "lower --words")
+    assert "rank" not in line  # the word list's own wording names no option
+    # the largest design that fits runs (its sample sizes are checked, not its work)
+    from normtest.sequential import check_words
+
+    check_words(60, 11, cli=True)
+    _refused([*FAST, "--out", str(tmp_path), "--until-decided", "--stages", "12"], capsys,
+             "--stages 1 to 11")
+    _refused(["audit", "--model", "glove-6b-50d", "--until-decided", "--stages", "6",
+              "--out", str(tmp_path)], capsys, "--stages 6", "--words 5000", "--stages 1 to 5")
+
+
+@pytest.mark.parametrize("budget", ["nan", "inf", "-inf", "-5", "0"])
+def test_a_budget_that_is_no_number_of_seconds_is_refused(
+        budget: str, tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
+    _refused([*FAST, "--out", str(tmp_path), "--until-decided", f"--budget={budget}"], capsys,
+             f"--budget {budget}", "positive, finite number of seconds", "leave out --budget")
+
+
+def test_stages_and_budget_need_until_decided(
+        tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
+    _refused([*FAST, "--out", str(tmp_path), "--stages", "2"], capsys,
+             "--stages", "--until-decided")
+    _refused([*FAST, "--out", str(tmp_path), "--budget", "60"], capsys,
+             "--budget", "--until-decided")
+
+
+@pytest.mark.parametrize(("keyword", "value", "needle"), [
+    ("budget", math.nan, "budget=nan"), ("budget", math.inf, "budget=inf"),
+    ("budget", -1.0, "budget=-1"), ("budget", "60", "budget='60'"),
+    ("stages", 10**6, "stages=1000000"), ("stages", 0, "stages=0"), ("growth", 1.0, "growth"),
+    ("growth", math.nan, "growth"),
+])
+def test_the_python_api_refuses_the_same_designs(keyword: str, value: object,
+                                                 needle: str) -> None:
+    from normtest.errors import NormtestError
+
+    def never(k: int, settings: AuditSettings) -> Report:
+        raise AssertionError("a stage ran for a design that cannot run")
+
+    with pytest.raises(NormtestError, match=re.escape(needle)):
+        sequential(never, AuditSettings(words=60), **{keyword: value})  # type: ignore[arg-type]
+
+
+def test_the_python_api_refuses_a_design_the_word_list_cannot_hold() -> None:
+    from normtest.errors import NormtestError
+    from normtest.sequential import run_sequential
+
+    with pytest.raises(NormtestError, match=r"stages=30: .*words=60 give stages 1 to 11"):
+        run_sequential(object(), ["word.norm_ic"], settings=AuditSettings(words=60), stages=30)
+
+
+@pytest.mark.parametrize(("budget", "ran"), [(25.0, [1]), (35.0, [1, 2]), (None, [1, 2, 3])])
+def test_a_budget_stops_before_a_stage_that_would_not_fit(
+        budget: float | None, ran: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = [0.0]
+
+    class Clock:  # each stage takes 10 s; the next is estimated at twice the last
+        @staticmethod
+        def monotonic() -> float:
+            return clock[0]
+
+    monkeypatch.setattr("normtest.sequential.time", Clock)
+    r = _pearson_for_spearman(0.3)  # at the threshold: no stage decides it
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(240)
+    y = r * x + math.sqrt(1 - r * r) * rng.standard_normal(240)
+    inner = _one_row_audit(x, y)
+    calls: list[int] = []
+
+    def timed(k: int, settings: AuditSettings) -> Report:
+        calls.append(k)
+        clock[0] += 10.0
+        return inner(k, settings)  # type: ignore[operator,no-any-return]
+
+    report = sequential(timed, AuditSettings(words=60), stages=3, budget=budget)
+    assert calls == ran
+    assert [s["stage"] for s in report.provenance["sequential"]["stages"]] == ran
+
+
+def test_until_decided_with_a_budget_from_the_command_line(
+        tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
+    from pathlib import Path
+
+    out = Path(str(tmp_path)) / "seq"
+    code = main([*FAST, "--out", str(out), "--until-decided", "--stages", "2",
+                 "--budget", "600"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "normtest: stage 1: 60 words" in captured.err
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert report["provenance"]["sequential"]["planned_stages"] == 2

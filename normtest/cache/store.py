@@ -28,6 +28,12 @@ vector is recomputed.
   warning; it is never moved or changed.
 - A cache that another process holds locked is waited for (``timeout`` seconds, 60 by default),
   then refused with a :class:`~normtest.errors.NormtestError`; it is never treated as damaged.
+- A cache file (or its whole folder) removed or replaced while an audit runs (SQLite then
+  answers "attempt to write a readonly database") is made again: the folder and an empty file,
+  or the file that replaced it, and every vector the removed file held (this run's and earlier
+  ones, still readable through the open connection) is copied into it, with one
+  :class:`CacheWarning`. Where the folder cannot be made again, the cache carries on in memory
+  (the vectors copied there) for the rest of the run, saying so in that warning.
 
 The folder is ``$NORMTEST_CACHE_DIR`` when set, otherwise the user's cache directory
 (``~/.cache/normtest`` on Linux): :func:`~normtest.paths.default_cache_dir`.
@@ -41,27 +47,19 @@ import os
 import sqlite3
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
-from numpy.typing import NDArray
 
-from normtest.adapters.protocol import Capability, Layer, TokenBatch, check_layer
 from normtest.errors import NormtestError
-from normtest.extraction import Remote, compute_items
-from normtest.memo import ByteMemo
 from normtest.paths import CACHE_ENV, default_cache_dir  # also importable from normtest.cache
 
 _SCHEMA = 2  # 2: the checksum covers dtype and shape as well as the bytes
 _WHAT_TO_DO = (f"run with --no-cache (Python: cache=False), or set {CACHE_ENV} to another "
                "folder")
 _T = TypeVar("_T")
-#: Items at least this long have their hash state kept (see ``CachedAdapter._keys``): documents.
-_LONG_ITEM = 4096
-#: At most this many kept hash states (the least recently used dropped first).
-_KEPT_ITEM_HASHES = 4096
 
 
 class CacheWarning(UserWarning):
@@ -125,6 +123,34 @@ def _in_memory() -> sqlite3.Connection:
     return db
 
 
+class _Unreadable(Exception):
+    """The removed cache file could not be read back (damaged, or of another schema)."""
+
+
+def _copy_entries(source: sqlite3.Connection, target: sqlite3.Connection) -> int | None:
+    """Copy every entry of ``source`` that ``target`` lacks, in one transaction, streaming;
+    how many ``source`` held (None when it could not be read). An error writing ``target``
+    propagates (nothing is written then)."""
+    count = 0
+
+    def rows() -> Iterator[tuple[Any, ...]]:
+        nonlocal count
+        try:
+            for row in source.execute("SELECT key, dtype, shape, checksum, data FROM entries"):
+                count += 1
+                yield row
+        except sqlite3.Error as exc:
+            raise _Unreadable(str(exc)) from exc
+
+    try:
+        with target:
+            target.execute("BEGIN IMMEDIATE")
+            target.executemany("INSERT OR IGNORE INTO entries VALUES (?, ?, ?, ?, ?)", rows())
+    except _Unreadable:
+        return None
+    return count
+
+
 class EmbeddingCache:
     """Key → array store in one SQLite file, safe against crashes and corruption."""
 
@@ -132,6 +158,8 @@ class EmbeddingCache:
     _read_only = False
     _warned_read_only = False
     _identity: tuple[int, int] | None = None
+    #: the file was removed and could not be made again: the cache lives in memory
+    _in_memory_only = False
 
     def __init__(
         self, folder: str | os.PathLike[str] | None = None, *, timeout: float = 60.0,
@@ -317,6 +345,9 @@ class EmbeddingCache:
             try:
                 return action(self._db)
             except sqlite3.OperationalError as exc:
+                if not self._read_only and attempt < 2 and self._moved():
+                    self._db = self._remake(exc)
+                    continue
                 if not self._read_only and _says_read_only(exc) and self.path.exists():
                     self._close_quietly()
                     self._read_only = True
@@ -328,6 +359,55 @@ class EmbeddingCache:
                     raise
                 self._db = self._recover(exc)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    # -- removal -------------------------------------------------------------------------------
+    def _moved(self) -> bool:
+        """Whether the file this cache opened is no longer at its path (removed with its
+        folder, or replaced by another file)."""
+        if self._in_memory_only or self._identity is None:
+            return False
+        return _identity(self.path) != self._identity
+
+    def _remake(self, exc: sqlite3.OperationalError) -> sqlite3.Connection:
+        """After the cache file was removed or replaced under this run: a connection to the
+        file now at the path (made anew, with its folder, when there is none), or to memory
+        when that cannot be made, holding every entry of the removed file (still readable
+        through ``self._db``); one warning says what happened."""
+        old, replaced = self._db, self.path.exists()
+        new: sqlite3.Connection | None = None
+        where: str | None = None
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            new = self._open()
+            if self._read_only:  # only readable: this run's vectors go to memory instead
+                self._read_only = False
+                raise OSError("the new file is read-only")
+            copied = _copy_entries(old, new)
+        except (OSError, NormtestError, sqlite3.Error) as failed:
+            where = getattr(failed, "strerror", None) or str(failed)
+            if new is not None:
+                new.close()
+            new = _in_memory()
+            copied = _copy_entries(old, new)
+        try:
+            old.close()
+        except sqlite3.Error:  # pragma: no cover - closing a removed file does not fail
+            pass
+        kept = ("nothing could be read back from it: its vectors are computed again when "
+                "needed" if copied is None else "it held no vectors yet" if copied == 0 else
+                f"the {copied:,} vectors it held were copied over, so none is lost")
+        if where is not None:
+            self._in_memory_only = True
+            self._warn(f"the embedding cache {self.path} was removed during the run ({exc}) and "
+                       f"could not be made again ({where}); this run keeps its vectors in memory "
+                       f"({kept}) and stores none on disk")
+        elif replaced:
+            self._warn(f"the embedding cache {self.path} was replaced by another file during "
+                       f"the run; carrying on with the new one ({kept})")
+        else:
+            self._warn(f"the embedding cache {self.path} was removed during the run; made it "
+                       f"again ({kept})")
+        return new
 
     def _query(self, sql: str, parameters: Sequence[Any] = ()) -> list[Any]:
         """The rows of one read-only statement, through :meth:`_run`."""
@@ -400,190 +480,3 @@ class EmbeddingCache:
 
     def __len__(self) -> int:
         return int(self._query("SELECT COUNT(*) FROM entries")[0][0])
-
-
-class CachedAdapter:
-    """Wraps an adapter: the same protocol, with every vector read through the cache.
-
-    Cheap methods (tokenisation, ``represents``) pass straight through. Each item (word, text,
-    prefix request) is cached on its own, so a request that overlaps an earlier one computes only
-    the new items, in one batched call to the model.
-    """
-
-    def __init__(self, adapter: Any, cache: EmbeddingCache,
-                 recipe: tuple[str, dict[str, Any]] | None = None) -> None:
-        """Wrap ``adapter`` (any object speaking the protocol). ``recipe``, ``(name or path,
-        load options)``, is how another process loads the same model (normtest.load sets it)."""
-        self.adapter = adapter
-        self.cache = cache
-        self.recipe = recipe
-        #: computes missing items elsewhere (normtest.ray_extraction); None: in this process
-        self.remote: Remote | None = None
-        #: a long item's hash state after its part of the key (see _keys), by item; counted
-        #: in items
-        self._item_hashes = ByteMemo(_KEPT_ITEM_HASHES)
-
-    # -- identity passes through -----------------------------------------------------------------
-    @property
-    def name(self) -> str:
-        """The wrapped model's name."""
-        return str(self.adapter.name)
-
-    @property
-    def revision(self) -> str:
-        """The wrapped model's revision."""
-        return str(self.adapter.revision)
-
-    @property
-    def capabilities(self) -> frozenset[Capability]:
-        """The wrapped model's capabilities."""
-        return frozenset(self.adapter.capabilities)
-
-    @property
-    def dim(self) -> int:
-        """The wrapped model's dimension."""
-        return int(self.adapter.dim)
-
-    @property
-    def states(self) -> tuple[str, ...]:
-        """The wrapped model's special states."""
-        return tuple(getattr(self.adapter, "states", ()))
-
-    def __getattr__(self, attribute: str) -> Any:
-        return getattr(self.adapter, attribute)
-
-    def variant(self, **changes: Any) -> CachedAdapter:
-        """The wrapped adapter's ``variant(...)``, still read through this cache."""
-        return CachedAdapter(self.adapter.variant(**changes), self.cache)
-
-    # -- keys ------------------------------------------------------------------------------------
-    def _key(self, method: str, item: str, **params: Any) -> str:
-        return self._keys(method, [item], **params)[0]
-
-    def _keys(self, method: str, items: Sequence[str], **params: Any) -> list[str]:
-        """sha256 of the JSON of {model, revision, method, params, item} (sorted keys) per item.
-
-        params arrive normalised to plain Python values (see _layer and the methods below). The
-        part shared by every item is serialised once: "item" sorts first, so each description
-        is ``{"item": <item>, `` followed by the rest, exactly as json.dumps writes the whole.
-        A long item (a CER document: every pooling and grid of it has a key, in every call) is
-        hashed once: its hash state after ``{"item": <item>`` is kept and copied for each tail.
-        """
-        rest = json.dumps({"model": self.name, "revision": self.revision, "method": method,
-                           "params": params}, sort_keys=True, ensure_ascii=False)
-        tail = (", " + rest[1:]).encode("utf-8")
-        out = []
-        for item in items:
-            if len(item) < _LONG_ITEM:
-                out.append(hashlib.sha256(b'{"item": ' + json.dumps(item, ensure_ascii=False)
-                                          .encode("utf-8") + tail).hexdigest())
-                continue
-            head = self._item_hashes.get(item)
-            if head is None:
-                head = hashlib.sha256(b'{"item": ' + json.dumps(item, ensure_ascii=False)
-                                      .encode("utf-8"))
-                self._item_hashes.put(item, head, 1)
-            key = head.copy()
-            key.update(tail)
-            out.append(key.hexdigest())
-        return out
-
-    def _through(
-        self, method: str, items: Sequence[str], compute: Callable[[list[str]], list[np.ndarray]],
-        **params: Any,
-    ) -> list[np.ndarray]:
-        keys = self._keys(method, items, **params)
-        found = self.cache.get_many(keys)
-        todo = [i for i, k in enumerate(keys) if k not in found]
-        todo_items = list(dict.fromkeys(items[i] for i in todo))
-        if todo_items:
-            fresh = compute(todo_items)
-            new = dict(zip(self._keys(method, todo_items, **params), fresh, strict=True))
-            self.cache.put_many(new)
-            found.update(new)
-        return [found[k] for k in keys]
-
-    @staticmethod
-    def _layer(layer: object) -> Layer:
-        """The layer as a plain ``int`` or name (``np.int64(2)`` keys like ``2``)."""
-        checked = check_layer(layer)
-        return checked if isinstance(checked, str) else int(checked)
-
-    # -- cached methods --------------------------------------------------------------------------
-    def _compute(self, method: str, items: list[Any], params: dict[str, Any]) -> list[np.ndarray]:
-        """The missing items' arrays: on the remote workers when there are some, else here."""
-        if self.remote is not None:
-            return self.remote(method, items, params)
-        return compute_items(self.adapter, method, items, params)
-
-    def _rows(self, method: str, items: Sequence[str], **params: Any) -> list[np.ndarray]:
-        return self._through(method, list(items),
-                             lambda todo: self._compute(method, todo, params), **params)
-
-    def _stack(self, rows: list[np.ndarray]) -> NDArray[np.floating]:
-        return np.stack(rows) if rows else np.empty((0, self.dim), dtype=np.float32)
-
-    def word_vectors(self, words: Sequence[str]) -> NDArray[np.floating]:
-        """Word vectors through the cache."""
-        return self._stack(self._rows("word_vectors", words))
-
-    # represents, tokenize and word_tokens are cheap: they pass through __getattr__, so that a
-    # wrapped model without them (an open-vocabulary sentence encoder) has none here either
-
-    def text_vectors(self, texts: Sequence[str]) -> NDArray[np.floating]:
-        """A sentence encoder's text vectors through the cache."""
-        return self._stack(self._rows("text_vectors", texts))
-
-    def token_vectors(
-        self, texts: Sequence[str], *, layer: Layer = "last", special_tokens: bool = False,
-        words: bool = False,
-    ) -> TokenBatch:
-        """Token vectors through the cache, one entry per text."""
-        rows = self._rows("token_vectors", texts, layer=self._layer(layer),
-                          special_tokens=bool(special_tokens), words=bool(words))
-        return TokenBatch.from_list(rows, self.dim)
-
-    def special_states(
-        self, texts: Sequence[str], state: str, *, layer: Layer = "last"
-    ) -> NDArray[np.floating]:
-        """Special states through the cache."""
-        return self._stack(self._rows("special_states", texts, state=str(state),
-                                      layer=self._layer(layer)))
-
-    def prefix_vectors(
-        self, text: str, prefix_lengths: Sequence[int], pooling: str, *, layer: Layer = "last"
-    ) -> NDArray[np.floating]:
-        """Prefix vectors through the cache (one entry per text and length grid)."""
-        return self.prefix_vectors_many([text], [prefix_lengths], pooling, layer=layer)[0]
-
-    def prefix_vectors_many(
-        self, texts: Sequence[str], prefix_lengths: Sequence[Sequence[int]], pooling: str, *,
-        layer: Layer = "last", also: Sequence[str] = (),
-    ) -> list[NDArray[np.floating]]:
-        """``prefix_vectors`` of several texts through the cache, the missing ones computed in
-        one batch. ``also``: other poolings of the same prefixes to compute and store with them
-        (one forward pass serves them all; on remote workers, one job)."""
-        texts, grids = list(texts), [[int(n) for n in g] for g in prefix_lengths]
-        if len(texts) != len(grids):
-            raise NormtestError(
-                f"{len(texts)} texts but {len(grids)} prefix-length lists; give one list per text"
-            )
-        layer = self._layer(layer)
-        poolings = list(dict.fromkeys([str(pooling), *map(str, also)]))
-        keys = {p: [self._key("prefix_vectors", t, lengths=g, pooling=p, layer=layer)
-                    for t, g in zip(texts, grids, strict=True)] for p in poolings}
-        found = self.cache.get_many([k for p in poolings for k in keys[p]])
-        todo = [i for i in range(len(texts)) if any(keys[p][i] not in found for p in poolings)]
-        if todo:  # every pooling of the texts that lack one, in one batch
-            fresh = self._compute("prefix_vectors", [(texts[i], grids[i]) for i in todo],
-                                  {"poolings": poolings, "layer": layer})
-            new = {keys[p][i]: np.asarray(stacked[j]) for i, stacked in zip(todo, fresh,
-                                                                            strict=True)
-                   for j, p in enumerate(poolings)}
-            self.cache.put_many(new)
-            found.update(new)
-        return [found[k] for k in keys[str(pooling)]]
-
-    def token_logprobs(self, texts: Sequence[str]) -> list[NDArray[np.floating]]:
-        """Per-token log-probabilities through the cache."""
-        return self._rows("token_logprobs", texts)

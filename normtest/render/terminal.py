@@ -76,9 +76,9 @@ def scorecard_text(lines: Sequence[Line]) -> str:
     return "\n".join(out)
 
 
-def plan_text(plan: Plan, model: str) -> str:
+def plan_text(plan: Plan, model: str, *, options: str = "") -> str:
     """``normtest plan``: each confirmatory row of the pilot, decided or what would decide it,
-    then the settings to audit with."""
+    then the settings to audit with (after the user's own ``options``, as a shell reads them)."""
     from normtest.power import OUT_OF_REACH
 
     out = [f"normtest plan for {model}: a pilot audit, and the sample each of the paper's "
@@ -100,7 +100,10 @@ def plan_text(plan: Plan, model: str) -> str:
             out.append(f"{head}  needs about {where}")
     recommended = plan.recommended
     flags = " ".join(f"--{k} {v}" for k, v in recommended.items())
-    out += ["", "audit with: normtest audit --model " + model + (f" {flags}" if flags else "")
+    if not plan.rows:
+        out.append("  no confirmatory row among the selected claims: nothing to size")
+    out += ["", "audit with: normtest audit --model " + model + (f" {options}" if options else "")
+            + (f" {flags}" if flags else "")
             + "   (power 0.9 for each row, at the audit's Holm level; the pilot's estimates are "
               "taken as the truth)"]
     return "\n".join(out)
