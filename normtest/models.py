@@ -135,6 +135,10 @@ def load(name_or_path: str | os.PathLike[str], kind: str | None = None, *, cache
 
 def _load_uncached(target: str, kind: str | None, options: dict[str, Any],
                    cache_dir: str | os.PathLike[str] | None) -> Any:
+    from normtest.model_store import installed_model  # gemma-3-270m, nomic-embed-text-v1.5
+
+    if (installed := installed_model(target, kind, options, cache_dir)) is not None:
+        return installed
     if target in EMBEDDED and not Path(target).exists():
         embedded = EMBEDDED[target]
         if kind == "sentence" and embedded.sentence_folder is not None:

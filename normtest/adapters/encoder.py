@@ -2,11 +2,13 @@
 
 :class:`EncoderAdapter` (BERT, RoBERTa, ModernBERT, MiniLM, …; the embedded ``minilm-l6`` via
 :meth:`EncoderAdapter.minilm_l6`) always runs a text the way the model is used, wrapped in its
-special tokens (``[CLS] … [SEP]``, ``<s> … </s>``); ``special_tokens=False`` drops those rows
-afterwards. ``cls`` is the state at position 0. Encoders attend both ways, so a prefix is run on
-its own, wrapped the same way: one forward pass per prefix, batched by length, and
-``prefix_vectors_many`` batches the prefixes of many texts together (all prefixes of length L,
-whatever their text). The shared conventions (words, layers, batches, revision) are in
+special tokens (``[CLS] … [SEP]``, ``<s> … </s>``), and after ``text_prefix`` when the model
+was trained with an instruction before its texts (nomic-embed: ``[CLS] search_document: …
+[SEP]``); ``special_tokens=False`` drops those rows afterwards. ``cls`` is the state at position
+0. Encoders attend both ways, so a prefix is run on its own, wrapped the same way: one forward
+pass per prefix, batched by length, and ``prefix_vectors_many`` batches the prefixes of many
+texts together (all prefixes of length L, whatever their text). The shared conventions (words,
+layers, batches, revision) are in
 :mod:`normtest.adapters.transformers_base`.
 """
 
@@ -48,7 +50,10 @@ class EncoderAdapter(_BatchedAdapter):
     the reference paths, one forward pass per prefix and per-item lists; see
     :mod:`normtest.adapters.transformers_base`),
     ``trust_remote_code`` (let a folder whose configuration names its own Python modules run
-    them; refused otherwise, never asked on standard input).
+    them; refused otherwise, never asked on standard input), ``text_prefix`` (an instruction put
+    before every text, after the leading special tokens, such as nomic-embed's
+    ``"search_document: "``; its tokens count as special tokens, and it is part of the
+    revision).
     """
 
     _auto_class = "AutoModel"
@@ -67,13 +72,36 @@ class EncoderAdapter(_BatchedAdapter):
         word_prefix: str | None = None,
         fast: bool = True,
         trust_remote_code: bool = False,
+        text_prefix: str = "",
     ) -> None:
         """Load the encoder and its tokenizer from a folder (or a hub id with allow_network)."""
+        self._text_prefix_option = text_prefix
         super().__init__(model, name=name, device=device, dtype=dtype,
                          max_tokens_per_batch=max_tokens_per_batch, max_padding=max_padding,
                          progress=progress, allow_network=allow_network, word_prefix=word_prefix,
                          fast=fast, trust_remote_code=trust_remote_code)
-        self._before, self._after = self._special_layout()
+
+    def _configure(self, options: dict[str, Any]) -> None:
+        """Apply the run options, including the text prefix (its tokens join the leading
+        special tokens)."""
+        options = {"text_prefix": self._text_prefix_option, **options}
+        prefix = options["text_prefix"]
+        if not isinstance(prefix, str):
+            raise NormtestError(f"text_prefix must be a str, got {prefix!r}")
+        super()._configure(options)
+        self._text_prefix = prefix
+        before, self._after = self._special_layout()
+        self._has_cls = bool(before)
+        self._before = [*before, *(self._ids(prefix) if prefix.strip() else [])]
+
+    def _revision_extras(self) -> list[str]:
+        return [f"text_prefix={self._text_prefix!r}"] if self._text_prefix else []
+
+    @property
+    def text_prefix(self) -> str:
+        """What is put before every text and word the model runs (its tokens are not part of
+        the text: dropped from token vectors and prefix compositions, like [CLS])."""
+        return self._text_prefix
 
     @classmethod
     def minilm_l6(cls, **options: Any) -> EncoderAdapter:
@@ -95,13 +123,14 @@ class EncoderAdapter(_BatchedAdapter):
 
     @property
     def n_special_tokens(self) -> int:
-        """How many special tokens the tokenizer adds around a text ([CLS] and [SEP]: 2)."""
+        """How many special tokens the tokenizer adds around a text ([CLS] and [SEP]: 2), and
+        the text prefix's tokens."""
         return len(self._before) + len(self._after)
 
     @property
     def states(self) -> tuple[str, ...]:
         """("cls",) when the tokenizer puts a special token first, else ()."""
-        return ("cls",) if self._before else ()
+        return ("cls",) if self._has_cls else ()
 
     def _wrap(self, ids: list[int]) -> tuple[list[int], int]:
         return [*self._before, *ids, *self._after], len(self._before)

