@@ -355,7 +355,7 @@ def test_ctrl_c_inside_a_finaliser_is_not_lost(
             pass
         return EXIT_OK
 
-    monkeypatch.setattr(cli, "_list", command)
+    monkeypatch.setattr(cli.catalogue, "list_claims", command)
     code, _, err = run_cli(["list"], capsys)
     assert code == cli.EXIT_INTERRUPTED
     assert "interrupted" in err and "Exception ignored" not in err and "Traceback" not in err

@@ -17,19 +17,26 @@ from pathlib import Path
 from typing import Any
 
 from normtest import progress
+from normtest.cli import audit, catalogue, compare, plan, report
+from normtest.cli.common import (
+    EXIT_GATE_FAILED,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    check_outputs,
+    say_written,
+    shows_progress,
+)
 from normtest.errors import NormtestError
 from normtest.settings import (
     add_cli_options,
-    audit_settings,
     given,
-    load_checks_of,
-    load_options,
     resolve,
 )
 
-EXIT_OK, EXIT_USAGE, EXIT_INTERNAL = 0, 2, 3
-EXIT_GATE_FAILED = 1
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a command stopped by Ctrl-C
+__all__ = ["EXIT_GATE_FAILED", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE",
+           "main", "run"]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -80,11 +87,13 @@ def _parser() -> argparse.ArgumentParser:
     audit.add_argument("--until-decided", action="store_true",
                        help="a sequential audit: grow the sample in stages until every "
                             "confirmatory row is decided (O'Brien–Fleming alpha spending)")
-    audit.add_argument("--stages", type=int, default=3,
+    audit.add_argument("--stages", type=int, default=None, metavar="N",
                        help="with --until-decided: at most this many stages, each twice the "
-                            "sample of the one before (default 3)")
+                            "sample of the one before (default 3; 1 to 30, and as many as the "
+                            "word list holds: 5 with the default 5,000 words)")
     audit.add_argument("--budget", type=float, default=None, metavar="SECONDS",
-                       help="with --until-decided: stop before a stage that would not fit")
+                       help="with --until-decided: stop before a stage that would not fit in "
+                            "this many seconds (a positive number; default: no limit)")
     audit.add_argument("--config", type=Path, default=None,
                        help="normtest.toml or pyproject.toml whose [tool.normtest] settings "
                             "apply (default: found from here)")
@@ -180,6 +189,9 @@ def _parser() -> argparse.ArgumentParser:
                            metavar="CLAIM=VALUE",
                            help="re-judge a claim: CLAIM=VALUE (one-sided threshold) or "
                                 "CLAIM=LOW:HIGH (equivalence margin); Holm again per claim")
+    from normtest.model_store import add_parser as add_models_parser
+
+    add_models_parser(sub)
     return parser
 
 
@@ -189,283 +201,32 @@ def _add_quiet(parser: argparse.ArgumentParser) -> None:
                              "terminal)")
 
 
-def _list(args: argparse.Namespace) -> int:
-    from normtest.catalogue import claims
-
-    chosen = claims(args.suite)
-    width = max(len(c.id) for c in chosen)
-    for c in chosen:
-        mark = " (reconstructed)" if c.reconstructed else ""
-        print(f"{c.id:<{width}}  {c.suite:<10}  {c.statement}{mark}")
-    print(f"\n{len(chosen)} claims; `normtest show ID` describes one")
-    if args.suite == "all":
-        from normtest.comparison import comparatives
-
-        pairs = comparatives()
-        width = max(len(pair.id) for pair in pairs)
-        print(f"\n{len(pairs)} comparative claims (normtest compare --model A --model B):")
-        for pair in pairs:
-            statement = pair.statement.format(first="A", second="B")
-            print(f"{pair.id:<{width}}  {pair.data:<10}  {statement}")
-    return EXIT_OK
-
-
-def _audit(args: argparse.Namespace) -> int:
-    from normtest.audit import run_audit
-    from normtest.gate import load_config
-    from normtest.models import load
-
-    config = load_config(args.config)
-    values = resolve(config.settings, given(args))
-    for path in values["corpus"]:
-        if not Path(path).exists() and not any(c in path for c in "*?["):  # globs: when read
-            raise NormtestError(f"--corpus {path}: no such file or folder")
-    _check_outputs(args)
-    load_checks_of(values)
-    if len(args.model) > 1:
-        return _audit_many(args, values)
-    (args.model,) = args.model
-    with progress.showing(_shows_progress(args)):
-        with progress.task(f"loading {args.model}"):
-            adapter = load(args.model, **load_options(args.model, values,
-                                                      progress=sys.stderr.isatty()))
-        if args.out is None:  # one folder per model and revision, as MTEB keeps its results
-            from normtest.paths import default_results_dir
-            from normtest.render import check_writable_folder
-
-            args.out = check_writable_folder(default_results_dir(adapter.name, adapter.revision))
-        settings = audit_settings(values)
-        if args.until_decided:
-            from normtest.sequential import run_sequential
-
-            report = run_sequential(adapter, args.claims, args.suite, settings,
-                                    stages=args.stages, budget=args.budget,
-                                    on_stage=_stage_line)
-        else:
-            report = run_audit(adapter, claim_ids=args.claims, suite=args.suite,
-                               settings=settings)
-    from normtest.render.console import print_audit, stdout_console
-
-    print_audit(report, stdout_console(), all_rows=args.all_rows)
-    replaced = report.provenance.get("corpus_replaced_bytes")
-    if replaced:
-        print(f"note: {replaced:,} of the corpus's {report.provenance['corpus_bytes']:,} bytes "
-              "were not UTF-8 and were read as U+FFFD (recorded in report.json)")
-    _say_written(report, args.out, args.formats)
-    if args.gate:
-        from normtest.gate import gate_audit
-
-        print()
-        return gate_audit(report, adapter, settings, args.config, args.baseline, args.summary)
-    return EXIT_OK
-
-
-def _compare(args: argparse.Namespace) -> int:
-    """``normtest compare``: audit the models on one paired sample (or read stored reports),
-    judge the comparative claims, print the answer and write the renderings."""
-    from normtest.comparison import audit_claims, compare_reports
-    from normtest.gate import load_config
-    from normtest.many import audit_models
-    from normtest.paths import folder_name
-    from normtest.render.comparison import (
-        print_comparison,
-        render_comparison_html,
-        render_comparison_markdown,
-    )
-    from normtest.render.console import stdout_console
-    from normtest.report import Report
-
-    models = [v for kind, v in args.sources if kind == "model"]
-    if len(args.sources) < 2:
-        raise NormtestError("compare needs two models or more: --model A --model B (or stored "
-                            "reports with --report)")
-    values = {**resolve(load_config(None).settings, given(args)), "prefix_unit": "words"}
-    _check_outputs(args)
-    load_checks_of(values)
-    audited = audit_claims(args.claims, args.suite)
-    if not audited and models:
-        raise NormtestError(f"no claim of suite {args.suite!r} reads the data the chosen "
-                            "comparative claims need")
-    with progress.showing(_shows_progress(args)):
-        stored = {v: Report.read(v) for kind, v in args.sources if kind == "report"}
-        fresh = iter(audit_models(models, values, audited, args.suite) if models else [])
-        reports = [stored[v] if kind == "report" else next(fresh) for kind, v in args.sources]
-        comparison = compare_reports(reports, args.claims, audit_settings(values))
-    names = comparison.provenance["models"]
-    folder = args.out or Path("reports", "compare", "-vs-".join(folder_name(n) for n in names))
-    print_comparison(comparison, stdout_console())
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        comparison.write(folder / "comparison.json")
-        (folder / "comparison.md").write_text(render_comparison_markdown(comparison),
-                                              encoding="utf-8")
-        (folder / "comparison.html").write_text(render_comparison_html(comparison),
-                                                encoding="utf-8")
-    except OSError as exc:
-        raise NormtestError(f"cannot write the comparison to {folder}: {exc.strerror}") from exc
-    from normtest.render import write_renderings
-
-    folders: list[str] = []
-    for name, report in zip(names, comparison.reports, strict=True):
-        sub = folder_name(name)
-        while sub in folders:  # two names that map to one folder name
-            sub += "_"
-        folders.append(sub)
-        write_renderings(report, folder / sub)
-    print(f"comparison written to {folder}/: comparison.json, comparison.md, comparison.html "
-          f"(and each model's report in {', '.join(f + '/' for f in folders)})")
-    return EXIT_OK
-
-
-def _audit_many(args: argparse.Namespace, values: dict[str, Any]) -> int:
-    """Several models: each audited on its own (a Ray task each with --executor ray), its
-    answer printed and its reports written to ``--out/MODEL`` or ``reports/MODEL/REVISION``."""
-    from normtest.many import audit_models
-    from normtest.paths import default_results_dir, folder_name
-    from normtest.render.console import print_audit, stdout_console
-
-    for option in ("gate", "until_decided"):
-        if getattr(args, option):
-            raise NormtestError(f"--{option.replace('_', '-')} takes one model; run it for each")
-    with progress.showing(_shows_progress(args)):
-        reports = audit_models(args.model, values, args.claims, args.suite)
-    for report in reports:
-        name, revision = report.model["name"], report.model["revision"]
-        folder = (args.out / folder_name(name) if args.out is not None
-                  else default_results_dir(name, revision))
-        print_audit(report, stdout_console(), all_rows=args.all_rows)
-        _say_written(report, folder, args.formats)
-        print()
-    return EXIT_OK
-
-
-def _say_written(report: Any, folder: Path, formats: Sequence[str]) -> None:
-    """Write the renderings and say where, in one line."""
-    from normtest.render import write_renderings
-
-    written = write_renderings(report, folder, formats)
-    print(f"reports written to {folder}/: {', '.join(p.name for p in written)}")
-
-
-def _shows_progress(args: argparse.Namespace) -> bool:
-    """Progress on standard error when it is a terminal and --quiet was not given."""
-    return sys.stderr.isatty() and not getattr(args, "quiet", False)
-
-
-def _check_outputs(args: argparse.Namespace) -> None:
-    """Refuse unwritable output paths before any work is done (not after a long audit)."""
-    from normtest.render import check_writable_file, check_writable_folder
-
-    if getattr(args, "out", None) is not None:
-        check_writable_folder(args.out, "--out")
-    for option in ("summary", "save_report"):
-        if getattr(args, option, None) is not None:
-            check_writable_file(getattr(args, option), "--" + option.replace("_", "-"))
-
-
-def _report(args: argparse.Namespace) -> int:
-    from normtest.render import render, with_thresholds
-    from normtest.report import Report
-
-    if args.out is not None:
-        from normtest.render import check_writable_file
-
-        check_writable_file(args.out, "--out")
-    report = with_thresholds(Report.read(args.report), args.threshold)
-    if args.format == "layers":
-        from normtest.render.layers import report_profiles, save_layer_plot
-
-        found = report_profiles(report)
-        if found is None:
-            raise NormtestError(f"{args.report} has no layer profile; audit with --layers all "
-                                "(or a list of layers) first")
-        if args.out is None or args.out.suffix.lower() not in (".png", ".svg", ".pdf"):
-            raise NormtestError("--format layers writes a figure: give --out FILE.png (or "
-                                ".svg, .pdf)")
-        save_layer_plot(*found, args.out, title=str(report.model.get("name", "")))
-        print(f"layer profile written to {args.out}")
-        return EXIT_OK
-    if args.format == "text":
-        from normtest.render.console import audit_text
-
-        name = report.model.get("name", "unnamed model")
-        text = audit_text(report, title=f"normtest report of {name}")
-    else:
-        text = render(report, args.format)
-    if args.out is None:
-        sys.stdout.write(text)
-        return EXIT_OK
-    try:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise NormtestError(f"cannot write {args.out}: {exc.strerror}") from exc
-    print(f"{args.format} report written to {args.out}")
-    return EXIT_OK
-
-
-def _stage_line(stage: Any) -> None:
-    """One line per stage of a sequential audit, on standard error."""
-    s = stage.settings
-    print(f"normtest: stage {stage.number}: {s.words:,} words, {s.documents} documents, "
-          f"{s.sentences} sentences at α={stage.alpha:.2g} ({stage.seconds:.0f} s): "
-          f"{len(stage.decided)} confirmatory rows decided, {len(stage.undecided)} undecided",
-          file=sys.stderr)
-
-
-def _plan(args: argparse.Namespace) -> int:
-    from normtest.audit import run_audit
-    from normtest.models import load
-    from normtest.power import PILOT, plan
-    from normtest.render.terminal import plan_text
-
-    chosen = given(args)
-    values = resolve({k: v for k, v in PILOT.items() if k not in chosen}, chosen)
-    load_checks_of(values)
-    with progress.showing(_shows_progress(args)):
-        with progress.task(f"loading {args.model}"):
-            adapter = load(args.model, **load_options(args.model, values,
-                                                      progress=sys.stderr.isatty()))
-        settings = audit_settings(values)
-        report = run_audit(adapter, claim_ids=args.claims, suite=args.suite, settings=settings)
-    print(plan_text(plan(report.results, settings), args.model))
-    return EXIT_OK
-
-
-def _show(args: argparse.Namespace) -> int:
-    from normtest.catalogue import describe, get
-
-    print(describe(get(args.claim)))
-    return EXIT_OK
-
-
-def _explain(args: argparse.Namespace) -> int:
-    from normtest.explain import explain
-
-    print(explain(args.name))
-    return EXIT_OK
-
-
 def _demo(args: argparse.Namespace) -> int:
     from normtest.demo import run_demo
     from normtest.render.console import print_rows, stdout_console
 
     values = resolve(given(args))
-    _check_outputs(args)
+    check_outputs(args)
     report = run_demo(seed=values["seed"], n_words=values["words"])
     print_rows(report, stdout_console(), reasons=args.all_rows,
                title="normtest demonstration: synthetic models built to satisfy or violate each "
                      "claim")
     if args.out is not None:
-        _say_written(report, args.out, args.formats)
+        say_written(report, args.out, args.formats)
     return EXIT_OK
+
+
+def _models(args: argparse.Namespace) -> int:
+    from normtest.model_store import command
+
+    return command(args)
 
 
 def _gate(args: argparse.Namespace) -> int:
     from normtest.gate import command
 
-    _check_outputs(args)
-    with progress.showing(_shows_progress(args)):
+    check_outputs(args)
+    with progress.showing(shows_progress(args)):
         return command(args)
 
 
@@ -490,9 +251,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     warnings.showwarning = _one_line_warning
     sys.unraisablehook = _keep_interrupts
     try:
-        commands = {"demo": _demo, "list": _list, "show": _show, "explain": _explain,
-                    "audit": _audit,
-                    "gate": _gate, "report": _report, "plan": _plan, "compare": _compare}
+        commands = {"demo": _demo, "list": catalogue.list_claims, "show": catalogue.show,
+                    "explain": catalogue.explain, "audit": audit.command, "gate": _gate,
+                    "report": report.command, "plan": plan.command, "compare": compare.command,
+                    "models": _models}
         code = commands[args.command](args)
         sys.stdout.flush()  # a closed pipe is reported here, inside the handlers below
         return code

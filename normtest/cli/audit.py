@@ -1,0 +1,147 @@
+"""``normtest audit``: one model (or several, on Ray or in turn), once or stage by stage
+(``--until-decided``), with the checks that refuse a bad design before the model loads."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from normtest import progress
+from normtest.cli.common import (
+    EXIT_OK,
+    check_outputs,
+    say_written,
+    shows_progress,
+)
+from normtest.errors import NormtestError
+from normtest.settings import (
+    audit_settings,
+    given,
+    load_checks_of,
+    load_options,
+    resolve,
+)
+
+
+def command(args: argparse.Namespace) -> int:
+    from normtest.audit import run_audit
+    from normtest.gate import load_config
+    from normtest.models import load
+
+    config = load_config(args.config)
+    values = resolve(config.settings, given(args))
+    for path in values["corpus"]:
+        if not Path(path).exists() and not any(c in path for c in "*?["):  # globs: when read
+            raise NormtestError(f"--corpus {path}: no such file or folder")
+    check_outputs(args)
+    _check_sequential(args, values)
+    load_checks_of(values)
+    if len(args.model) > 1:
+        return _audit_many(args, values)
+    (args.model,) = args.model
+    _check_ray(values)
+    with progress.showing(shows_progress(args)):
+        with progress.task(f"loading {args.model}"):
+            adapter = load(args.model, **load_options(args.model, values,
+                                                      progress=sys.stderr.isatty()))
+        if args.out is None:  # one folder per model and revision, as MTEB keeps its results
+            from normtest.paths import default_results_dir
+            from normtest.render import check_writable_folder
+
+            args.out = check_writable_folder(default_results_dir(adapter.name, adapter.revision))
+        settings = audit_settings(values)
+        if args.until_decided:
+            from normtest.sequential import run_sequential
+
+            report = run_sequential(adapter, args.claims, args.suite, settings,
+                                    stages=STAGES if args.stages is None else args.stages,
+                                    budget=args.budget,
+                                    on_stage=_stage_line)
+        else:
+            report = run_audit(adapter, claim_ids=args.claims, suite=args.suite,
+                               settings=settings)
+    from normtest.render.console import print_audit, stdout_console
+
+    print_audit(report, stdout_console(), all_rows=args.all_rows)
+    replaced = report.provenance.get("corpus_replaced_bytes")
+    if replaced:
+        print(f"note: {replaced:,} of the corpus's {report.provenance['corpus_bytes']:,} bytes "
+              "were not UTF-8 and were read as U+FFFD (recorded in report.json)")
+    say_written(report, args.out, args.formats)
+    if args.gate:
+        from normtest.gate import gate_audit
+
+        print()
+        return gate_audit(report, adapter, settings, args.config, args.baseline, args.summary)
+    return EXIT_OK
+
+
+#: The stages of ``normtest audit --until-decided`` when --stages is not given.
+STAGES = 3
+
+
+def _check_sequential(args: argparse.Namespace, values: dict[str, Any]) -> None:
+    """Refuse a sequential design that cannot run (--stages, --budget, or the word list too
+    short for the last stage) before any work; --stages and --budget need --until-decided."""
+    if not args.until_decided:
+        for option in ("stages", "budget"):
+            if getattr(args, option) is not None:
+                raise NormtestError(f"--{option} applies to a sequential audit: add "
+                                    f"--until-decided (or leave out --{option})")
+        return
+    from normtest.sequential import check_budget, check_stages, check_words
+
+    stages = STAGES if args.stages is None else args.stages
+    check_stages(stages, cli=True)
+    check_budget(args.budget, cli=True)
+    check_words(int(values["words"]), stages, cli=True)
+
+
+def _check_ray(values: dict[str, Any]) -> None:
+    """One model with --executor ray: the embedding cache on (the workers' vectors land there)
+    and an address where a cluster answers, checked before the model is loaded."""
+    if values.get("executor") != "ray":
+        return
+    if not values.get("cache", True):
+        raise NormtestError(
+            "--executor ray cannot run with --no-cache: the Ray workers compute the vectors "
+            "the embedding cache lacks, and the audit reads them from there. Drop --no-cache "
+            "(to compute every vector afresh, set NORMTEST_CACHE_DIR to an empty folder), or "
+            "run --no-cache with --executor local")
+    from normtest.ray_extraction import check_address, require_ray
+
+    require_ray()
+    check_address(values.get("ray_address"))
+
+
+def _audit_many(args: argparse.Namespace, values: dict[str, Any]) -> int:
+    """Several models: each audited on its own (a Ray task each with --executor ray), its
+    answer printed and its reports written to ``--out/MODEL`` or ``reports/MODEL/REVISION``."""
+    from normtest.many import audit_models
+    from normtest.paths import default_results_dir, folder_name
+    from normtest.render.console import print_audit, stdout_console
+
+    for option in ("gate", "until_decided"):
+        if getattr(args, option):
+            raise NormtestError(f"--{option.replace('_', '-')} takes one model; run it for each")
+    with progress.showing(shows_progress(args)):
+        reports = audit_models(args.model, values, args.claims, args.suite)
+    for report in reports:
+        name, revision = report.model["name"], report.model["revision"]
+        folder = (args.out / folder_name(name) if args.out is not None
+                  else default_results_dir(name, revision))
+        print_audit(report, stdout_console(), all_rows=args.all_rows)
+        say_written(report, folder, args.formats)
+        print()
+    return EXIT_OK
+
+
+def _stage_line(stage: Any) -> None:
+    """One line per stage of a sequential audit, on standard error."""
+    s = stage.settings
+    print(f"normtest: stage {stage.number}: {s.words:,} words, {s.documents} documents, "
+          f"{s.sentences} sentences at α={stage.alpha:.2g} ({stage.seconds:.0f} s): "
+          f"{len(stage.decided)} confirmatory rows decided, {len(stage.undecided)} undecided",
+          file=sys.stderr)

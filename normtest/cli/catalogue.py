@@ -1,0 +1,45 @@
+"""``normtest list``, ``show`` and ``explain``: the catalogue of claims, one claim, how a line or a
+claim is decided."""
+
+from __future__ import annotations
+
+import argparse
+
+from normtest.cli.common import (
+    EXIT_OK,
+)
+
+
+def list_claims(args: argparse.Namespace) -> int:
+    from normtest.catalogue import claims
+
+    chosen = claims(args.suite)
+    width = max(len(c.id) for c in chosen)
+    for c in chosen:
+        mark = " (reconstructed)" if c.reconstructed else ""
+        print(f"{c.id:<{width}}  {c.suite:<10}  {c.statement}{mark}")
+    print(f"\n{len(chosen)} claims; `normtest show ID` describes one")
+    if args.suite == "all":
+        from normtest.comparison import comparatives
+
+        pairs = comparatives()
+        width = max(len(pair.id) for pair in pairs)
+        print(f"\n{len(pairs)} comparative claims (normtest compare --model A --model B):")
+        for pair in pairs:
+            statement = pair.statement.format(first="A", second="B")
+            print(f"{pair.id:<{width}}  {pair.data:<10}  {statement}")
+    return EXIT_OK
+
+
+def show(args: argparse.Namespace) -> int:
+    from normtest.catalogue import describe, get
+
+    print(describe(get(args.claim)))
+    return EXIT_OK
+
+
+def explain(args: argparse.Namespace) -> int:
+    from normtest.explain import explain
+
+    print(explain(args.name))
+    return EXIT_OK

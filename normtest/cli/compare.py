@@ -1,0 +1,97 @@
+"""``normtest compare``: several models on one paired sample, or their stored reports."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from normtest import progress
+from normtest.cli.common import (
+    EXIT_OK,
+    check_outputs,
+    shows_progress,
+)
+from normtest.errors import NormtestError
+from normtest.settings import (
+    audit_settings,
+    given,
+    load_checks_of,
+    resolve,
+)
+
+
+def command(args: argparse.Namespace) -> int:
+    """``normtest compare``: audit the models on one paired sample (or read stored reports),
+    judge the comparative claims, print the answer and write the renderings."""
+    from normtest.comparison import (
+        audit_claims,
+        check_same_sample,
+        comparatives,
+        compare_reports,
+        get_comparative,
+        model_key,
+        planned_identity,
+        sample_identity,
+    )
+    from normtest.gate import load_config
+    from normtest.many import audit_models
+    from normtest.paths import folder_name
+    from normtest.render.comparison import (
+        print_comparison,
+        render_comparison_html,
+        render_comparison_markdown,
+    )
+    from normtest.render.console import stdout_console
+    from normtest.report import Report
+
+    models = [v for kind, v in args.sources if kind == "model"]
+    if len(args.sources) < 2:
+        raise NormtestError("compare needs two models or more: --model A --model B (or stored "
+                            "reports with --report)")
+    check_outputs(args)
+    stored = {v: Report.read(v) for kind, v in args.sources if kind == "report"}
+    origins = [str(v) if kind == "report" else f"--model {v}" for kind, v in args.sources]
+    # models audited next to stored reports draw the stored reports' sample unless told
+    # otherwise (an explicit setting that differs is refused below, before any audit)
+    recorded = next((r.provenance.get("sample") for r in stored.values()
+                     if isinstance(r.provenance.get("sample"), dict)), None) or {}
+    adopted = {k: (tuple(v) if isinstance(v, list) else v) for k, v in recorded.items()
+               if k in ("seed", "words", "documents", "sentences", "corpus") and v is not None}
+    values = {**resolve(adopted, load_config(None).settings, given(args)),
+              "prefix_unit": "words"}
+    load_checks_of(values)
+    audited = audit_claims(args.claims, args.suite)
+    if not audited and models:
+        raise NormtestError(f"no claim of suite {args.suite!r} reads the data the chosen "
+                            "comparative claims need")
+    kinds = list(dict.fromkeys(c.data for c in ([get_comparative(i) for i in args.claims]
+                                                if args.claims else comparatives())))
+    planned = planned_identity(audit_settings(values), kinds)
+    check_same_sample(
+        [sample_identity(stored[v], [k for k in kinds if k in stored[v].data])
+         if kind == "report" else planned for kind, v in args.sources],
+        [f"{stored[v].model.get('name')} ({v})" if kind == "report" else f"--model {v}"
+         for kind, v in args.sources],
+        [model_key(stored[v]) if kind == "report" else None for kind, v in args.sources])
+    with progress.showing(shows_progress(args)):
+        fresh = iter(audit_models(models, values, audited, args.suite) if models else [])
+        reports = [stored[v] if kind == "report" else next(fresh) for kind, v in args.sources]
+        comparison = compare_reports(reports, args.claims, audit_settings(values), origins)
+    names = comparison.provenance["models"]
+    folder = args.out or Path("reports", "compare", "-vs-".join(folder_name(n) for n in names))
+    print_comparison(comparison, stdout_console())
+    from normtest.render import write_files, write_renderings
+
+    write_files(folder, {"comparison.json": comparison.to_json(),
+                         "comparison.md": render_comparison_markdown(comparison),
+                         "comparison.html": render_comparison_html(comparison)})
+    folders: list[str] = []
+    for name, report in zip(names, comparison.reports, strict=True):
+        sub = folder_name(name)
+        while sub in folders:  # two names that map to one folder name
+            sub += "_"
+        folders.append(sub)
+        write_renderings(report, folder / sub)
+    print(f"comparison written to {folder}/: comparison.json, comparison.md, comparison.html "
+          f"(and each model's report in {', '.join(f + '/' for f in folders)})")
+    return EXIT_OK

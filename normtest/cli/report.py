@@ -1,0 +1,52 @@
+"""``normtest report``: a stored report rendered again, under other thresholds if asked."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from normtest.cli.common import (
+    EXIT_OK,
+)
+from normtest.errors import NormtestError
+
+
+def command(args: argparse.Namespace) -> int:
+    from normtest.render import render, with_thresholds
+    from normtest.report import Report
+
+    if args.out is not None:
+        from normtest.render import check_writable_file
+
+        check_writable_file(args.out, "--out")
+    report = with_thresholds(Report.read(args.report), args.threshold)
+    if args.format == "layers":
+        from normtest.render.layers import report_profiles, save_layer_plot
+
+        found = report_profiles(report)
+        if found is None:
+            raise NormtestError(f"{args.report} has no layer profile; audit with --layers all "
+                                "(or a list of layers) first")
+        if args.out is None or args.out.suffix.lower() not in (".png", ".svg", ".pdf"):
+            raise NormtestError("--format layers writes a figure: give --out FILE.png (or "
+                                ".svg, .pdf)")
+        save_layer_plot(*found, args.out, title=str(report.model.get("name", "")))
+        print(f"layer profile written to {args.out}")
+        return EXIT_OK
+    if args.format == "text":
+        from normtest.render.console import audit_text
+
+        name = report.model.get("name", "unnamed model")
+        text = audit_text(report, title=f"normtest report of {name}")
+    else:
+        text = render(report, args.format)
+    if args.out is None:
+        sys.stdout.write(text)
+        return EXIT_OK
+    try:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise NormtestError(f"cannot write {args.out}: {exc.strerror}") from exc
+    print(f"{args.format} report written to {args.out}")
+    return EXIT_OK
