@@ -215,8 +215,14 @@ def surprisal_store(s: Sweep) -> None:
 
 
 def corpus_store(s: Sweep) -> None:
+    from normtest.information.texts import lee_texts
+
+    corpus = s.root / "lee"
+    corpus.mkdir()
+    for i, text in enumerate(lee_texts()):  # a --corpus of its own: its counts are stored
+        (corpus / f"doc{i:03d}.txt").write_text(text.text, encoding="utf-8")
     args = ("--model", "glove-6b-50d", "--suite", "conditions", "--words", "300",
-            "--resamples", "100", "--no-robustness", "--no-controls")
+            "--resamples", "100", "--no-robustness", "--no-controls", "--corpus", str(corpus))
     s.report("pairs", *args)
     store = s.root / "cache" / "corpora"
 
