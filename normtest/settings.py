@@ -416,10 +416,12 @@ def load_options(model: str, values: Mapping[str, Any], *, progress: bool = Fals
         return {}  # the user's own object: it was built with its own options
     if embedded is not None and not embedded.transformers:
         return options
+    from normtest.hub import is_hub_id
     from normtest.model_store import INSTALLABLE
 
-    if embedded is None and model not in INSTALLABLE and not Path(model).expanduser().is_dir():
-        return options  # a vector file, or a hub id that load() refuses with its reason
+    transformers = model in INSTALLABLE or is_hub_id(model) or Path(model).expanduser().is_dir()
+    if embedded is None and not transformers:
+        return options  # a vector file: no device, dtype or progress
     options["progress"] = progress
     if values.get("device"):
         options["device"] = values["device"]
