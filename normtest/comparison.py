@@ -64,6 +64,9 @@ class PairExpectation:
     second: str
     variant: Mapping[str, str] = field(default_factory=dict)
     note: str = ""
+    #: a stand-in pair for the paper's (the closest real models available): its rows are
+    #: exploratory and say which pair they stand for (``note``), never confirmatory
+    proxy: bool = False
 
     def matches(self, first: Mapping[str, Any], second: Mapping[str, Any],
                 variant: Mapping[str, str]) -> bool:
@@ -440,9 +443,11 @@ def _measure(claim: Comparative, pair: Pair, first: str, second: str,
     for combo in itertools.product(*axes.values()):
         variant = dict(zip(axes, combo, strict=True))
         stated = claim.expectation(pair.first.model, pair.second.model, variant)
+        proxy = stated is not None and stated.proxy
+        confirmatory = stated is not None and not proxy
         row: dict[str, Any] = dict(claim=claim.id, variant={**base, **variant},
-                                   expected=None if stated is None else stated.verdict,
-                                   role="exploratory" if stated is None else "confirmatory")
+                                   expected=stated.verdict if confirmatory and stated else None,
+                                   role="confirmatory" if confirmatory else "exploratory")
         assert claim.measure is not None
         try:
             measurement = claim.measure(pair, variant, settings)
@@ -467,6 +472,8 @@ def _measure(claim: Comparative, pair: Pair, first: str, second: str,
             continue
         judged = Result.judged(measurement, criterion)
         details = {"statement": claim.statement.format(first=first, second=second)}
+        if proxy and stated is not None:
+            details["proxy"] = stated.note
         if "composition" in variant and variant["composition"] == "state":
             details["states"] = (f"{pair.state(pair.first, claim.data)} vs "
                                  f"{pair.state(pair.second, claim.data)}")

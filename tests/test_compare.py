@@ -17,7 +17,7 @@ from normtest.cli import main
 from normtest.comparison import Comparison, Pair, comparatives, compare_reports
 from normtest.errors import NormtestError
 from normtest.report import Report
-from normtest.result import Verdict
+from normtest.result import Result, Verdict
 
 SMALL = ["--documents", "12", "--sentences", "40", "--resamples", "200"]
 CLAIMS = ["compare.cer.linearity", "compare.text.norm_surprisal"]
@@ -360,3 +360,26 @@ def test_text_claims_on_a_static_model_name_the_model(capsys: pytest.CaptureFixt
     assert code == 2 and len(err.splitlines()) == 1
     assert err.startswith("normtest: error: no claim could run on glove-6b-50d: ")
     assert "this model" not in err
+
+
+def test_the_paper_pair_is_confirmatory_and_its_proxy_exploratory() -> None:
+    """ModernBERT's CLS against BERT's is the paper's row; nomic-embed's first-token state
+    against BERT's stands in for it where no ModernBERT weights are installed — exploratory,
+    saying which pair it stands for, never counted as agreeing with the paper."""
+    from normtest.comparison import get_comparative
+    from normtest.render.comparison import _expected
+
+    claim = get_comparative("compare.cer.linearity")
+    state = {"composition": "state"}
+    paper = claim.expectation({"architecture": "modernbert"}, {"architecture": "bert"}, state)
+    proxy = claim.expectation({"architecture": "nomic_bert"}, {"architecture": "bert"}, state)
+    assert paper is not None and not paper.proxy and paper.verdict is Verdict.PASS
+    assert proxy is not None and proxy.proxy and "standing for ModernBERT" in proxy.note
+    assert claim.expectation({"architecture": "nomic_bert"}, {"architecture": "bert"},
+                             {"composition": "sqrt_n"}) is None
+    assert claim.expectation({"architecture": "bert"}, {"architecture": "nomic_bert"},
+                             state) is None  # the order matters: the newer design first
+    row = Result(Verdict.PASS, "", claim=claim.id, role="exploratory",
+                 details={"proxy": proxy.note})
+    assert _expected(row) == f"exploratory (proxy: {proxy.note})"
+    assert _expected(Result(Verdict.PASS, "", claim=claim.id, expected=Verdict.PASS)) == "PASS"

@@ -210,6 +210,8 @@ def comparison_view(comparison: Comparison, width: int = 100) -> list[Renderable
         line.append(_difference(r))
         if r.expected:
             line.append(f"; paper: {r.expected.value}", style="dim")
+        elif (r.details or {}).get("proxy"):
+            line.append(f"; exploratory proxy: {r.details['proxy']}", style="dim")
         out.append(line)
     tally = ", ".join(f"{sum(r.verdict is v for r in comparison.results)} {v.value}"
                       for v in fmt.ORDER if any(r.verdict is v for r in comparison.results))
@@ -266,7 +268,7 @@ def render_comparison_markdown(comparison: Comparison) -> str:
                          f"{fmt.number(r.estimate)} {fmt.interval(r)}"
                          if math.isfinite(r.estimate) else md_text(r.reason),
                          md_text(fmt.threshold(r)),
-                         r.expected.value if r.expected else "exploratory"]))
+                         _expected(r)]))
     names, rows = _scorecards(comparison)
     out += ["", "### Scorecards", "", _row(["hypothesis", *map(md_code, names)]),
             _row(["---"] * (len(names) + 1))]
@@ -327,7 +329,7 @@ def render_comparison_html(comparison: Comparison) -> str:
     rows = "".join(
         f"<tr><td>{badge(r.verdict.value)}</td><td>{esc(_statement(r))}</td>"
         f"<td><code>{esc(_variant_note(r))}</code></td><td>{esc(_difference(r))}</td>"
-        f"<td>{esc(r.expected.value if r.expected else 'exploratory')}</td></tr>"
+        f"<td>{esc(_expected(r))}</td></tr>"
         for r in comparison.results)
     measured = [r for r in comparison.results if math.isfinite(r.estimate)]
     forest = figure(partial(plots.forest_plot, measured, "paired difference"),
@@ -368,3 +370,11 @@ def render_comparison_html(comparison: Comparison) -> str:
             f"<body><main>\n{body}\n<footer>Rendered by normtest {esc(__version__)}; "
             "self-contained: no script, no network, no font file.</footer></main></body>"
             "</html>\n")
+
+
+def _expected(r: Result) -> str:
+    """The paper's verdict for a row, or why it has none (exploratory; a proxy's pair)."""
+    if r.expected:
+        return r.expected.value
+    proxy = (r.details or {}).get("proxy")
+    return f"exploratory (proxy: {proxy})" if proxy else "exploratory"
