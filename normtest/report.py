@@ -15,9 +15,10 @@ reader that ignores it loses nothing.
 ``digest`` (written by :meth:`Report.to_json` since this version): ``"sha256:<hex>"``, the
 SHA-256 of every other entry of the file as canonical JSON (keys sorted, no spaces, UTF-8;
 :func:`digest_of`). :meth:`Report.read` refuses a file whose digest does not match (it was
-modified after normtest wrote it) and any row whose estimate lies outside its own interval (or
-outside the range of its bootstrap replicates); a file without a digest (an older normtest)
-is read with a warning. docs/security.md, "Reports' digests and the gate's rules".
+modified after normtest wrote it) and any row whose estimate lies outside its own normal, t or
+Fisher-z interval; a file without a digest (an older normtest) is read with a warning, its
+bootstrap rows checked against the range of their replicates too (:func:`implausible_rows`).
+docs/security.md, "Reports' digests and the gate's rules".
 
 ``data`` (optional) holds what the plots need, so that a stored report can be re-rendered
 without the model: ``words`` (the sample, its IC, token counts and ‖e(w)‖² per variant of
@@ -277,9 +278,9 @@ class Report:
 
         With ``verify`` (the default: what the gate, ``normtest compare`` and ``normtest report``
         read), a file whose ``digest`` does not match its contents is refused (it was modified
-        after normtest wrote it), and so is any row whose estimate lies outside its own
-        interval, or outside the range of its bootstrap replicates (:func:`implausible_rows`).
-        A file without a digest (written before normtest recorded one) is read with a warning.
+        after normtest wrote it), and so is any row whose estimate lies outside its own interval
+        (:func:`implausible_rows`). A file without a digest (written before normtest recorded
+        one) is read with a warning, its bootstrap rows held to their replicates' range too.
         """
         try:
             raw = Path(path).read_bytes()
@@ -302,7 +303,8 @@ class Report:
             raise NormtestError(f"the {what} {path}: {exc}") from exc
         if verify:
             _check_digest(data, f"the {what} {path}")
-            found = implausible_rows(report, data)
+            signed = isinstance(data, Mapping) and "digest" in data
+            found = implausible_rows(report, data, replicates=not signed)
             if found:
                 more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
                 raise NormtestError(
@@ -349,11 +351,15 @@ def _close(a: float, b: float) -> bool:
     return a == b or abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
 
 
-def implausible_rows(report: Report, data: Mapping[str, Any] | None = None) -> list[str]:
+def implausible_rows(report: Report, data: Mapping[str, Any] | None = None, *,
+                     replicates: bool = True) -> list[str]:
     """Rows no run of normtest writes, each as ``row ID: what is wrong``: an estimate outside
-    its own interval (bootstrap rows: outside the range of their replicates, since a
-    bias-corrected interval may leave a skewed statistic's estimate outside it), a component
-    likewise, or a stored row whose shown ``estimate`` is not its measurement's."""
+    its own normal, t or Fisher-z interval (centred on it by construction), a stored row whose
+    shown ``estimate`` is not its measurement's, and — with ``replicates``, for a report without
+    a digest, where nothing else speaks for its rows — a bootstrap estimate outside the range of
+    its replicates. The last is no rule of a signed report: a ratio of slopes (a component such as
+    ``late_early_ratio``) can fall outside the range of its own replicates when its denominator is
+    small on the whole sample, so a digest that matches is what vouches for those rows."""
     found: list[str] = []
     rows = data.get("results") if isinstance(data, Mapping) else None
     raw_rows = rows if isinstance(rows, list) and len(rows) == len(report.results) else None
@@ -361,13 +367,7 @@ def implausible_rows(report: Report, data: Mapping[str, Any] | None = None) -> l
         measurement = result.measurement
         if measurement is None:
             continue
-        problem = _outside(measurement)
-        if problem is None:
-            for name, component in measurement.components.items():
-                inner = _outside(component)
-                if inner is not None:
-                    problem = f"its component {name}: {inner}"
-                    break
+        problem = _outside(measurement, replicates)
         if problem is None and raw_rows is not None and isinstance(raw_rows[i], Mapping):
             shown = raw_rows[i].get("estimate")
             if isinstance(shown, (int, float)) and not isinstance(shown, bool) \
@@ -380,12 +380,14 @@ def implausible_rows(report: Report, data: Mapping[str, Any] | None = None) -> l
     return found
 
 
-def _outside(measurement: Any) -> str | None:
+def _outside(measurement: Any, replicates: bool) -> str | None:
     """Why a measurement's estimate cannot be its own (None: it can)."""
     estimate, sampling = measurement.estimate, measurement.sampling
     if sampling is None or not math.isfinite(estimate):
         return None
     if sampling.kind == "bootstrap":
+        if not replicates:
+            return None
         reps = sampling.replicates[~np.isnan(sampling.replicates)]
         if reps.size == 0:
             return None

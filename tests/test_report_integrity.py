@@ -302,3 +302,23 @@ def test_a_writer_waits_for_the_lock_then_gives_up_with_a_clear_message(
     waiting.join(10)
     assert done.is_set()  # … and writes once the lock is free
     assert _whole_set(folder, demos) == 1
+
+
+def test_a_signed_bootstrap_row_outside_its_replicates_is_read(tmp_path: Path) -> None:
+    """A ratio of slopes can fall outside the range of its own replicates (MiniLM's input-layer
+    late/early ratio did: −320 against [−81, 49]); a report normtest signed is read as written,
+    while the same row without a digest is held to the range."""
+    from normtest.stats import measure_mean
+
+    honest = measure_mean(np.linspace(0.0, 1.0, 50), n_resamples=100, seed=0)
+    ratio = replace(honest, estimate=-320.0, sampling=Sampling.bootstrap(
+        np.linspace(-81.0, 49.0, 100), -320.0))
+    result = Result.judged(ratio, Criterion.minimum_effect(0.0))
+    path = tmp_path / "report.json"
+    path.write_text(Report(results=[result], model={"name": "m"}).to_json(), encoding="utf-8")
+    assert Report.read(path).results[0].estimate == -320.0
+    data = json.loads(path.read_text(encoding="utf-8"))
+    del data["digest"]
+    with pytest.warns(UserWarning, match="carries no digest"), \
+            pytest.raises(NormtestError, match="outside the range of its 100 bootstrap"):
+        Report.read(_write(tmp_path / "unsigned.json", data))
