@@ -319,7 +319,12 @@ def ray_cases(s: Sweep) -> None:
     time.sleep(25)  # Ray started, the workers computing
     start = time.perf_counter()
     proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=120)
+    try:
+        out, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        err += "\n(still running 120 s after SIGTERM: killed)"
     seconds = time.perf_counter() - start
     lines = len([x for x in err.splitlines() if x.strip()])
     again = s.run(*args, env=env)
