@@ -193,9 +193,14 @@ def test_a_closed_pipe_is_not_a_traceback(
 
 
 # -- messages that no longer mislead -----------------------------------------------------------
-def test_a_hub_id_says_how_to_download_it(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_hub_id_says_how_to_download_it(capsys: pytest.CaptureFixture[str],
+                                          monkeypatch: pytest.MonkeyPatch,
+                                          tmp_path: Path) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # offline and not in the (empty) local cache
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
     code, _, err = run_cli(["audit", "--model", "someone/some-model"], capsys)
-    assert_clear_error(code, err, "huggingface-cli download", "pass the folder")
+    assert_clear_error(code, err, "is not in the Hugging Face cache", "HF_HUB_OFFLINE",
+                       "huggingface-cli download someone/some-model")
     assert "--allow-network" not in err  # an option that does not exist
 
 
