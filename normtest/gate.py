@@ -18,15 +18,9 @@ A requirement judges the *confirmatory* rows it names (the paper's hypotheses; s
 ``replicated`` line of the scorecard must come out *replicated* (``"all"``: every line the audit
 tested).
 
-A *regression* is a statistically supported drop of an effect, not any decrease: for each result
-id in both reports, H1: effect(candidate) < effect(baseline) − margin, tested at α with Holm over
-all compared results. The effect is the estimate in the claim's favourable direction (minus it
-for a "less" claim; minus the distance to the margin's centre for an equivalence claim). The test
-is *paired* when both measurements resampled the same units with the same seed (same sample
-digest, n, seed and number of replicates): the replicate-by-replicate differences give a
-bias-corrected bootstrap p-value. Otherwise the two estimates are independent and a normal
-approximation uses each interval's width. docs/ci.md explains both; the test itself is
-:mod:`normtest.regression`.
+A *regression* is a statistically supported drop of an effect, not any decrease, tested by
+:mod:`normtest.regression` (paired by bootstrap replicates when both reports resampled the same
+units, by a normal approximation otherwise; Holm over all compared results; docs/ci.md).
 
 The gate never passes on nothing: :func:`decide` — the one function that decides, whose
 :class:`Decision` the exit code, the one-line summary and the Markdown all render — fails a gate

@@ -73,7 +73,7 @@ def hub_folder(target: str, *, trust_remote_code: bool = False) -> Path:
     where = f"the Hugging Face cache ({cache_dir()})"
     try:
         folder = fetch(patterns)
-        if not any(folder.glob("*.safetensors")) and not any(folder.rglob("*.safetensors")):
+        if not any(folder.rglob("*.safetensors")):
             folder = fetch([*patterns, "*.bin"])  # an older repository: pickled weights only
     except errors.LocalEntryNotFoundError as exc:
         if local_only:

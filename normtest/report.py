@@ -354,7 +354,8 @@ def _close(a: float, b: float) -> bool:
 def implausible_rows(report: Report, data: Mapping[str, Any] | None = None, *,
                      replicates: bool = True) -> list[str]:
     """Rows no run of normtest writes, each as ``row ID: what is wrong``: an estimate outside
-    its own normal, t or Fisher-z interval (centred on it by construction), a stored row whose
+    its own normal, t or Fisher-z interval (centred on it by construction), a component likewise,
+    a stored row whose
     shown ``estimate`` is not its measurement's, and — with ``replicates``, for a report without
     a digest, where nothing else speaks for its rows — a bootstrap estimate outside the range of
     its replicates. The last is no rule of a signed report: a ratio of slopes (a component such as
@@ -368,6 +369,12 @@ def implausible_rows(report: Report, data: Mapping[str, Any] | None = None, *,
         if measurement is None:
             continue
         problem = _outside(measurement, replicates)
+        if problem is None:
+            for name, component in measurement.components.items():
+                inner = _outside(component, replicates)
+                if inner is not None:
+                    problem = f"its component {name}: {inner}"
+                    break
         if problem is None and raw_rows is not None and isinstance(raw_rows[i], Mapping):
             shown = raw_rows[i].get("estimate")
             if isinstance(shown, (int, float)) and not isinstance(shown, bool) \

@@ -54,6 +54,21 @@ def _entries(cache: Path) -> int:
         return 0
 
 
+def _running_with_vectors_stored(command: list[str], cache: Path,
+                                 **popen: Any) -> tuple[subprocess.Popen[str], int]:
+    """An audit started in a subprocess, once its first vectors are in the cache (still
+    running), and how many entries the cache holds then."""
+    process = subprocess.Popen(command, env=_env(cache), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, **popen)
+    deadline = time.monotonic() + 300
+    while _entries(cache) == 0 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert process.poll() is None, "the audit finished before it could be stopped"
+    stored = _entries(cache)
+    assert stored > 0
+    return process, stored
+
+
 def _numbers(report: Report) -> list[dict[str, Any]]:
     """Every row whole: verdict, reason, estimate, interval, p-values, sampling distribution."""
     return [r.to_dict() for r in report.results]
@@ -74,14 +89,8 @@ def test_a_stopped_audit_resumes_to_the_same_report(
     stop: signal.Signals, uninterrupted: Report, tmp_path: Path
 ) -> None:
     cache, out = tmp_path / "cache", tmp_path / "out"
-    process = subprocess.Popen(_command(out), env=_env(cache), stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
-    deadline = time.monotonic() + 300
-    while _entries(cache) == 0 and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert process.poll() is None, "the audit finished before it could be stopped"
-    stored = _entries(cache)
-    assert stored > 0
+    process, stored = _running_with_vectors_stored(_command(out), cache,
+                                                   preexec_fn=_default_sigint)
     process.send_signal(stop)
     _, stderr = process.communicate(timeout=120)
     assert not (out / "report.json").exists()
@@ -112,14 +121,7 @@ def test_sigterm_ends_an_audit_quietly_and_a_rerun_resumes(
         pytest.importorskip("ray", reason="the ray extra is not installed")
     cache, out = tmp_path / "cache", tmp_path / "out"
     command = [*_command(out), "--executor", executor]
-    process = subprocess.Popen(command, env=_env(cache), stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 300
-    while _entries(cache) == 0 and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert process.poll() is None, "the audit finished before it could be stopped"
-    stored = _entries(cache)
-    assert stored > 0
+    process, stored = _running_with_vectors_stored(command, cache)
     process.send_signal(signal.SIGTERM)
     _, stderr = process.communicate(timeout=120)
     assert process.returncode == -signal.SIGTERM, stderr
