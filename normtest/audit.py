@@ -16,7 +16,7 @@ tokens, no prefixes) is listed as SKIPPED with the reason, never run and never c
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any, cast
 
@@ -24,12 +24,12 @@ import numpy as np
 
 from normtest import progress
 from normtest.adapters.protocol import Capability, ModelAdapter, supports
-from normtest.catalogue import Claim, claims, get, is_builtin
+from normtest.catalogue import Claim, claims, get
 from normtest.errors import NormtestError, nothing_ran
-from normtest.measurement import invalid
 from normtest.power import annotate
 from normtest.report import MAX_MISSING_VECTORS, Report, provenance, sample_settings
-from normtest.result import Criterion, Measurement, Result, Verdict
+from normtest.result import Result, Verdict, variant_key
+from normtest.rows import measure_row, merge_identical
 from normtest.settings import AuditSettings
 from normtest.stats import adjust_audit
 from normtest.stats.multiplicity import METHOD_OF_ROLE, tested
@@ -301,77 +301,6 @@ def measure_claim(claim: Claim, data: AuditData, family: str, states: Sequence[s
     if bar is not None and out:
         bar.update(1)
     return merge_identical(out)
-
-
-def measure_row(claim: Claim, data: Any, variant: Mapping[str, str], settings: AuditSettings,
-                criterion: Criterion) -> Result:
-    """One variant of a claim measured on ``data`` and judged against ``criterion`` (at the
-    settings' α), not adjusted; an input error is an ERROR row with its message, and so is any
-    failure of a user's claim (a failure of a built-in one is a defect and surfaces)."""
-    assert claim.measure is not None
-    criterion = criterion.with_alpha(settings.alpha)
-    row: dict[str, Any] = dict(claim=claim.id, variant=dict(variant))
-    try:
-        measurement = claim.measure(data, variant, settings)
-    except NormtestError as exc:
-        return Result(Verdict.ERROR, str(exc), **row)
-    except Exception as exc:
-        if is_builtin(claim):
-            raise  # a defect of normtest itself: let it surface
-        return Result(Verdict.ERROR, f"the measurement of {claim.id} ({claim.origin}) "
-                      f"raised {type(exc).__name__}: {exc}", **row)
-    if not isinstance(measurement, Measurement):
-        return Result(Verdict.ERROR, f"the measurement of {claim.id} ({claim.origin}) "
-                      f"returned {type(measurement).__name__}, not a "
-                      "normtest.result.Measurement", **row)
-    # a user's measurement is checked before it is judged: a NaN estimate with an interval, an
-    # interval that cannot be read, a field of the wrong type is an ERROR row, never PASS or FAIL
-    problem = None if is_builtin(claim) else invalid(measurement, criterion.components)
-    if problem is not None:
-        return Result(Verdict.ERROR, f"the measurement of {claim.id} ({claim.origin}) "
-                      f"returned an invalid Measurement: {problem}", **row)
-    try:
-        return replace(Result.judged(measurement, criterion), **row)
-    except Exception as exc:  # what the checks above cannot foresee (a Sampling subclass …)
-        if is_builtin(claim):
-            raise
-        return Result(Verdict.ERROR, f"the measurement of {claim.id} ({claim.origin}) cannot "
-                      f"be judged: {type(exc).__name__}: {exc}", **row)
-
-
-def merge_identical(results: Sequence[Result]) -> list[Result]:
-    """One row per distinct measurement: rows of one claim measured on identical inputs (the
-    same :attr:`~normtest.result.Measurement.inputs` digest — the same data, statistic and
-    draws) become one row that stands for all their variants (``Result.stands_for``), in the
-    place of the first. The kept row is the first confirmatory one (else the first); rows
-    whose confirmatory members expect different verdicts, or count towards different lines
-    or readings, stay apart (the paper cannot expect two verdicts of one measurement)."""
-    groups: dict[tuple[str | None, str], list[int]] = {}
-    for i, r in enumerate(results):
-        inputs = None if r.measurement is None else r.measurement.inputs
-        if inputs is not None:
-            groups.setdefault((r.claim, inputs), []).append(i)
-    out: dict[int, Result] = dict(enumerate(results))
-    for members in groups.values():
-        if len(members) < 2:
-            continue
-        rows = [results[i] for i in members]
-        stated = {(r.expected, r.hypothesis, r.details.get("reading")) for r in rows
-                  if r.confirmatory}
-        if len(stated) > 1:
-            continue
-        keep = next((r for r in rows if r.confirmatory), rows[0])
-        merged = replace(keep, stands_for=(dict(keep.variant), *(
-            dict(r.variant) for r in rows if r is not keep)))
-        out[members[0]] = merged
-        for i in members[1:]:
-            del out[i]
-    return [out[i] for i in sorted(out)]
-
-
-def variant_key(variant: Mapping[str, str]) -> str:
-    """The bracket part of a result id: ``composition=sqrt_n,transform=raw``."""
-    return ",".join(f"{k}={v}" for k, v in variant.items())
 
 
 def _rounded(values: np.ndarray) -> list[float]:

@@ -54,7 +54,7 @@ from typing import Any
 from normtest.adapters.protocol import Capability
 from normtest.errors import NormtestError
 from normtest.measure_identity import same_measure, source_file
-from normtest.result import Criterion, Verdict
+from normtest.result import Criterion, Verdict, variant_key
 
 #: The suites, each a module of ``checks/`` of the same name (the one list of them).
 SUITES: tuple[str, ...] = ("word", "conditions", "text", "cer")
@@ -502,7 +502,7 @@ def describe(claim: Claim) -> str:
     for e in claim.expected:
         who = e.family or "any model"
         named = {**{k: v for k, v in REFERENCE.items() if k in claim.axes}, **e.variant}
-        which = ", ".join(f"{k}={v}" for k, v in named.items()) or "every variant"
+        which = variant_key(named, ", ") or "every variant"
         note = f" ({e.note})" if e.note else ""
         lines.append(f"  expected:   {e.verdict.value} for {who}, {which}{note} (confirmatory)")
     if claim.notes:

@@ -42,7 +42,7 @@ from normtest.checking.samples import (
 from normtest.errors import NormtestError
 from normtest.measurement import invalid
 from normtest.report import Report
-from normtest.result import Criterion, Measurement, Result, Verdict
+from normtest.result import Criterion, Measurement, Result, Verdict, variant_key
 from normtest.settings import AuditSettings
 
 __all__ = ["SCHEMA", "Comparative", "Comparison", "Pair", "PairExpectation", "audit_claims",
@@ -145,10 +145,6 @@ def get_comparative(claim_id: str) -> Comparative:
 
 
 # -- pairing two reports ---------------------------------------------------------------------
-def _key(variant: Mapping[str, str]) -> str:
-    return ",".join(f"{k}={v}" for k, v in variant.items())
-
-
 @dataclass(frozen=True)
 class Pair:
     """Two models' reports, and their data paired item by item."""
@@ -217,13 +213,14 @@ class Pair:
         axes = ("composition", "representation") if data != "words" else \
             ("composition", "representation", "transform")
         full = {k: wanted[k] for k in axes if k in wanted}
-        candidates = [_key(full), _key({k: v for k, v in full.items() if k != "representation"})]
+        candidates = [variant_key(full),
+                      variant_key({k: v for k, v in full.items() if k != "representation"})]
         if report.model.get("family") == "static":
-            candidates.append(_key({k: v for k, v in full.items() if k == "transform"}))
+            candidates.append(variant_key({k: v for k, v in full.items() if k == "transform"}))
         found = next((series[k] for k in candidates if k in series), None)
         if found is None and strict:
             raise NormtestError(f"{report.model.get('name')}'s report holds no {data} series "
-                                f"for {_key(variant)}")
+                                f"for {variant_key(variant)}")
         return found
 
     def curves(self, variant: Mapping[str, str]) -> tuple[np.ndarray, ...]:
@@ -310,8 +307,7 @@ class Comparison:
 
     def write(self, path: str | Path) -> Path:
         """Write ``comparison.json`` whole or not at all (a temporary file renamed into place)."""
-        from normtest.paths import atomic_write
-        from normtest.render import published
+        from normtest.paths import atomic_write, published
 
         target = Path(path)
         text = self.to_json().encode("utf-8")

@@ -208,9 +208,9 @@ def assess(results: Sequence[Result], data: AuditData, family: str,
 def _run(builder: Builder, context: ControlContext, others: Sequence[Result]) -> Control:
     """One control: the line's deciding rows measured on the control data, judged, adjusted
     with the audit's other confirmatory rows (as the headline is), and the line decided."""
-    from normtest.audit import measure_row
     from normtest.catalogue import get
     from normtest.robustness import _adjusted, _p_values
+    from normtest.rows import measure_row
     from normtest.scorecard import _decide
 
     made, note = builder(context)

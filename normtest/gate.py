@@ -45,7 +45,6 @@ from normtest.settings import (
     PROFILES,
     RENAMED,
     AuditSettings,
-    given,
     load_checks_of,
     load_options,
     resolve,
@@ -229,13 +228,6 @@ class GateOutcome:
     def compared_nothing(self) -> bool:
         """A baseline was given and not one of its results could be compared."""
         return self.baseline is not None and not self.comparisons
-
-    def markdown(self, decision: Decision | None = None) -> str:
-        """A Markdown summary fit for a pull-request comment (of ``decision``, by default
-        :func:`decide`'s)."""
-        from normtest.render.gate import gate_markdown
-
-        return gate_markdown(self, decision or self.decision)
 
 
 @dataclass(frozen=True)
@@ -446,50 +438,10 @@ def _first_baseline(config: GateConfig, save_report: str | Path | None) -> bool:
         f"normtest gate --save-report {config.baseline} (it is written only if the gate passes)")
 
 
-# -- the command -----------------------------------------------------------------------------------
-def command(args: Any) -> int:
-    """``normtest gate``: 0 the gate passed, 1 it failed (2 and 3 come from the CLI)."""
-    config = load_config(args.config, required=args.model is None and args.report is None
-                         and not args.require and not args.replicated
-                         and not args.require_robust)
-    config = config.with_overrides(
-        model=args.model, report=args.report, baseline=args.baseline,
-        require=tuple(args.require) if args.require else None,
-        replicated=tuple(args.replicated) if args.replicated else None,
-        require_robust=tuple(args.require_robust) if args.require_robust else None,
-        exploratory=True if args.exploratory else None,
-        claims=tuple(args.claims) if args.claims else None, margin=args.margin,
-        alpha=args.alpha).with_settings(given(args))
-    outcome = run_gate(config, save_report=args.save_report, force_save=args.force_save)
-    return emit(outcome, args.summary)
-
-
-def emit(outcome: GateOutcome, summary: str | Path | None = None) -> int:
-    """Print the Markdown summary (and write it to ``summary``) and the decision's one line
-    on standard error; the gate's exit code. All three render one :class:`Decision`."""
-    import sys
-
-    from normtest.paths import atomic_write
-    from normtest.render import published
-
-    decision = outcome.decision
-    text = outcome.markdown(decision)
-    print(text, end="")
-    if summary is not None:
-        data = text.encode("utf-8")
-        try:
-            atomic_write(Path(summary), published(data))
-        except OSError as exc:
-            raise NormtestError(f"cannot write {summary}: {exc.strerror}") from exc
-    sys.stdout.flush()
-    print(f"normtest: {decision.line}", file=sys.stderr)
-    return decision.exit_code
-
-
 def gate_audit(report: Report, adapter: ModelAdapter, settings: AuditSettings,
-               config_path: str | Path | None = None, baseline_path: str | Path | None = None,
-               summary: str | Path | None = None) -> int:
-    """``normtest audit --gate``: gate the report just audited; the gate's exit code."""
+               config_path: str | Path | None = None,
+               baseline_path: str | Path | None = None) -> GateOutcome:
+    """``normtest audit --gate``: the gate's outcome on the report just audited."""
     from normtest.report import Report
 
     config = load_config(config_path, required=baseline_path is None)
@@ -497,6 +449,5 @@ def gate_audit(report: Report, adapter: ModelAdapter, settings: AuditSettings,
                                    else Path(baseline_path))
     baseline = (Report.read(config.baseline, "baseline report")
                 if config.baseline is not None else None)
-    outcome = evaluate(record_samples(report, adapter, settings), config, baseline,
-                       None if config.baseline is None else str(config.baseline))
-    return emit(outcome, summary)
+    return evaluate(record_samples(report, adapter, settings), config, baseline,
+                    None if config.baseline is None else str(config.baseline))

@@ -13,7 +13,7 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 __all__ = ["CACHE_ENV", "RESULTS_ENV", "atomic_write", "default_cache_dir", "default_results_dir",
            "folder_name"]
@@ -61,3 +61,21 @@ def atomic_write(path: Path, write: Callable[[BinaryIO], object]) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def published(payload: bytes) -> Callable[[BinaryIO], None]:
+    """A writer for :func:`normtest.paths.atomic_write` that writes ``payload`` into a file
+    with the permissions a plain write gives (:func:`publish`)."""
+    def write(out: BinaryIO) -> None:
+        publish(out)
+        out.write(payload)
+
+    return write
+
+
+def publish(out: Any) -> None:
+    """Give a temporary file (``mkstemp`` makes it readable by its owner alone) the
+    permissions a plain write gives: 0666 less the umask."""
+    mask = os.umask(0)
+    os.umask(mask)
+    os.fchmod(out.fileno(), 0o666 & ~mask)

@@ -212,8 +212,7 @@ class Report:
     def write(self, path: str | Path) -> Path:
         """Write the JSON report whole or not at all (a temporary file renamed into place);
         parent folders are created."""
-        from normtest.paths import atomic_write
-        from normtest.render import published
+        from normtest.paths import atomic_write, published
 
         target = Path(path)
         text = (self.to_json() + "\n").encode("utf-8")

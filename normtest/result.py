@@ -38,6 +38,12 @@ __all__ = ["DEFAULT_CONFIDENCE", "Criterion", "Direction", "Judgement", "Measure
 Direction = Literal["greater", "less", "within"]
 
 
+def variant_key(variant: Mapping[str, str], separator: str = ",") -> str:
+    """A variant as ``axis=value`` pairs: the bracket part of a result id
+    (``composition=sqrt_n,transform=raw``) or, with ``separator=", "``, a label in prose."""
+    return separator.join(f"{k}={v}" for k, v in variant.items())
+
+
 class Verdict(StrEnum):
     """What a claim's check concluded."""
 
@@ -398,8 +404,7 @@ class Result:
         base = self.claim or (self.measurement.statistic if self.measurement else "result")
         if not variant:
             return base
-        inner = ",".join(f"{k}={v}" for k, v in variant.items())
-        return f"{base}[{inner}]"
+        return f"{base}[{variant_key(variant)}]"
 
     @property
     def variants(self) -> tuple[Mapping[str, str], ...]:

@@ -356,7 +356,7 @@ def _choices(space: Space, deciding: Sequence[Result], context: _Context,
 def _measured(claim: Any, row: Result, choices: Mapping[str, str], context: _Context) -> Result:
     """A deciding row measured and judged under a specification (unadjusted); a row already
     measured under the same choices but another margin is judged again, not measured again."""
-    from normtest.audit import measure_row
+    from normtest.rows import measure_row
 
     key, variant, choices = _measurement_key(claim, row, choices)
     data, settings = _respecified(str(claim.data), choices, context)

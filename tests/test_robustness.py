@@ -23,6 +23,7 @@ from normtest.errors import NormtestError
 from normtest.gate import evaluate
 from normtest.information import WordfreqSource, default_word_sample
 from normtest.render.console import audit_text
+from normtest.render.gate import gate_markdown
 from normtest.render.html import render_html
 from normtest.report import Report
 from normtest.robustness import (
@@ -121,7 +122,7 @@ def test_the_terminal_html_and_gate_show_it(rare_only: Report, faithful: Report)
     failed = evaluate(rare_only, GateConfig(require_robust=("word_level",)))
     passed = evaluate(faithful, GateConfig(require_robust=("word_level",)))
     assert not failed.passed and passed.passed
-    assert "fragile" in failed.markdown() and "require_robust" not in failed.markdown()
+    assert "fragile" in gate_markdown(failed) and "require_robust" not in gate_markdown(failed)
     with pytest.raises(NormtestError, match="no scorecard line 'wordlevel'"):
         evaluate(faithful, GateConfig(require_robust=("wordlevel",)))
 

@@ -17,6 +17,7 @@ from normtest.cli import main
 from normtest.config import GateConfig
 from normtest.errors import NormtestError
 from normtest.gate import evaluate
+from normtest.render.gate import gate_markdown
 from normtest.report import Report
 from normtest.result import Criterion, Measurement, Result, Verdict
 from normtest.sampling import Sampling
@@ -258,13 +259,13 @@ def test_the_scorecard_heads_every_rendering(glove_report: Report, tmp_path: Pat
 
 def test_the_gate_can_require_scorecard_lines(glove_report: Report) -> None:
     passed = evaluate(glove_report, GateConfig(replicated=("word_level",)))
-    assert passed.passed and "### Scorecard" in passed.markdown()
+    assert passed.passed and "### Scorecard" in gate_markdown(passed)
     failed = evaluate(glove_report, GateConfig(replicated=("all",)))
     tested = [line.key for line in glove_report.scorecard if line.status != "not tested"]
     assert [r.key for r in failed.lines] == tested
     # GloVe's raw geometry does not meet C2 (cond.self_pmi FAILs): "all" does not hold
     assert [r.key for r in failed.failed_lines] == ["conditions"] and not failed.passed
-    assert "| ❌ | **contradicted** |" in failed.markdown()
+    assert "| ❌ | **contradicted** |" in gate_markdown(failed)
     with pytest.raises(NormtestError, match="no scorecard line 'nope'"):
         evaluate(glove_report, GateConfig(replicated=("nope",)))
     with pytest.raises(NormtestError, match="replicated"):

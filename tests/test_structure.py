@@ -71,8 +71,8 @@ def clean_tree(root: Path) -> Path:
         "normtest/audit.py": "from typing import TYPE_CHECKING\n\n"
                              "from normtest.stats import mean\n\n"
                              "if TYPE_CHECKING:\n    from normtest.report import Report\n\n"
-                             "def run():\n    from normtest.report import Report\n"
-                             "    return Report\n",
+                             "def run():\n    from normtest.errors import NormtestError\n"
+                             "    return NormtestError\n",
         "normtest/report.py": "from normtest.audit import run\n",
         "normtest/cli.py": "import argparse\n\nfrom normtest.settings import add_cli_options\n\n"
                            "def parser():\n    p = argparse.ArgumentParser()\n"
@@ -98,13 +98,27 @@ def test_a_clean_tree_passes(tmp_path: Path) -> None:
     assert cs.main(["--root", str(root)]) == 0
 
 
-def test_imports_under_type_checking_and_in_functions_do_not_count(tmp_path: Path) -> None:
+def test_imports_in_functions_count_and_those_under_type_checking_do_not(tmp_path: Path) -> None:
     root = clean_tree(tmp_path)
-    edges = {(e.source, e.target) for e in cs.import_edges(cs.discover(root))}
-    assert ("normtest.report", "normtest.audit") in edges
-    assert ("normtest.audit", "normtest.report") not in edges  # TYPE_CHECKING and a function
+    edges = {(e.source, e.target): e for e in cs.import_edges(cs.discover(root))}
+    assert not edges[("normtest.report", "normtest.audit")].lazy
+    assert ("normtest.audit", "normtest.report") not in edges  # under TYPE_CHECKING
+    assert edges[("normtest.audit", "normtest.errors")].lazy  # inside run()
     assert ("normtest.stats.core", "normtest.stats._inputs") in edges  # from package import module
     assert ("normtest.stats._inputs", "normtest.stats") not in edges  # its own package
+
+
+def test_a_cycle_closed_by_an_import_inside_a_function_is_found(tmp_path: Path) -> None:
+    root = clean_tree(tmp_path)
+    write(root, {"normtest/audit.py": "def run():\n    from normtest.report import Report\n"
+                                      "    return Report\n"})
+    problems = cs.check_imports(root)
+    assert any(p.startswith("module cycle") and "normtest/audit.py:2, in a function" in p
+               for p in problems), problems
+    assert cs.main(["--root", str(root)]) == 1
+    # an arrow named in the allowlist (with its reason) is not counted
+    allowed = {("normtest.audit", "normtest.report"): "a heavy import deferred on purpose"}
+    assert cs.check_imports(root, allowed=allowed) == []
 
 
 def test_a_two_module_cycle_is_found(tmp_path: Path) -> None:

@@ -3,11 +3,11 @@ follows ``inconclusive="fail"|"skip"|"pass"``, expected failures and strict unex
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from normtest.errors import NormtestError
+from normtest.formatting import number
 
 if TYPE_CHECKING:
     from normtest.result import Result
@@ -23,6 +23,11 @@ class ClaimFailure(AssertionError):
     """A claim's verdict failed the check (FAIL, or INCONCLUSIVE under the ``fail`` policy)."""
 
 
+def _four(value: float) -> str:
+    """Four significant digits (a failing check's message), an ASCII minus."""
+    return number(value, digits=4, minus="-")
+
+
 class ClaimError(AssertionError):
     """A claim could not be measured (verdict ERROR)."""
 
@@ -31,13 +36,9 @@ class UnexpectedPass(AssertionError):
     """A claim expected to fail passed, and the check is strict."""
 
 
-def _number(value: float) -> str:
-    return "—" if value is None or not math.isfinite(value) else f"{value:.4g}"
-
-
 def failure_message(result: Result, model: str = "", note: str = "") -> str:
     """What a failing check shows: the estimate, the interval, the threshold and the criterion."""
-    from normtest.render._format import threshold
+    from normtest.formatting import threshold
 
     head = f"{result.id}" + (f" on {model}" if model else "") + f": {result.verdict.value}"
     lines = [head + (f" ({note})" if note else "")]
@@ -49,8 +50,8 @@ def failure_message(result: Result, model: str = "", note: str = "") -> str:
         low, high = result.ci
         alpha = result.criterion.alpha if result.criterion else 0.05
         lines += [
-            f"  estimate:  {_number(result.estimate)} ({m.statistic}, n={m.n})",
-            f"  interval:  [{_number(low)}, {_number(high)}] ({100 * (1 - 2 * alpha):g}% "
+            f"  estimate:  {_four(result.estimate)} ({m.statistic}, n={m.n})",
+            f"  interval:  [{_four(low)}, {_four(high)}] ({100 * (1 - 2 * alpha):g}% "
             f"two-sided; its ends are the one-sided {100 * (1 - alpha):g}% bounds)",
         ]
     if result.criterion is not None:

@@ -11,18 +11,63 @@ from typing import Any
 from normtest import progress
 from normtest.cli.common import (
     EXIT_OK,
+    MODEL_HELP,
+    add_all_rows,
+    add_claims,
+    add_formats,
+    add_quiet,
+    add_suite,
     check_outputs,
     say_written,
     shows_progress,
 )
 from normtest.errors import NormtestError
 from normtest.settings import (
+    add_cli_options,
     audit_settings,
     given,
     load_checks_of,
     load_options,
     resolve,
 )
+
+
+def register(sub: Any) -> None:
+    """``normtest audit`` on the command line's subparsers."""
+    audit = sub.add_parser("audit", help="audit a model against the catalogue")
+    audit.add_argument("--model", required=True, action="append",
+                       help=f"{MODEL_HELP} (an adapter, a class or a function returning one, or "
+                            "an object with encode); repeat it to audit several models, each "
+                            "into its own folder (as Ray tasks with --executor ray)")
+    add_claims(audit)
+    add_suite(audit)
+    audit.add_argument("--out", type=Path, default=None,
+                       help="folder for report.json, report.md and report.html (default: "
+                            "reports/MODEL/REVISION/, under $NORMTEST_RESULTS_DIR when set)")
+    add_formats(audit)
+    add_cli_options(audit)
+    add_quiet(audit)
+    add_all_rows(audit, "print every row (every variant of every claim), the scorecard's "
+                        "reasons and every reason in full, after the answer")
+    audit.add_argument("--until-decided", action="store_true",
+                       help="a sequential audit: grow the sample in stages until every "
+                            "confirmatory row is decided (O'Brien–Fleming alpha spending)")
+    audit.add_argument("--stages", type=int, default=None, metavar="N",
+                       help="with --until-decided: at most this many stages, each twice the "
+                            "sample of the one before (default 3; 1 to 30, and as many as the "
+                            "word list holds: 5 with the default 5,000 words)")
+    audit.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                       help="with --until-decided: stop before a stage that would not fit in "
+                            "this many seconds (a positive number; default: no limit)")
+    audit.add_argument("--config", type=Path, default=None,
+                       help="normtest.toml or pyproject.toml whose [tool.normtest] settings "
+                            "apply (default: found from here)")
+    audit.add_argument("--gate", action="store_true",
+                       help="then gate the report ([tool.normtest] or normtest.toml; exit 1 if "
+                            "it fails)")
+    audit.add_argument("--baseline", type=Path, default=None, help="baseline report.json")
+    audit.add_argument("--summary", type=Path, default=None, help="write the gate's Markdown here")
+    audit.set_defaults(handler=command)
 
 
 def command(args: argparse.Namespace) -> int:
@@ -40,17 +85,18 @@ def command(args: argparse.Namespace) -> int:
     load_checks_of(values)
     if len(args.model) > 1:
         return _audit_many(args, values)
-    (args.model,) = args.model
+    (model,) = args.model
+    out = args.out
     _check_ray(values)
     with progress.showing(shows_progress(args)):
-        with progress.task(f"loading {args.model}"):
-            adapter = load(args.model, **load_options(args.model, values,
+        with progress.task(f"loading {model}"):
+            adapter = load(model, **load_options(model, values,
                                                       progress=sys.stderr.isatty()))
-        if args.out is None:  # one folder per model and revision, as MTEB keeps its results
+        if out is None:  # one folder per model and revision, as MTEB keeps its results
             from normtest.paths import default_results_dir
             from normtest.render import check_writable_folder
 
-            args.out = check_writable_folder(default_results_dir(adapter.name, adapter.revision))
+            out = check_writable_folder(default_results_dir(adapter.name, adapter.revision))
         settings = audit_settings(values)
         if args.until_decided:
             from normtest.sequential import run_sequential
@@ -69,12 +115,14 @@ def command(args: argparse.Namespace) -> int:
     if replaced:
         print(f"note: {replaced:,} of the corpus's {report.provenance['corpus_bytes']:,} bytes "
               "were not UTF-8 and were read as U+FFFD (recorded in report.json)")
-    say_written(report, args.out, args.formats)
+    say_written(report, out, args.formats)
     if args.gate:
+        from normtest.cli.gate import emit
         from normtest.gate import gate_audit
 
         print()
-        return gate_audit(report, adapter, settings, args.config, args.baseline, args.summary)
+        return emit(gate_audit(report, adapter, settings, args.config, args.baseline),
+                    args.summary)
     return EXIT_OK
 
 

@@ -4,10 +4,30 @@ claim is decided."""
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from normtest.cli.common import (
     EXIT_OK,
+    add_suite,
 )
+
+
+def register(sub: Any) -> None:
+    """``normtest list``, ``show`` and ``explain`` on the command line's subparsers."""
+    listing = sub.add_parser("list", help="list the claims of the catalogue")
+    add_suite(listing)
+    listing.set_defaults(handler=list_claims)
+    showing = sub.add_parser("show", help="describe one claim")
+    showing.add_argument("claim", help="a claim id, e.g. cer.linear")
+    showing.set_defaults(handler=show)
+    explaining = sub.add_parser(
+        "explain", help="how a scorecard line or a claim is decided: the paper's words, the "
+                        "statistic, the margin and why, the confirmatory variants, the sample "
+                        "and the known-truth tests behind it")
+    explaining.add_argument("name", metavar="LINE_OR_CLAIM",
+                            help="a scorecard line (e.g. composition) or a claim id (e.g. "
+                                 "cond.inner_pmi)")
+    explaining.set_defaults(handler=explain)
 
 
 def list_claims(args: argparse.Namespace) -> int:

@@ -1,5 +1,6 @@
-"""What the subcommands share: the exit codes, where progress shows, output paths checked before
-any work, and the one line that says where the renderings went."""
+"""What the subcommands share: the exit codes, the options several of them declare, where progress
+shows, output paths checked before any work, and the one line that says where the renderings
+went."""
 
 from __future__ import annotations
 
@@ -36,3 +37,42 @@ def say_written(report: Any, folder: Path, formats: Sequence[str]) -> None:
 
     written = write_renderings(report, folder, formats)
     print(f"reports written to {folder}/: {', '.join(p.name for p in written)}")
+
+
+# -- options several subcommands declare --------------------------------------------------------
+MODEL_HELP = "embedded name, path, hub id (owner/name[@revision]), or module:attribute"
+
+
+def add_quiet(parser: argparse.ArgumentParser) -> None:
+    """``-q/--quiet``: no progress display."""
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress display (it shows only when standard error is a "
+                             "terminal)")
+
+
+def add_formats(parser: argparse.ArgumentParser) -> None:
+    """``--format``: which renderings ``--out`` receives (:data:`normtest.render.FORMATS`)."""
+    from normtest.render import FORMATS
+
+    parser.add_argument("--format", nargs="+", dest="formats", default=list(FORMATS),
+                        choices=FORMATS, metavar="FORMAT",
+                        help=f"which renderings --out receives: {', '.join(FORMATS)} "
+                             "(default: all)")
+
+
+def add_suite(parser: argparse.ArgumentParser, help: str | None = None) -> None:
+    """``--suite``: one suite of the catalogue, or all."""
+    from normtest.catalogue import SUITES
+
+    parser.add_argument("--suite", default="all", choices=["all", *SUITES], help=help)
+
+
+def add_claims(parser: argparse.ArgumentParser, help: str | None = None) -> None:
+    """``--claims ID …``."""
+    parser.add_argument("--claims", nargs="+", default=None, metavar="ID", help=help)
+
+
+def add_all_rows(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--all/-v/--verbose``."""
+    parser.add_argument("--all", "-v", "--verbose", dest="all_rows", action="store_true",
+                        help=help)

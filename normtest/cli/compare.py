@@ -4,20 +4,50 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from normtest import progress
 from normtest.cli.common import (
     EXIT_OK,
+    add_claims,
+    add_quiet,
+    add_suite,
     check_outputs,
     shows_progress,
 )
 from normtest.errors import NormtestError
 from normtest.settings import (
+    add_cli_options,
     audit_settings,
     given,
     load_checks_of,
     resolve,
 )
+
+
+def register(sub: Any) -> None:
+    """``normtest compare`` on the command line's subparsers."""
+    comparing = sub.add_parser(
+        "compare", help="audit several models on one paired sample and test claims about the "
+                        "difference of their effects (a leaderboard with intervals)")
+    comparing.add_argument("--model", action="append", dest="sources", default=[],
+                           type=lambda v: ("model", v),
+                           help="a model as for audit; two or more, with --report (each "
+                                "earlier one is 'first' against each later one)")
+    comparing.add_argument("--report", action="append", dest="sources",
+                           type=lambda v: ("report", Path(v)),
+                           help="a stored report.json to compare instead of auditing a model "
+                                "(audited with --prefix-unit words for the growth claims)")
+    add_claims(comparing, "comparative claims (default: every one whose data the audits hold; "
+                          "normtest list shows them)")
+    add_suite(comparing, "audit only this suite's claims (cer and text: the growth and text "
+                         "comparisons)")
+    comparing.add_argument("--out", type=Path, default=None,
+                           help="folder for comparison.json/.md/.html and each model's report "
+                                "(default: reports/compare/A-vs-B/)")
+    add_cli_options(comparing)
+    add_quiet(comparing)
+    comparing.set_defaults(handler=command)
 
 
 def command(args: argparse.Namespace) -> int:

@@ -10,16 +10,34 @@ from typing import Any
 from normtest import progress
 from normtest.cli.common import (
     EXIT_OK,
+    MODEL_HELP,
+    add_claims,
+    add_quiet,
+    add_suite,
     shows_progress,
 )
 from normtest.errors import NormtestError
 from normtest.settings import (
+    add_cli_options,
     audit_settings,
     given,
     load_checks_of,
     load_options,
     resolve,
 )
+
+
+def register(sub: Any) -> None:
+    """``normtest plan`` on the command line's subparsers."""
+    planning = sub.add_parser(
+        "plan", help="run a small pilot audit and say what sample decides each of the paper's "
+                     "hypotheses")
+    planning.add_argument("--model", required=True, help=MODEL_HELP)
+    add_claims(planning)
+    add_suite(planning)
+    add_cli_options(planning)
+    add_quiet(planning)
+    planning.set_defaults(handler=command)
 
 
 def command(args: argparse.Namespace) -> int:

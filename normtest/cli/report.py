@@ -4,11 +4,33 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+from typing import Any
 
 from normtest.cli.common import (
     EXIT_OK,
 )
 from normtest.errors import NormtestError
+
+
+def register(sub: Any) -> None:
+    """``normtest report`` on the command line's subparsers."""
+    rendering = sub.add_parser(
+        "report", help="re-render a stored report.json as Markdown or HTML, optionally "
+                       "re-judged under other thresholds (no model needed)")
+    rendering.add_argument("report", type=Path, help="a report.json written by normtest")
+    rendering.add_argument("--format", default="md",
+                           choices=["md", "html", "json", "text", "layers"],
+                           help="md (default), html, json, text (what normtest audit prints, "
+                                "as plain text), or layers (the layer profile of a --layers "
+                                "audit as a figure: PNG, SVG or PDF by the --out suffix)")
+    rendering.add_argument("--out", type=Path, default=None,
+                           help="file to write (default: standard output)")
+    rendering.add_argument("--threshold", nargs="+", action="extend", default=[],
+                           metavar="CLAIM=VALUE",
+                           help="re-judge a claim: CLAIM=VALUE (one-sided threshold) or "
+                                "CLAIM=LOW:HIGH (equivalence margin); Holm again per claim")
+    rendering.set_defaults(handler=command)
 
 
 def command(args: argparse.Namespace) -> int:

@@ -51,11 +51,9 @@ from normtest.errors import NormtestError
 from normtest.information import counting
 from normtest.information.counting import _StreamCounter, tokenize
 from normtest.information.frequency import InformationContent, check_words, information_content
+from normtest.information.readers import MAX_REPLACED_SHARE, CorpusEncoding, corpus_encoding
 from normtest.information.texts import (
-    MAX_REPLACED_SHARE,
-    CorpusEncoding,
     DocumentSplit,
-    corpus_encoding,
     lee_texts,
     package_version,
     read_text_file,

@@ -37,14 +37,23 @@ from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
 from normtest.errors import NormtestError
-from normtest.information.texts import DocumentSplit, decode_utf8, split_documents
+from normtest.information.texts import (
+    DocumentSplit,
+    decode_utf8,
+    read_text_file,
+    split_documents,
+    text_files,
+)
 
 __all__ = [
     "CORPUS_PATTERNS",
+    "MAX_REPLACED_SHARE",
     "CorpusBlock",
+    "CorpusEncoding",
     "CorpusFile",
     "FilePart",
     "Piece",
+    "corpus_encoding",
     "corpus_files",
     "iter_documents",
     "plan_blocks",
@@ -381,3 +390,66 @@ def plan_blocks(files: list[CorpusFile], split: DocumentSplit, block_bytes: int,
     if parts:
         blocks.append(CorpusBlock(len(blocks), tuple(parts), size))
     return blocks
+
+
+# -- how much of a corpus is not UTF-8 -------------------------------------------------------------
+#: Largest share of a user corpus's bytes that may be replaced (not UTF-8) before it is refused:
+#: one byte in a thousand is a stray character; more means the files are in another encoding.
+MAX_REPLACED_SHARE = 0.001
+
+
+@dataclass(frozen=True)
+class CorpusEncoding:
+    """How much of a corpus was not UTF-8: bytes replaced by U+FFFD out of all bytes read."""
+
+    n_replaced_bytes: int
+    n_bytes: int
+    worst_file: str | None
+
+    @property
+    def share(self) -> float:
+        """Replaced bytes as a share of all bytes (0 for an empty corpus)."""
+        return self.n_replaced_bytes / self.n_bytes if self.n_bytes else 0.0
+
+
+def _file_encodings(paths: str | PathLike[str] | Iterable[str | PathLike[str]],
+                    pattern: str, text_column: str) -> Iterable[tuple[str, int, int]]:
+    """(file, replaced bytes, bytes) of each file: with the default pattern, of a corpus spec
+    (files, folders, globs; plain, gzip, bz2, Parquet), streamed; else of ``text_files``."""
+    if pattern != "*.txt":
+        for f in text_files(paths, pattern):
+            yield str(f), read_text_file(f).n_replaced_bytes, f.stat().st_size
+        return
+    for cf in corpus_files(paths):
+        replaced = total = 0
+        for piece in read_part(FilePart(str(cf.path), cf.kind, text_column=text_column), "line"):
+            replaced += piece.n_replaced
+            total += piece.n_bytes
+        yield str(cf.path), replaced, total
+
+
+def corpus_encoding(paths: str | PathLike[str] | Iterable[str | PathLike[str]],
+                    pattern: str = "*.txt", text_column: str = "text") -> CorpusEncoding:
+    """Count the bytes of a corpus that are not UTF-8; refuse one that is mostly in another
+    encoding (more than :data:`MAX_REPLACED_SHARE` of its bytes), saying how to convert it.
+
+    ``paths`` is a corpus spec (:func:`corpus_files`: files,
+    folders, glob patterns; compressed files count their decompressed bytes) unless another
+    folder ``pattern`` than ``*.txt`` is given, which reads plain files as :func:`text_files`
+    finds them."""
+    replaced = total = 0
+    worst: tuple[int, str] | None = None
+    for name, n_bad, n_bytes in _file_encodings(paths, pattern, text_column):
+        replaced += n_bad
+        total += n_bytes
+        if n_bad and (worst is None or n_bad > worst[0]):
+            worst = (n_bad, name)
+    found = CorpusEncoding(replaced, total, None if worst is None else worst[1])
+    if found.share > MAX_REPLACED_SHARE:
+        raise NormtestError(
+            f"the corpus is not UTF-8 text: {replaced:,} of its {total:,} bytes "
+            f"({found.share:.2%}, most in {found.worst_file}) are not valid UTF-8. Convert the "
+            "files first, e.g. iconv -f latin1 -t utf-8 FILE > FILE.utf8.txt (use the "
+            "encoding they were written in)"
+        )
+    return found

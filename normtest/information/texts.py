@@ -28,14 +28,11 @@ from normtest.errors import NormtestError
 
 __all__ = [
     "LEE_FILE",
-    "MAX_REPLACED_SHARE",
     "WIKI_FILE",
-    "CorpusEncoding",
     "DocumentSplit",
     "SourceText",
     "TextFile",
     "bundled_corpus_path",
-    "corpus_encoding",
     "decode_utf8",
     "lee_texts",
     "package_version",
@@ -287,67 +284,3 @@ def _ctrl_c_kept() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
     if stopped:
         raise KeyboardInterrupt
-
-
-#: Largest share of a user corpus's bytes that may be replaced (not UTF-8) before it is refused:
-#: one byte in a thousand is a stray character; more means the files are in another encoding.
-MAX_REPLACED_SHARE = 0.001
-
-
-@dataclass(frozen=True)
-class CorpusEncoding:
-    """How much of a corpus was not UTF-8: bytes replaced by U+FFFD out of all bytes read."""
-
-    n_replaced_bytes: int
-    n_bytes: int
-    worst_file: str | None
-
-    @property
-    def share(self) -> float:
-        """Replaced bytes as a share of all bytes (0 for an empty corpus)."""
-        return self.n_replaced_bytes / self.n_bytes if self.n_bytes else 0.0
-
-
-def _file_encodings(paths: str | PathLike[str] | Iterable[str | PathLike[str]],
-                    pattern: str, text_column: str) -> Iterable[tuple[str, int, int]]:
-    """(file, replaced bytes, bytes) of each file: with the default pattern, of a corpus spec
-    (files, folders, globs; plain, gzip, bz2, Parquet), streamed; else of ``text_files``."""
-    if pattern != "*.txt":
-        for f in text_files(paths, pattern):
-            yield str(f), read_text_file(f).n_replaced_bytes, f.stat().st_size
-        return
-    from normtest.information.readers import FilePart, corpus_files, read_part
-
-    for cf in corpus_files(paths):
-        replaced = total = 0
-        for piece in read_part(FilePart(str(cf.path), cf.kind, text_column=text_column), "line"):
-            replaced += piece.n_replaced
-            total += piece.n_bytes
-        yield str(cf.path), replaced, total
-
-
-def corpus_encoding(paths: str | PathLike[str] | Iterable[str | PathLike[str]],
-                    pattern: str = "*.txt", text_column: str = "text") -> CorpusEncoding:
-    """Count the bytes of a corpus that are not UTF-8; refuse one that is mostly in another
-    encoding (more than :data:`MAX_REPLACED_SHARE` of its bytes), saying how to convert it.
-
-    ``paths`` is a corpus spec (:func:`normtest.information.readers.corpus_files`: files,
-    folders, glob patterns; compressed files count their decompressed bytes) unless another
-    folder ``pattern`` than ``*.txt`` is given, which reads plain files as :func:`text_files`
-    finds them."""
-    replaced = total = 0
-    worst: tuple[int, str] | None = None
-    for name, n_bad, n_bytes in _file_encodings(paths, pattern, text_column):
-        replaced += n_bad
-        total += n_bytes
-        if n_bad and (worst is None or n_bad > worst[0]):
-            worst = (n_bad, name)
-    found = CorpusEncoding(replaced, total, None if worst is None else worst[1])
-    if found.share > MAX_REPLACED_SHARE:
-        raise NormtestError(
-            f"the corpus is not UTF-8 text: {replaced:,} of its {total:,} bytes "
-            f"({found.share:.2%}, most in {found.worst_file}) are not valid UTF-8. Convert the "
-            "files first, e.g. iconv -f latin1 -t utf-8 FILE > FILE.utf8.txt (use the "
-            "encoding they were written in)"
-        )
-    return found

@@ -24,16 +24,17 @@ import math
 import os
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING
 
 from normtest.errors import NormtestError
+from normtest.paths import publish
 
 if TYPE_CHECKING:
     from normtest.report import Report
 
-__all__ = ["FORMATS", "LOCK_NAME", "folder_lock", "parse_threshold", "publish", "published",
+__all__ = ["FORMATS", "LOCK_NAME", "folder_lock", "parse_threshold",
            "render", "with_thresholds", "write_files", "write_renderings"]
 
 #: The formats a report renders to, in the order ``normtest audit`` writes them.
@@ -157,24 +158,6 @@ def write_files(folder: str | Path, files: Mapping[str, str | bytes],
             if name not in payloads:
                 (target / name).unlink(missing_ok=True)
     return [path for _, path in pending]
-
-
-def published(payload: bytes) -> Callable[[BinaryIO], None]:
-    """A writer for :func:`normtest.paths.atomic_write` that writes ``payload`` into a file
-    with the permissions a plain write gives (:func:`publish`)."""
-    def write(out: BinaryIO) -> None:
-        publish(out)
-        out.write(payload)
-
-    return write
-
-
-def publish(out: Any) -> None:
-    """Give a temporary file (``mkstemp`` makes it readable by its owner alone) the
-    permissions a plain write gives: 0666 less the umask."""
-    mask = os.umask(0)
-    os.umask(mask)
-    os.fchmod(out.fileno(), 0o666 & ~mask)
 
 
 @contextlib.contextmanager

@@ -1,61 +1,25 @@
-"""What the Markdown and HTML renderings share: numbers, thresholds, families, agreement."""
+"""What the Markdown and HTML renderings share: families, agreement, labels; and, from
+:mod:`normtest.formatting`, the numbers, intervals and thresholds every rendering writes."""
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from normtest.result import Result, Verdict
+from normtest.result import Result, Verdict, variant_key
 
 #: Verdicts in the order a summary lists them.
 ORDER: tuple[Verdict, ...] = (Verdict.PASS, Verdict.FAIL, Verdict.INCONCLUSIVE, Verdict.ERROR,
                               Verdict.SKIPPED)
 
 
-def number(value: Any) -> str:
-    """Three significant digits, a true minus sign, and — for a missing value."""
-    if value is None or isinstance(value, bool):
-        return "—"
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        return "—"
-    if not math.isfinite(x):
-        return "—"
-    return f"{x:.3g}".replace("-", "−")
-
-
-def interval(result: Result) -> str:
-    """``[low, high]`` of the result's two-sided interval, or — when there is none."""
-    return bounds(result.ci)
-
-
-def bounds(pair: tuple[float, float]) -> str:
-    """``[low, high]``, or — when an end is missing."""
-    low, high = pair
-    if not (math.isfinite(low) and math.isfinite(high)):
-        return "—"
-    return f"[{number(low)}, {number(high)}]"
-
-
 def confidence(result: Result) -> str:
     """The interval's two-sided level, e.g. ``90%``."""
     alpha = result.criterion.alpha if result.criterion else 0.05
     return f"{100 * (1 - 2 * alpha):g}%"
-
-
-def threshold(result: Result, digits: Callable[[Any], str] = number) -> str:
-    """``> 0.3``, ``< 0.5`` or ``inside [0.5, 2]``; — without a criterion. ``digits`` writes
-    the numbers (default :func:`number`)."""
-    t, c = result.threshold, result.criterion
-    if t is None or c is None:
-        return "—"
-    if isinstance(t, tuple):
-        return f"inside [{digits(t[0])}, {digits(t[1])}]"
-    return f"{'>' if c.direction == 'greater' else '<'} {digits(t)}"
 
 
 def p_value(value: float | None) -> str:
@@ -75,14 +39,9 @@ def agreement(result: Result) -> str | None:
     return "yes" if result.expected is result.verdict else "NO"
 
 
-def variant_key(variant: Mapping[str, str]) -> str:
-    """The bracket part of a result id (as :func:`normtest.audit.variant_key`)."""
-    return ",".join(f"{k}={v}" for k, v in variant.items())
-
-
 def variant_label(result: Result) -> str:
     """The variant in words for a row label; the claim id when there is no variant."""
-    return (", ".join(f"{k}={v}" for k, v in result.shown_variant.items())
+    return (variant_key(result.shown_variant, ", ")
             or (result.claim or result.id))
 
 
@@ -91,11 +50,11 @@ def row_labels(rows: Sequence[Result]) -> tuple[list[str], str]:
     shown = [r.shown_variant for r in rows]
     axes = list(dict.fromkeys(k for v in shown for k in v))
     varying = [k for k in axes if len({v.get(k) for v in shown}) > 1]
-    shared = ", ".join(f"{k}={shown[0][k]}" for k in axes
-                       if k not in varying and k in shown[0])
+    shared = variant_key({k: shown[0][k] for k in axes if k not in varying and k in shown[0]},
+                         ", ")
     if not varying:
         return [variant_label(r) for r in rows], shared if len(rows) > 1 else ""
-    labels = [", ".join(f"{k}={v[k]}" for k in varying if k in v) or r.id
+    labels = [variant_key({k: v[k] for k in varying if k in v}, ", ") or r.id
               for r, v in zip(rows, shown, strict=True)]
     return labels, shared
 

@@ -21,9 +21,12 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
+from normtest.formatting import interval as _interval
+from normtest.formatting import number as _number
+from normtest.formatting import threshold as _threshold
 from normtest.render import _format as fmt
 from normtest.render.html_figures import esc
-from normtest.result import Result, Verdict
+from normtest.result import Result, Verdict, variant_key
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -77,7 +80,7 @@ _SHORT = {Verdict.INCONCLUSIVE: "undecided"}
 def _cell(r: Result | None) -> str:
     if r is None:
         return "—"
-    return (f"{fmt.number(r.estimate)} {fmt.interval(r)} "
+    return (f"{_number(r.estimate)} {_interval(r)} "
             f"{_SHORT.get(r.verdict, r.verdict.value)}")
 
 
@@ -89,13 +92,13 @@ def _difference(r: Result) -> str:
     statistic = r.measurement.statistic if r.measurement else "difference"
     if r.measurement is None or not math.isfinite(r.estimate):
         return r.reason
-    return (f"{statistic} {fmt.number(r.estimate)} {fmt.interval(r)} "
-            f"(minimum {fmt.threshold(r)})")
+    return (f"{statistic} {_number(r.estimate)} {_interval(r)} "
+            f"(minimum {_threshold(r)})")
 
 
 def _variant_note(r: Result) -> str:
     rest = {k: v for k, v in r.variant.items() if k not in ("first", "second")}
-    note = ", ".join(f"{k}={v}" for k, v in rest.items())
+    note = variant_key(rest, ", ")
     states = r.details.get("states")
     return note + (f" ({states})" if states else "")
 
@@ -265,9 +268,9 @@ def render_comparison_markdown(comparison: Comparison) -> str:
     for r in comparison.results:
         out.append(_row([f"**{r.verdict.value}**", md_text(_statement(r)),
                          md_text(_variant_note(r)) or "—",
-                         f"{fmt.number(r.estimate)} {fmt.interval(r)}"
+                         f"{_number(r.estimate)} {_interval(r)}"
                          if math.isfinite(r.estimate) else md_text(r.reason),
-                         md_text(fmt.threshold(r)),
+                         md_text(_threshold(r)),
                          _expected(r)]))
     names, rows = _scorecards(comparison)
     out += ["", "### Scorecards", "", _row(["hypothesis", *map(md_code, names)]),

@@ -34,10 +34,11 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from normtest.formatting import number
 from normtest.render._format import agreement, families
-from normtest.render.terminal import number, table_rows
+from normtest.render.terminal import table_rows
 from normtest.report import Report
-from normtest.result import Result, Verdict
+from normtest.result import Result, Verdict, variant_key
 from normtest.scorecard import Line, counts
 
 #: Width of the plain text written anywhere but a terminal.
@@ -412,7 +413,8 @@ def effect(r: Result | None, *, label: bool = False, limit: bool = True) -> Text
     out = Text()
     if label and short_variant(r):
         out.append(", ".join(short_variant(r).values()) + ": ", style="cyan")
-    out.append(f"{number(r.estimate)} [{number(low)}, {number(high)}]")
+    out.append(f"{number(r.estimate, minus='-')} [{number(low, minus='-')}, "
+               f"{number(high, minus='-')}]")
     t, c = r.threshold, r.criterion
     if limit and t is not None and c is not None:
         if isinstance(t, tuple):
@@ -432,7 +434,7 @@ def short_variant(r: Result) -> dict[str, str]:
 
 def short_id(r: Result) -> str:
     """The row's id without the axes at their reference value."""
-    inner = ",".join(f"{k}={v}" for k, v in short_variant(r).items())
+    inner = variant_key(short_variant(r))
     base = r.claim or r.id
     return f"{base}[{inner}]" if inner else base
 
@@ -456,9 +458,9 @@ def pending_rows(results: Sequence[Result]) -> list[Result]:
 def _reasons_title(rows: Sequence[Result]) -> Text:
     from normtest.catalogue import REFERENCE
 
-    left_out = [f"{k}={v}" for k, v in REFERENCE.items()
-                if any(r.variant.get(k) == v for r in rows)]
-    note = f" (ids leave out {', '.join(left_out)})" if left_out else ""
+    left_out = variant_key({k: v for k, v in REFERENCE.items()
+                            if any(r.variant.get(k) == v for r in rows)}, ", ")
+    note = f" (ids leave out {left_out})" if left_out else ""
     return _line(f"Confirmatory rows that are not PASS{note}:", "bold")
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,16 +40,6 @@ class Saturating:
     def __call__(self, x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, dtype=np.float64)
         return self.start + self.rise * (1.0 - np.exp(-x / self.tau))
-
-
-def finite_pairs(x: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
-    """The pairs where both values are finite (stored NaNs become None, then NaN)."""
-    a = np.asarray([math.nan if v is None else v for v in x], dtype=np.float64)
-    b = np.asarray([math.nan if v is None else v for v in y], dtype=np.float64)
-    n = min(a.size, b.size)
-    a, b = a[:n], b[:n]
-    keep = np.isfinite(a) & np.isfinite(b)
-    return a[keep], b[keep]
 
 
 def ols(x: np.ndarray, y: np.ndarray) -> Line | None:

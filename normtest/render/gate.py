@@ -8,6 +8,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from normtest.formatting import bounds as _bounds
+from normtest.formatting import number as _number
+from normtest.formatting import threshold as _threshold
 from normtest.render import _format as fmt
 from normtest.render.markdown import md_text
 
@@ -75,8 +78,8 @@ def gate_markdown(outcome: GateOutcome, decision: Decision | None = None) -> str
             for r in req.results:
                 mark = "✅" if r.verdict.value == "PASS" else "❌"
                 lines.append(f"| {mark} | `{r.label}` | {r.verdict.value} | "
-                             f"{fmt.number(r.estimate)} | {fmt.bounds(r.ci)} | "
-                             f"{fmt.threshold(r)} |")
+                             f"{_number(r.estimate)} | {_bounds(r.ci)} | "
+                             f"{_threshold(r)} |")
         lines.append("")
         for req in failed:
             for r in req.results:
@@ -125,9 +128,9 @@ def _comparison_table(rows: Sequence[Comparison]) -> list[str]:
     for c in rows:
         mark = "❌ " if c.regressed else ""
         out.append(
-            f"| {mark}`{c.id}` | {fmt.number(c.baseline.estimate)} {fmt.bounds(c.baseline.ci)} | "
-            f"{fmt.number(c.candidate.estimate)} {fmt.bounds(c.candidate.ci)} | "
-            f"{fmt.number(c.difference)} | {fmt.bounds(c.interval)} | "
+            f"| {mark}`{c.id}` | {_number(c.baseline.estimate)} {_bounds(c.baseline.ci)} | "
+            f"{_number(c.candidate.estimate)} {_bounds(c.candidate.ci)} | "
+            f"{_number(c.difference)} | {_bounds(c.interval)} | "
             f"{fmt.p_value(c.p_adjusted)} | {c.method} |")
     return out
 

@@ -21,6 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from normtest.formatting import interval as _interval
+from normtest.formatting import number as _number
+from normtest.formatting import threshold as _threshold
 from normtest.render import _format as fmt
 from normtest.render import plots
 from normtest.render.html_figures import Figures, Section, badge, esc, fold
@@ -222,8 +225,8 @@ class _Page(Figures):
                 assert r.expected is not None
                 out.append(f"<li><code>{esc(r.label)}</code>: {badge(r.verdict.value)} where the "
                            f"paper expects {badge(r.expected.value)} — estimate "
-                           f"{esc(fmt.number(r.estimate))}, {esc(fmt.confidence(r))} interval "
-                           f"{esc(fmt.interval(r))}, threshold {esc(fmt.threshold(r))}</li>")
+                           f"{esc(_number(r.estimate))}, {esc(fmt.confidence(r))} interval "
+                           f"{esc(_interval(r))}, threshold {esc(_threshold(r))}</li>")
             out.append("</ul>")
         if not self.can_plot:
             out.append('<p class="note">The plots need matplotlib, which is not installed: '
@@ -265,9 +268,9 @@ class _Page(Figures):
                     ) + "</td>"
                 out.append(
                     f"<tr><td>{variant}{role}</td>"
-                    f'<td class="num">{esc(fmt.number(r.estimate))}</td>'
-                    f'<td class="num">{esc(fmt.interval(r))}</td>'
-                    f'<td class="num">{esc(fmt.threshold(r))}</td>'
+                    f'<td class="num">{esc(_number(r.estimate))}</td>'
+                    f'<td class="num">{esc(_interval(r))}</td>'
+                    f'<td class="num">{esc(_threshold(r))}</td>'
                     f"<td>{badge(r.verdict.value)}</td>{cell}"
                     f"<td class='num'>{esc(fmt.p_value(p))}</td>"
                     f"<td class='num'>{r.n or '—'}</td>"

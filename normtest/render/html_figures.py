@@ -24,10 +24,12 @@ from typing import Any
 import numpy as np
 
 from normtest.errors import NormtestError
+from normtest.formatting import interval as _interval
+from normtest.formatting import number as _number
 from normtest.render import _format as fmt
 from normtest.render import fits, layers, plots
 from normtest.report import Report
-from normtest.result import Result
+from normtest.result import Result, variant_key
 
 __all__ = ["Figures", "Section", "badge", "esc", "figure", "fold", "transform_note"]
 
@@ -56,7 +58,7 @@ def magnitude(value: float) -> str:
     """A value for an axis range: ``9,975`` at a thousand and beyond, else three digits."""
     if math.isfinite(value) and abs(value) >= 1000:
         return f"{value:,.0f}".replace("-", "−")
-    return fmt.number(value)
+    return _number(value)
 
 
 def floats(values: Any) -> np.ndarray:
@@ -313,7 +315,7 @@ class Figures:
         groups: dict[str, list[tuple[str, dict[str, str]]]] = {}
         for key in series:
             variant = _variant(key)
-            group = ", ".join(f"{k}={v}" for k, v in variant.items() if k != "transform")
+            group = variant_key({k: v for k, v in variant.items() if k != "transform"}, ", ")
             groups.setdefault(group, []).append((key, variant))
         items: list[tuple[bool, str]] = []
         for group, members in groups.items():
@@ -351,13 +353,13 @@ class Figures:
                          names: Sequence[str] | None, log_y: bool, ylabel: str,
                          line: fits.Line | None) -> str:
         label = variant.get("transform") or key
-        bits = [f"<b>{esc(label)}</b>", f"n = {xs.size:,}", f"ρ = {esc(fmt.number(rho))}"]
+        bits = [f"<b>{esc(label)}</b>", f"n = {xs.size:,}", f"ρ = {esc(_number(rho))}"]
         if result is not None:
-            bits[-1] += f" {esc(fmt.interval(result))} {badge(result.verdict.value)}"
+            bits[-1] += f" {esc(_interval(result))} {badge(result.verdict.value)}"
             if result.expected is not None:
                 bits.append(f"paper: {badge(result.expected.value)}")
         if line is not None:
-            bits.append(f"OLS slope {'of ln y ' if log_y else ''}{esc(fmt.number(line.slope))} "
+            bits.append(f"OLS slope {'of ln y ' if log_y else ''}{esc(_number(line.slope))} "
                         "per nat")
         if xs.size > plots.MAX_POINTS:
             bits.append(f"{plots.MAX_POINTS:,} of {xs.size:,} points drawn (a random subsample; "
@@ -503,7 +505,7 @@ class Figures:
                      ratio: Result | None, fixed: Result | None, fit: fits.CurveFit) -> str:
         variant = _variant(key)
         label = variant.get("composition", key)
-        rest = ", ".join(f"{k}={v}" for k, v in variant.items() if k != "composition")
+        rest = variant_key({k: v for k, v in variant.items() if k != "composition"}, ", ")
         bits = [f"<b>{esc(label)}</b>" + (f" ({esc(rest)})" if rest else ""),
                 f"{np.unique(docs).size} documents"]
         if ratio is not None:
@@ -514,17 +516,17 @@ class Figures:
         line, curve = fit.line, fit.saturating
         text = " · ".join(bits)
         if line is not None:
-            text += f"<br>linear fit: slope {esc(fmt.number(line.slope))} per token"
+            text += f"<br>linear fit: slope {esc(_number(line.slope))} per token"
         if curve is not None:
             top = float(lengths.max())
             shape = ("levels off inside the range: the fixed-point signature"
                      if curve.tau < top / 2 else
                      "no levelling off inside the range" if curve.tau > 2 * top else
                      "bends over the range")
-            text += (f"; saturating fit: plateau {esc(fmt.number(curve.plateau))}, "
-                     f"τ = {esc(fmt.number(curve.tau))} tokens ({shape})")
+            text += (f"; saturating fit: plateau {esc(_number(curve.plateau))}, "
+                     f"τ = {esc(_number(curve.tau))} tokens ({shape})")
         text += (f'<br><span class="axes">x: prefix length L (tokens), up to '
-                 f"{esc(fmt.number(lengths.max() if lengths.size else math.nan))}; y: s(L), raw "
+                 f"{esc(_number(lengths.max() if lengths.size else math.nan))}; y: s(L), raw "
                  "‖e‖²")
         if values.size and np.isfinite(values).any():
             text += (f", here {esc(magnitude(np.nanmin(values)))} to "

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from normtest.errors import NormtestError
-from normtest.render import _format as fmt
+from normtest.formatting import interval as _interval
+from normtest.formatting import number as _number
 from normtest.result import Result
 
 if TYPE_CHECKING:
@@ -117,7 +118,7 @@ def profile_summary(profile: Profile) -> str:
     criterion = profile.rows[-1].criterion
     if criterion is not None and criterion.direction == "greater":
         best = profile.best
-        text += (f"; peak {fmt.number(best.estimate)} {fmt.interval(best)} at layer "
+        text += (f"; peak {_number(best.estimate)} {_interval(best)} at layer "
                  f"{best.variant['representation']}")
     return text
 
@@ -131,7 +132,7 @@ def layer_table(profiles: Sequence[Profile]) -> list[list[str]]:
                 layers.append(r.variant["representation"])
     out = [["row", *layers]]
     for p in profiles:
-        cells = {r.variant["representation"]: f"{fmt.number(r.estimate)} {r.verdict.value}"
+        cells = {r.variant["representation"]: f"{_number(r.estimate)} {r.verdict.value}"
                  for r in p.rows}
         out.append([f"{p.claim}[{p.label}]", *(cells.get(x, "") for x in layers)])
     return out

@@ -23,6 +23,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from normtest.formatting import interval as _interval
+from normtest.formatting import number as _number
+from normtest.formatting import threshold as _threshold
 from normtest.render import _format as fmt
 from normtest.report import Report
 from normtest.result import Result, Verdict
@@ -155,8 +158,8 @@ def _summary(report: Report) -> list[str]:
             assert r.expected is not None
             out.append(
                 f"- {md_code(r.label)}: {r.verdict.value}, the paper expects {r.expected.value} "
-                f"(estimate {fmt.number(r.estimate)}, {fmt.confidence(r)} interval "
-                f"{fmt.interval(r)}, threshold {md_text(fmt.threshold(r))})")
+                f"(estimate {_number(r.estimate)}, {fmt.confidence(r)} interval "
+                f"{_interval(r)}, threshold {md_text(_threshold(r))})")
         if len(differ) > MAX_LISTED:
             out.append(f"- and {len(differ) - MAX_LISTED} more (see the confirmatory rows)")
     return out
@@ -172,7 +175,7 @@ def _table(results: Sequence[Result]) -> list[str]:
     for r in results:
         p = r.p_adjusted if r.p_adjusted is not None else r.p_value
         out.append(_row([
-            md_code(r.label), fmt.number(r.estimate), fmt.interval(r), md_text(fmt.threshold(r)),
+            md_code(r.label), _number(r.estimate), _interval(r), md_text(_threshold(r)),
             f"**{r.verdict.value}**" if r.verdict is Verdict.FAIL else r.verdict.value,
             *([r.expected.value if r.expected else "—", fmt.agreement(r) or "—"] if paper
               else []),

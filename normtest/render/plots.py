@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from normtest.errors import NormtestError
+from normtest.formatting import interval as _interval
+from normtest.formatting import number as _number
 from normtest.render import _format as fmt
 from normtest.render import canvas, fits
 from normtest.render.canvas import EDGE, TEXT
@@ -280,7 +282,7 @@ def scatter_plot(x: np.ndarray, y: np.ndarray, *, rho: float, verdict: str | Non
         ax.legend([canvas.Entry(label, colour, line=False, marker=5.0, opacity=0.55)
                    for label, colour in zip(("one token", "several tokens"), POINTS,
                                             strict=True)], "lower right", textpad=0.2)
-    label = f"Spearman ρ = {fmt.number(rho)}" + (f"   {verdict}" if verdict else "")
+    label = f"Spearman ρ = {_number(rho)}" + (f"   {verdict}" if verdict else "")
     ax.title([label], COLOURS.get(verdict or "", TEXT))
     ax.frame(xticks, canvas.tick_labels(xticks), yticks, ylabels, xlabel=xlabel, ylabel=ylabel,
              yminor=minor)
@@ -337,7 +339,7 @@ def cer_plot(lengths: np.ndarray, values: np.ndarray, documents: np.ndarray, *,
         drawn.append(np.array([curve.plateau]))
     title: list[str] = []
     if ratio is not None and math.isfinite(ratio.estimate):
-        title = [f"late/early slope ratio {fmt.number(ratio.estimate)} {fmt.interval(ratio)}",
+        title = [f"late/early slope ratio {_number(ratio.estimate)} {_interval(ratio)}",
                  f"{ratio.claim or 'cer.linear'}: {ratio.verdict.value}"]
     xlim, ylim = (0.0, top * 1.03 if top > 0 else 1.0), canvas.autoscale(drawn)
     picture = canvas.Canvas(252.0, 190.8)

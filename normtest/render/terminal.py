@@ -1,35 +1,23 @@
 """Plain-text pieces of the terminal: the table of every row (what ``normtest audit --all`` and
-``normtest demo`` end with), the scorecard with its reasons, and ``normtest plan``'s text. The
+``normtest demo`` end with), and ``normtest plan``'s text. The
 view ``normtest audit`` prints is :mod:`normtest.render.console`."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from normtest.formatting import general, number, threshold
 from normtest.render._format import agreement
 from normtest.result import Result
-from normtest.scorecard import Line, counts
 
 if TYPE_CHECKING:
     from normtest.power import Plan
 
 
-def number(value: float) -> str:
+def _ascii(value: float) -> str:
     """Three significant digits with an ASCII minus (grep-friendly), — when missing."""
-    return "—" if value is None or not math.isfinite(value) else f"{value:.3g}"
-
-
-
-def _threshold(result: Result) -> str:
-    t = result.threshold
-    if t is None:
-        return "—"
-    if isinstance(t, tuple):
-        return f"[{t[0]:g}, {t[1]:g}]"
-    direction = result.criterion.direction if result.criterion else ""
-    return f"{'>' if direction == 'greater' else '<'} {t:g}"
+    return number(value, minus="-")
 
 
 def table_rows(results: Sequence[Result]) -> list[tuple[str, ...]]:
@@ -43,8 +31,8 @@ def table_rows(results: Sequence[Result]) -> list[tuple[str, ...]]:
         expected = r.expected.value if r.expected else "—"
         agrees = agreement(r) or "—"
         rows.append((
-            r.label, _ROLE.get(r.role or "", "—"), number(r.estimate),
-            f"[{number(low)}, {number(high)}]", _threshold(r), r.verdict.value, expected,
+            r.label, _ROLE.get(r.role or "", "—"), _ascii(r.estimate),
+            f"[{_ascii(low)}, {_ascii(high)}]", threshold(r, general), r.verdict.value, expected,
             agrees,
         ))
     return rows
@@ -64,18 +52,6 @@ def verdict_table(results: Sequence[Result]) -> str:
 _ROLE = {"confirmatory": "conf", "exploratory": "expl"}
 
 
-def scorecard_text(lines: Sequence[Line]) -> str:
-    """The scorecard: one line per hypothesis (status, title, reason), then the counts."""
-    width = max((len(line.status) for line in lines), default=0)
-    out = ["Does the model behave as the paper says?", ""]
-    for line in lines:
-        out.append(f"  {line.status.upper():<{width}}  {line.title}")
-        out.append(f"  {'':<{width}}    {line.reason}")
-    tally = ", ".join(f"{n} {status}" for status, n in counts(lines).items() if n)
-    out += ["", f"scorecard: {tally}"]
-    return "\n".join(out)
-
-
 def plan_text(plan: Plan, model: str, *, options: str = "") -> str:
     """``normtest plan``: each confirmatory row of the pilot, decided or what would decide it,
     then the settings to audit with (after the user's own ``options``, as a shell reads them)."""
@@ -86,7 +62,7 @@ def plan_text(plan: Plan, model: str, *, options: str = "") -> str:
     width = max((len(r.id) for r, _ in plan.rows), default=0)
     for r, need in plan.rows:
         low, high = r.ci
-        head = f"  {r.id:<{width}}  {number(r.estimate):>8} [{number(low)}, {number(high)}]"
+        head = f"  {r.id:<{width}}  {_ascii(r.estimate):>8} [{_ascii(low)}, {_ascii(high)}]"
         if r.verdict.value in ("PASS", "FAIL"):
             out.append(f"{head}  decided at the pilot ({r.verdict.value})")
         elif need is None:

@@ -1,0 +1,68 @@
+"""The numbers, intervals and thresholds every rendering writes — the terminal, Markdown, HTML,
+the scorecard's reasons, a failing check's message and the JUnit properties — formatted one way.
+
+:func:`number` is the one number formatter (three significant digits, a true minus sign, — when
+missing; ``digits`` and ``minus`` for the few places that need more digits or ASCII);
+:func:`threshold` the one threshold formatter; the variant key is
+:func:`normtest.result.variant_key`."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from normtest.result import Result
+
+__all__ = ["MISSING", "bounds", "general", "interval", "number", "threshold"]
+
+#: What a missing or non-finite number is written as.
+MISSING = "—"
+
+
+def number(value: Any, digits: int = 3, minus: str = "−") -> str:
+    """``digits`` significant digits with ``minus`` as the minus sign (a true minus by default;
+    ``"-"`` where the text is grepped or parsed), and — for a missing or non-finite value."""
+    if value is None or isinstance(value, bool):
+        return MISSING
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return MISSING
+    if not math.isfinite(x):
+        return MISSING
+    return f"{x:.{digits}g}".replace("-", minus)
+
+
+def general(value: float) -> str:
+    """A threshold as it was declared (``%g``: 0.3, 1e-05), for machine-read text."""
+    return f"{value:g}"
+
+
+def bounds(pair: tuple[float, float], digits: Callable[[Any], str] = number) -> str:
+    """``[low, high]``, or — when an end is missing."""
+    low, high = pair
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return MISSING
+    return f"[{digits(low)}, {digits(high)}]"
+
+
+def interval(result: Result) -> str:
+    """``[low, high]`` of the result's two-sided interval, or — when there is none."""
+    return bounds(result.ci)
+
+
+def threshold(result: Result, digits: Callable[[Any], str] = number, bare: bool = False) -> str:
+    """``> 0.3``, ``< 0.5`` or ``inside [0.5, 2]``; — without a criterion. ``digits`` writes
+    the numbers (default :func:`number`); ``bare`` leaves out the direction (``0.3``,
+    ``[0.5, 2]``; empty without a criterion), for a value another field qualifies."""
+    t, c = result.threshold, result.criterion
+    if t is None or c is None:
+        return "" if bare else MISSING
+    if isinstance(t, tuple):
+        inside = f"[{digits(t[0])}, {digits(t[1])}]"
+        return inside if bare else f"inside {inside}"
+    if bare:
+        return digits(t)
+    return f"{'>' if c.direction == 'greater' else '<'} {digits(t)}"

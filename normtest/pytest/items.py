@@ -1,0 +1,185 @@
+"""The pytest items normtest collects: a claim variant on a model (:class:`ClaimItem`, from a
+claim file such as ``checks/word.py``), and a required scorecard line (:class:`ScorecardItem`,
+under ``checks/axes.py``, where the lines are declared; ``--normtest-replicated KEY`` or
+``replicated = [...]`` in the configuration)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from normtest.pytest.state import MARKER, record, state_of
+
+if TYPE_CHECKING:
+    from normtest.checking import PlannedCheck
+    from normtest.checking.session import AuditSession
+    from normtest.result import Result
+
+
+class ClaimFile(pytest.File):
+    """A file of claims (``checks/word.py``, or a user's claim file): an item per model and
+    claim variant declared there."""
+
+    def collect(self) -> Any:
+        """Plan the file's checks for every model, in catalogue order."""
+        from normtest.checking import ClaimFailure
+        from normtest.errors import NormtestError
+
+        state = state_of(self.config)
+        assert state is not None
+        for label in state.labels:
+            try:
+                session = state.session(label)
+                here = self.path.resolve()
+                planned = [p for p in session.plan(state.selectors, state.exploratory)
+                           if state.home(self.session, p) == here]
+            except NormtestError as exc:
+                raise self.CollectError(f"normtest: {exc}") from None
+            for check in planned:
+                name = check.id if len(state.labels) == 1 else f"{label}/{check.id}"
+                item = ClaimItem.from_parent(self, name=name, label=label, planned=check)
+                reason = state.expected(label, check)
+                if reason is not None:
+                    item.add_marker(pytest.mark.xfail(reason=reason, strict=False,
+                                                      raises=ClaimFailure))
+                yield item
+
+
+class ClaimItem(pytest.Item):
+    """One claim variant on one model; its outcome follows the verdict and the policy."""
+
+    def __init__(self, *, label: str, planned: PlannedCheck, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.label = label
+        self.planned = planned
+        self.add_marker(getattr(pytest.mark, MARKER)(planned.id))
+
+    def runtest(self) -> None:
+        """Measure the claim's family (once per session), then pass, fail or skip."""
+        from normtest.checking.outcomes import act, decide
+
+        state = state_of(self.config)
+        assert state is not None
+        result = state.session(self.label).result_for(self.planned)
+        outcome = decide(result, model=self.label, inconclusive=state.inconclusive,
+                         expected=state.expected(self.label, self.planned), strict=state.strict)
+        record(self, outcome)
+        if state.junit_properties:
+            self.user_properties.extend(_properties(result, self.label))
+        try:
+            act(outcome)
+        except pytest.skip.Exception as exc:
+            exc._use_item_location = True  # report the skip at the claim's declaration
+            raise
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
+                     style: Any = None) -> Any:
+        """The claim's estimate, interval, threshold and criterion, without a traceback."""
+        from normtest.checking import ClaimError, ClaimFailure, UnexpectedPass
+
+        if isinstance(excinfo.value, (ClaimFailure, ClaimError, UnexpectedPass)):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        """Where the claim is declared, and what is checked."""
+        return self.path, _declared_line(self.path, self.planned.claim), \
+            f"normtest {self.label}: {self.planned.id}"
+
+
+def _declared_line(path: Path, claim: str) -> int:
+    """The 0-based line of ``id="claim"`` in a claim module (0 when not found)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return 0
+    needle = f'id="{claim}"'
+    return next((i for i, line in enumerate(lines) if needle in line), 0)
+
+
+def _properties(result: Result, label: str) -> list[tuple[str, object]]:
+    from normtest.formatting import general, threshold
+
+    low, high = result.ci
+    return [
+        ("normtest_model", label),
+        ("normtest_claim", result.id),
+        ("normtest_verdict", result.verdict.value),
+        ("normtest_estimate", _text(result.estimate)),
+        ("normtest_ci_low", _text(low)),
+        ("normtest_ci_high", _text(high)),
+        ("normtest_threshold", threshold(result, general, bare=True)),
+        ("normtest_criterion", result.criterion.describe() if result.criterion else ""),
+        ("normtest_expected", result.expected.value if result.expected else ""),
+        ("normtest_role", result.role or ""),
+    ]
+
+
+def _text(value: float) -> str:
+    return "" if value != value or value in (float("inf"), float("-inf")) else repr(float(value))
+
+
+class ScorecardFile(pytest.File):
+    """``checks/axes.py``: an item per model and required scorecard line."""
+
+    def collect(self) -> Any:
+        """Plan the claims each required line needs (measured with the session's other claims)
+        and yield its item."""
+        state = state_of(self.config)
+        assert state is not None
+        from normtest.catalogue import claims_of_line
+
+        for label in state.labels:
+            session = state.session(label)
+            for key in state.replicated:
+                session.expect(claims_of_line(key))
+                name = f"scorecard[{key}]" if len(state.labels) == 1 \
+                    else f"{label}/scorecard[{key}]"
+                yield ScorecardItem.from_parent(self, name=name, label=label, key=key)
+
+
+class ScorecardItem(pytest.Item):
+    """A required scorecard line on one model: passes when it is replicated."""
+
+    def __init__(self, *, label: str, key: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.label, self.key = label, key
+
+    def runtest(self) -> None:
+        """Measure the line's claims (with the session's others), then judge the line."""
+        from normtest.checking.outcomes import ClaimFailure
+        state = state_of(self.config)
+        assert state is not None
+        session: AuditSession = state.session(self.label)
+        from normtest.catalogue import claims_of_line
+
+        for claim in claims_of_line(self.key):
+            session.family_results(claim)
+        from normtest.scorecard import build
+
+        lines = build(session.results())
+        wanted = [line for line in lines if self.key in ("all", line.key)
+                  and (self.key != "all" or line.status != "not tested")]
+        if not wanted:
+            raise ClaimFailure(f"scorecard[{self.key}] on {self.label}: no such line; the lines "
+                               f"are {', '.join(line.key for line in lines)} (or all)")
+        failed = [line for line in wanted if line.status != "replicated"]
+        if failed:
+            raise ClaimFailure("\n".join(
+                f"scorecard[{line.key}] on {self.label}: {line.status.upper()} — {line.title}\n"
+                f"  reason: {line.reason}" for line in failed))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
+                     style: Any = None) -> Any:
+        """The line's status and reason, without a traceback."""
+        from normtest.checking.outcomes import ClaimFailure
+
+        if isinstance(excinfo.value, ClaimFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        """Where the lines are declared, and which one this is."""
+        return self.path, 0, f"normtest {self.label}: scorecard[{self.key}]"

@@ -1,0 +1,269 @@
+"""The state of a normtest pytest session: the options and configuration resolved once, an
+audit session per model (built on demand), the verdicts counted, and the session as a test sees
+it (:class:`BoundSession`)."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from normtest.audit import AuditSettings
+    from normtest.checking import AuditSession, ClaimOutcome, PlannedCheck, Selector
+    from normtest.gate import GateConfig
+    from normtest.report import Report
+    from normtest.result import Result
+
+#: The marker of a test of a claim variant (the ``normtest_result`` fixture reads it).
+MARKER = "normtest_claim"
+
+
+class NormtestState:
+    """Options, the audit sessions (one per model, built on demand) and the verdict counts."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.models: list[str] = list(config.getoption("normtest_models") or [])
+        self.active = bool(self.models)
+        self.labels: list[str] = []
+        self._sessions: dict[str, AuditSession] = {}
+        self._gate: GateConfig | None = None
+        self._selectors: list[Selector] | None = None
+        self._catalogue: Path | None = None
+        self.counts: Counter[tuple[str, str]] = Counter()
+        self.statuses: Counter[str] = Counter()
+        self.seen = False
+        self.refused = False
+        self.written: list[Path] = []
+        if self.active:
+            from normtest.checking.session import unique_labels
+
+            self.labels = unique_labels(self.models)
+
+    # -- configuration -------------------------------------------------------------------------
+    def option(self, name: str) -> Any:
+        """A ``--normtest-*`` option's value (None when not given)."""
+        return self.config.getoption(name)
+
+    @property
+    def gate(self) -> GateConfig:
+        """The ``[tool.normtest]`` configuration (defaults when there is none)."""
+        if self._gate is None:
+            from normtest.gate import load_config
+
+            path = self.option("normtest_config")
+            self._gate = load_config(path, start=self.config.rootpath)
+        return self._gate
+
+    @property
+    def values(self) -> dict[str, Any]:
+        """Every setting: its default, then the configuration's, then the options."""
+        from normtest.settings import given, resolve
+
+        return resolve(self.gate.settings, given(vars(self.config.option), prefix="normtest_"))
+
+    @property
+    def inconclusive(self) -> str:
+        """The INCONCLUSIVE policy: the option, else the configuration's, else fail."""
+        return str(self.option("normtest_inconclusive") or self.gate.inconclusive)
+
+    @property
+    def strict(self) -> bool:
+        """Whether an unexpected pass fails."""
+        given = self.option("normtest_strict")
+        return bool(given) if given is not None else self.gate.strict
+
+    @property
+    def replicated(self) -> list[str]:
+        """The scorecard lines that must be replicated (the option, else the configuration's)."""
+        given = [k.strip() for text in self.option("normtest_replicated") or []
+                 for k in text.split(",") if k.strip()]
+        return given or list(self.gate.replicated)
+
+    @property
+    def exploratory(self) -> bool:
+        """Whether exploratory rows are collected (the option, else the configuration's)."""
+        given = self.option("normtest_exploratory")
+        return bool(given) if given is not None else self.gate.exploratory
+
+    @property
+    def junit_properties(self) -> bool:
+        """Whether claim items add properties to the JUnit XML."""
+        return bool(self.option("normtest_junit_properties")
+                    or self.config.getini("normtest_junit_properties"))
+
+    def settings(self) -> AuditSettings:
+        """Audit settings: defaults, then the configuration, then the options."""
+        from normtest.settings import audit_settings
+
+        return audit_settings(self.values)
+
+    @property
+    def selectors(self) -> list[Selector]:
+        """The ``--normtest-claims`` selection (empty: every claim)."""
+        if self._selectors is None:
+            from normtest.checking.selection import parse_selectors
+
+            self._selectors = parse_selectors(self.option("normtest_claims"))
+        return self._selectors
+
+    def session(self, label: str) -> AuditSession:
+        """The audit session of one model (loaded and shared on first use)."""
+        if label not in self._sessions:
+            from normtest.checking import AuditSession, load_model
+            from normtest.settings import load_options
+
+            spec = self.models[self.labels.index(label)]
+            values = self.values
+            adapter = load_model(spec, **load_options(spec, values))
+            self._sessions[label] = AuditSession(adapter, self.settings(), label=label,
+                                                 thresholds=self.gate.thresholds)
+        return self._sessions[label]
+
+    def expected(self, label: str, planned: PlannedCheck) -> str | None:
+        """The reason this check is expected to fail, if it is."""
+        from normtest.checking.selection import expected_failure, model_expected_failures
+
+        mapping = {**model_expected_failures(self.session(label).adapter),
+                   **dict(self.gate.expected_failures)}
+        return expected_failure(mapping, planned.claim, planned.variant)
+
+    @property
+    def catalogue(self) -> Path:
+        """The folder of the built-in claim modules (``normtest.checks``: ``checks/``)."""
+        if self._catalogue is None:
+            spec = importlib.util.find_spec("normtest.checks")
+            locations = list(spec.submodule_search_locations or []) if spec else []
+            self._catalogue = Path(locations[0]).resolve() if locations else Path("/nonexistent")
+        return self._catalogue
+
+    def is_catalogue(self, path: Path) -> bool:
+        """Whether ``path`` is a claim module of ``normtest.checks`` (checks/<suite>.py)."""
+        from normtest.catalogue import SUITES
+
+        return path.stem in SUITES and path.parent.resolve() == self.catalogue
+
+    def is_claim_file(self, path: Path) -> bool:
+        """Whether ``path`` declares claims: a catalogue module, or a file of the user's claims
+        (``--normtest-checks``, ``checks = [...]``) that pytest was asked to collect."""
+        if self.is_catalogue(path):
+            return True
+        from normtest.catalogue import claims
+
+        resolved = str(path.resolve())
+        return any(c.origin == resolved for c in claims())
+
+    def home(self, session: pytest.Session, planned: PlannedCheck) -> Path:
+        """The file a check is collected under: the file that declared its claim when pytest
+        collects that file (or a folder above it), else the catalogue module of its suite."""
+        if planned.origin:
+            origin = Path(planned.origin)
+            if any(session.isinitpath(p) for p in (origin, *origin.parents)):
+                return origin
+        return self.catalogue / f"{planned.suite}.py"
+
+    # -- bookkeeping -------------------------------------------------------------------------------
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Count the normtest verdicts a finished test carries (xdist forwards them)."""
+        records = getattr(report, "normtest", None)
+        if records and report.when == "call":
+            self.count(list(records))
+
+    def count(self, records: list[dict[str, str]]) -> None:
+        """Count the verdicts a test report carries."""
+        self.seen = True
+        for record in records:
+            self.counts[(record["model"], record["verdict"])] += 1
+            self.statuses[record["status"]] += 1
+
+    @property
+    def ran(self) -> int:
+        """How many claim checks were measured (PASS, FAIL or INCONCLUSIVE)."""
+        from normtest.checking.outcomes import MEASURED
+
+        return sum(n for (_, verdict), n in self.counts.items() if verdict in MEASURED)
+
+    def write_reports(self) -> None:
+        """Write each model's report (``--normtest-report``)."""
+        target = self.option("normtest_report")
+        if not target:
+            return
+        measured = [(label, s) for label, s in self._sessions.items() if s.results()]
+        worker = getattr(self.config, "workerinput", {}).get("workerid")
+        for label, session in measured:
+            path = Path(target)
+            if len(self.labels) > 1:
+                safe = re.sub(r"[^\w.\-]+", "_", label)
+                path = path.with_name(f"{path.stem}.{safe}{path.suffix}")
+            if worker:
+                path = path.with_name(f"{path.stem}.{worker}{path.suffix}")
+            report: Report = session.report()
+            self.written.append(report.write(path))
+
+
+STATE = pytest.StashKey[NormtestState]()
+RECORDS = pytest.StashKey[list[dict[str, str]]]()
+
+
+def state_of(config: pytest.Config) -> NormtestState | None:
+    """The session's normtest state (None before ``pytest_configure``)."""
+    return config.stash.get(STATE, None)
+
+
+def record(item: pytest.Item, outcome: ClaimOutcome) -> None:
+    """Keep a verdict on its test item (carried into the test's report)."""
+    records = item.stash.setdefault(RECORDS, [])
+    records.append({"model": outcome.model, "id": outcome.id,
+                    "verdict": outcome.result.verdict.value, "status": outcome.status})
+
+
+
+
+class BoundSession:
+    """The model's shared audit session, as a test sees it: what it reads is counted."""
+
+    def __init__(self, state: NormtestState, label: str, node: pytest.Item) -> None:
+        self._state, self.label, self._node = state, label, node
+        self.session = state.session(label)
+
+    @property
+    def adapter(self) -> Any:
+        """The model adapter."""
+        return self.session.adapter
+
+    def result(self, selector: str) -> Result:
+        """The one result an id or selector names (measured once per session)."""
+        from normtest.checking import decide
+
+        result = self.session.result(selector)
+        record(self._node, decide(result, model=self.label,
+                                   inconclusive=self._state.inconclusive))
+        return result
+
+    def check(self, selector: str) -> Result:
+        """Assert a claim variant under the session's policy and expected failures."""
+        from normtest.checking.outcomes import act, decide
+        from normtest.checking.selection import expected_failure, model_expected_failures
+        from normtest.checking.session import PlannedCheck
+
+        result = self.session.result(selector)
+        mapping = {**model_expected_failures(self.adapter),
+                   **dict(self._state.gate.expected_failures)}
+        planned = PlannedCheck(result.claim or "", "", dict(result.variant))
+        outcome = decide(result, model=self.label, inconclusive=self._state.inconclusive,
+                         expected=expected_failure(mapping, planned.claim, planned.variant),
+                         strict=self._state.strict)
+        record(self._node, outcome)
+        if outcome.status == "xfailed":
+            pytest.xfail(outcome.message)
+        act(outcome)
+        return result
+
+    def report(self) -> Report:
+        """Everything measured so far, as a report."""
+        return self.session.report()
