@@ -31,7 +31,7 @@ models: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check normtest theorems checks tests scripts benchmarks conftest.py
-	$(BIN)/mypy normtest
+	$(BIN)/python scripts/typecheck.py
 	$(BIN)/python scripts/check_structure.py
 
 test: lint models

@@ -20,10 +20,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any, cast
 
-import numpy as np
-
 from normtest import progress
-from normtest.adapters.protocol import Capability, ModelAdapter, supports
+from normtest.adapters.protocol import (
+    ModelAdapter,
+    adapter_info,
+    optional_method,
+    supports,
+)
 from normtest.catalogue import Claim, claims, get
 from normtest.errors import NormtestError, nothing_ran
 from normtest.power import annotate
@@ -34,26 +37,14 @@ from normtest.settings import AuditSettings
 from normtest.stats import adjust_audit
 from normtest.stats.multiplicity import METHOD_OF_ROLE, tested
 from normtest.vectors import AuditData
+from normtest.vectors.audit_data import KINDS
+from normtest.vectors.common import profiled
 
-__all__ = ["SCOPES", "AuditSettings", "applicable_axes", "model_family", "plot_data",
+__all__ = ["SCOPES", "AuditSettings", "applicable_axes", "plot_data",
            "run_audit", "skip_reason", "variant_key", "variants"]
 
 #: Data that only a contextual model can give (a whole-word model has no composition axis).
 CONTEXTUAL_DATA = ("prefixes", "texts")
-
-
-def model_family(adapter: ModelAdapter) -> str:
-    """``static`` (whole-word vectors), ``decoder`` (a causal LM), ``sentence`` (whole texts to
-    vectors only, as ``encode(texts)``) or ``encoder``."""
-    if supports(adapter, Capability.WORD_VECTORS):
-        return "static"
-    if supports(adapter, Capability.TOKEN_LOGPROBS):
-        return "decoder"
-    if supports(adapter, Capability.TEXT_VECTORS) \
-            and not supports(adapter, Capability.TOKEN_VECTORS):
-        return "sentence"
-    return "encoder"
-
 
 
 #: Variant scopes: the values each axis keeps (an axis not named keeps all its values).
@@ -116,10 +107,11 @@ def skip_reason(claim: Claim, adapter: ModelAdapter) -> str | None:
     if claim.needs and not any(all(supports(adapter, c) for c in option)
                                for option in claim.needs):
         return f"the model lacks the capabilities it needs ({claim.needs_text()})"
-    if claim.data in CONTEXTUAL_DATA and model_family(adapter) == "static":
+    info = adapter_info(adapter)
+    if claim.data in CONTEXTUAL_DATA and info.family == "static":
         return ("whole-word (static) vectors have no composition axis in this version; the text "
                 "and prefix claims need a contextual model")
-    if claim.data in ("words", "prefixes") and getattr(adapter, "texts", None) is not None:
+    if claim.data in ("words", "prefixes") and info.own_texts is not None:
         return ("the model's vectors cover only its own texts (precomputed text vectors); the "
                 "word and prefix claims need vectors of any word or prefix")
     return None
@@ -148,15 +140,16 @@ def run_audit(
             return _run_audit(adapter, claim_ids, suite, settings or AuditSettings(), words,
                               source)
         finally:
-            keep = getattr(adapter, "keep_layers", None)
-            if (settings is not None and settings.layers is not None and callable(keep)):
+            keep = optional_method(adapter, "keep_layers")
+            if settings is not None and settings.layers is not None and keep is not None:
                 keep(())  # a layer profile's kept states are freed with the audit
 
 
 def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: str,
                settings: AuditSettings, words: Sequence[str] | None,
                source: Any | None) -> Report:
-    family = model_family(adapter)
+    info = adapter_info(adapter)
+    family = info.family
     chosen = [get(i) for i in claim_ids] if claim_ids else claims(suite)
     encoding = None
     if settings.corpus:  # a corpus in another encoding is refused before any work
@@ -168,7 +161,7 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
 
         enable(adapter, settings.workers, settings.ray_address)
     data = AuditData(adapter, settings, family, words, source)
-    states = tuple(getattr(adapter, "states", ()))
+    states = info.states
     layers = profile_layers(adapter, family, settings)
     results: list[Result] = []
     skipped = {c.id: skip_reason(c, adapter) for c in chosen}
@@ -192,24 +185,17 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
     ran = [r for r in results if r.verdict not in (Verdict.SKIPPED, Verdict.ERROR)]
     if not ran:
         raise nothing_ran(adapter.name, [(str(r.claim), r.reason) for r in results])
-    model = {"name": adapter.name, "revision": adapter.revision, "family": family,
-             "dim": adapter.dim}
-    architecture = getattr(adapter, "architecture", None)
-    if isinstance(architecture, str):  # transformers' model_type: bert, modernbert, llama …
-        model["architecture"] = architecture
+    model = {"name": info.name, "revision": info.revision, "family": str(family),
+             "dim": info.dim}
+    if info.architecture is not None:  # transformers' model_type: bert, modernbert, llama …
+        model["architecture"] = info.architecture
     extra: dict[str, Any] = {}
     built = data.built()
+    for kind, made in built.items():
+        extra.update(KINDS[kind].provenance(made, settings))
     if "words" in built:
-        word = data.word()
-        extra.update(words=len(word.words), words_requested=word.requested,
-                     dropped_words=word.dropped)
-        results = describe_population(results, word, {c.id for c in chosen if c.data == "words"})
-    if "prefixes" in built:
-        extra.update(documents=len(data.prefix().plans), prefix_step=settings.prefix_step,
-                     max_prefix=settings.max_prefix)
-    if "texts" in built:
-        extra.update(sentences=len(data.text().sentences),
-                     surprisal_model=data.text().surprisal_model)
+        results = describe_population(results, data.word(),
+                                      {c.id for c in chosen if c.data == "words"})
     if settings.corpus:
         extra.update(corpus=list(settings.corpus))
     if encoding is not None:
@@ -269,11 +255,11 @@ def profile_layers(adapter: ModelAdapter, family: str,
             f"--layers profiles a transformers encoder or decoder; {adapter.name} is a "
             f"{family} model with one representation"
         )
-    names = settings.representations(getattr(adapter, "n_layers", None))
+    names = settings.representations(adapter_info(adapter).n_layers)
     assert names is not None
     hidden = tuple(int(n) for n in names if n.isdigit())
-    keep = getattr(adapter, "keep_layers", None)
-    if callable(keep):
+    keep = optional_method(adapter, "keep_layers")
+    if keep is not None:
         keep((*hidden, "last") if hidden else ())
     return names
 
@@ -303,61 +289,16 @@ def measure_claim(claim: Claim, data: AuditData, family: str, states: Sequence[s
     return merge_identical(out)
 
 
-def _rounded(values: np.ndarray) -> list[float]:
-    """Six significant digits: enough for a plot, a third of the JSON of full doubles."""
-    return [float(f"{v:.6g}") for v in np.asarray(values, dtype=np.float64)]
-
-
-def sentence_id(text: str) -> str:
-    """A short stable id of a sentence (pairs the sentences of two reports)."""
-    import hashlib
-
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=6).hexdigest()
-
-
-def _profiled(representation: str) -> bool:
-    """A hidden layer below the last (a layer profile's own rows)."""
-    return representation.isdigit()
-
-
 def plot_data(data: AuditData, results: Sequence[Result]) -> dict[str, Any]:
-    """What the report's plots need (see :mod:`normtest.report`), from what was measured."""
-    out: dict[str, Any] = {}
+    """What the report's plots need (see :mod:`normtest.report`), from what was measured: each
+    kind of data built, its own section (a layer profile's hidden layers are reported by their
+    rows only)."""
     plotted = {c.id for c in claims() if c.plotted and c.data == "words"}
-    # a layer profile's hidden layers are reported by their rows only (its plot reads those)
     measured = [r.variant for r in results if r.claim in plotted and r.measurement is not None
-                and not _profiled(r.variant.get("representation", "last"))]
-    word = data._word
-    if word is not None and measured:
-        out["words"] = {
-            "words": list(word.words),
-            "information": _rounded(word.information),
-            "token_counts": [int(c) for c in word.token_counts()],
-            "squared_norms": {variant_key(v): _rounded(word.squared_norms(v))
-                              for v in measured},
-        }
-    prefix = data._prefix
-    if prefix is not None and prefix._curves:
-        curves = {}
-        for (composition, representation), (lengths, values, groups, _) in prefix._curves.items():
-            if _profiled(representation):
-                continue
-            key = variant_key({"composition": composition, "representation": representation})
-            curves[key] = {"lengths": [int(x) for x in lengths], "squared_norms": _rounded(values),
-                           "document": [int(g) for g in groups]}
-        out["prefixes"] = {"documents": [p.document.doc_id for p in prefix.plans],
-                           "unit": prefix.unit, "curves": curves}
-        if prefix.plans and prefix.plans[0].tokens is not None:  # a word grid's model tokens
-            out["prefixes"]["tokens"] = [[int(t) for t in p.tokens] for p in prefix.plans
-                                         if p.tokens is not None]
-    text = data._text
-    if text is not None and text._vectors:
-        out["texts"] = {
-            "sentences": [sentence_id(t) for t in text.sentences],
-            "surprisal_model": text.surprisal_model,
-            "information": _rounded(text.information),
-            "document": [int(d) for d in text.documents],
-            "squared_norms": {variant_key({"composition": c, "representation": r}): _rounded(v)
-                              for (c, r), v in text._vectors.items() if not _profiled(r)},
-        }
+                and not profiled(r.variant.get("representation", "last"))]
+    out: dict[str, Any] = {}
+    for kind, built in data.built().items():
+        section = built.plot_data(measured if kind == "words" else ())
+        if section is not None:
+            out[kind] = section
     return out

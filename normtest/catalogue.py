@@ -49,7 +49,7 @@ import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from normtest.adapters.protocol import Capability
 from normtest.errors import NormtestError
@@ -80,8 +80,20 @@ ROLES: tuple[str, ...] = ("confirmatory", "exploratory")
 #: The entry-point group through which an installed package adds claims.
 ENTRY_POINT_GROUP = "normtest.checks"
 
-#: A measurement: (the data it asked for, the variant, the audit settings) → Measurement.
-Measure = Callable[[Any, Mapping[str, str], Any], Any]
+if TYPE_CHECKING:
+    from normtest.result import Measurement
+    from normtest.settings import AuditSettings
+    from normtest.vectors import PrefixData, TextData, WordData
+
+#: A claim's variant: axis → value (``{"composition": "sqrt_n", "transform": "raw"}``).
+Variant: TypeAlias = Mapping[str, str]
+#: A measurement of one kind of data: (the data it asked for, the variant, the audit settings)
+#: → Measurement; one type per kind of data a claim reads (``data="words"`` …).
+WordMeasure: TypeAlias = "Callable[[WordData, Variant, AuditSettings], Measurement]"
+PrefixMeasure: TypeAlias = "Callable[[PrefixData, Variant, AuditSettings], Measurement]"
+TextMeasure: TypeAlias = "Callable[[TextData, Variant, AuditSettings], Measurement]"
+Measure: TypeAlias = "WordMeasure | PrefixMeasure | TextMeasure"
+_M = TypeVar("_M", bound="WordMeasure | PrefixMeasure | TextMeasure")
 
 
 @dataclass(frozen=True)
@@ -333,10 +345,10 @@ def _measured_by(claim: Claim) -> str:
     return f"{name} in {source_file(function) or _declared_in(claim)}{line}"
 
 
-def measures(claim: Claim, data: str) -> Callable[[Measure], Measure]:
+def measures(claim: Claim, data: str) -> Callable[[_M], _M]:
     """Decorator: register ``claim`` with the decorated function as its measurement, reading
     ``data`` (``"words"``, ``"prefixes"`` or ``"texts"``); the function is returned unchanged."""
-    def decorate(function: Measure) -> Measure:
+    def decorate(function: _M) -> _M:
         register(claim, measure=function, data=data)
         return function
 

@@ -115,6 +115,36 @@ class GateConfig:
         """The configuration with every override that is not None applied."""
         return replace(self, **{k: v for k, v in overrides.items() if v is not None})
 
+    def with_options(self, options: Mapping[str, Any] | Any, prefix: str = "") -> GateConfig:
+        """The configuration under a front end's options — the one place an option and the
+        configuration are merged, for the command line (``args``), ``normtest gate`` and the
+        pytest plugin (``vars(config.option)``, ``prefix="normtest_"``): each key of
+        :data:`OPTION_KEYS` given as an option (not None, not empty, a flag only when set)
+        wins over the file's, and so do the settings given (:func:`normtest.settings.given`)."""
+        from normtest.settings import given
+
+        source = options if isinstance(options, Mapping) else vars(options)
+        chosen: dict[str, Any] = {}
+        for key in OPTION_KEYS:
+            value = source.get(prefix + key)
+            if value is None or value is False or value == [] or value == ():
+                continue
+            if isinstance(value, list | tuple) and key in LINE_KEYS:
+                # scorecard line keys: repeatable, and comma-separated in pytest
+                value = tuple(part.strip() for item in value for part in str(item).split(",")
+                              if part.strip())
+            elif isinstance(value, list | tuple):  # claims and variants keep their commas
+                value = tuple(value)
+            chosen[key] = value
+        return self.with_overrides(**chosen).with_settings(given(source, prefix=prefix))
+
+
+#: The keys of :class:`GateConfig` a front end's option of the same name overrides.
+OPTION_KEYS = ("model", "report", "baseline", "require", "replicated", "require_robust",
+               "exploratory", "claims", "margin", "alpha", "strict", "inconclusive")
+#: Those of them that name scorecard lines (keys without commas).
+LINE_KEYS = ("replicated", "require_robust")
+
 
 def _check_thresholds(thresholds: Mapping[str, Any], origin: str) -> None:
     """Refuse a threshold its claim cannot take, in the file's own syntax."""

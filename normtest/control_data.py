@@ -210,10 +210,8 @@ def _prefix_control(prefixes: Any, curves: Mapping[str, Any]) -> Any:
     composition: lengths, squared norms, document ids, vectors)."""
     from normtest.vectors import PrefixData
 
-    made = PrefixData(prefixes.adapter, prefixes.plans, prefixes.unit)
-    for composition, parts in curves.items():
-        made._curves[(composition, "last")] = parts
-    return made
+    return PrefixData.with_curves(prefixes, {(composition, "last"): parts
+                                             for composition, parts in curves.items()})
 
 
 def _grids(prefixes: Any) -> list[np.ndarray]:
@@ -291,15 +289,14 @@ def fixed_point_controls(context: ControlContext) -> tuple[Mapping[str, Any], st
 def text_controls(context: ControlContext) -> tuple[Mapping[str, Any], str]:
     """Text controls: each sentence's ‖e(t)‖² with a rank correlation of
     :data:`POSITIVE_EFFECT` with its surprisal, or none."""
-    from normtest.vectors import TextData
 
     texts = context.data.text()
     rng = _rng(context)
     effect = POSITIVE_EFFECT if context.kind == "positive" else 0.0
-    made = TextData(texts.adapter, list(texts.sentences), texts.documents, texts.information,
-                    texts.surprisal_model)
+    norms = {}
     for row in context.rows:
         key = (str(row.variant.get("composition")), row.variant.get("representation", "last"))
-        made._vectors[key] = _targets(texts.information, effect, rng)
+        norms[key] = _targets(texts.information, effect, rng)
+    made = texts.with_norms(norms)
     return {"texts": made}, (f"sentence norms with a rank correlation of {effect:g} with "
                              f"their surprisal, on the audit's {len(texts.sentences)} sentences")

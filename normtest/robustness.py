@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from normtest.adapters.protocol import optional_method
 from normtest.errors import NormtestError
 from normtest.result import Result, Verdict
 
@@ -539,13 +540,13 @@ def _words_of_prefixes(prefixes: Any, context: _Context) -> list[np.ndarray]:
     if key in context.information:
         return list(context.information[key])
     adapter = context.data.adapter
-    counter = getattr(adapter, "word_token_counts", None)
+    counter = optional_method(adapter, "word_token_counts")
     texts = []
     for plan in prefixes.plans:
         most = int(plan.lengths.max()) if plan.lengths.size else 0
         texts.append(plan.document.text.split()[:most])
     flat = [w for words in texts for w in words]
-    if callable(counter):
+    if counter is not None:
         counts = np.asarray(counter(flat), dtype=np.int64)
     else:
         tokens = getattr(adapter, "word_tokens")  # noqa: B009 (every token model has it)

@@ -12,8 +12,9 @@ import pytest
 
 import normtest
 from normtest.adapters.embedded import minilm_folder
+from normtest.adapters.protocol import family_of
 from normtest.adapters.sentence import EncodeAdapter, PrecomputedTexts, load_sentence_folder
-from normtest.audit import model_family, run_audit
+from normtest.audit import run_audit
 from normtest.cli import main
 from normtest.errors import NormtestError
 from normtest.information import plan_word_prefixes, word_prefix
@@ -60,11 +61,11 @@ def test_both_readings_of_the_folder_agree_conform_and_are_not_normalised(
 
 def test_a_folder_is_a_sentence_encoder_unless_read_as_an_encoder() -> None:
     folder = minilm_folder()
-    assert model_family(normtest.load(folder, cache=False, progress=False)) == "sentence"
-    assert model_family(normtest.load(folder, kind="encoder", cache=False,
+    assert family_of(normtest.load(folder, cache=False, progress=False)) == "sentence"
+    assert family_of(normtest.load(folder, kind="encoder", cache=False,
                                       progress=False)) == "encoder"
     embedded = normtest.load("minilm-l6", kind="sentence", cache=False, progress=False)
-    assert model_family(embedded) == "sentence" and embedded.name == "minilm-l6"
+    assert family_of(embedded) == "sentence" and embedded.name == "minilm-l6"
 
 
 def _rows(report_json: Path) -> dict[str, Result]:
@@ -134,7 +135,7 @@ def test_precomputed_sentence_vectors_feed_the_text_claim(
     path = tmp_path / "sentences.npz"
     np.savez(path, keys=np.array(sentences), vectors=through_st.text_vectors(sentences))
     model = normtest.load(path)  # the surprisals of a re-run come from the embedding cache
-    assert isinstance(model.adapter, PrecomputedTexts) and model_family(model) == "sentence"
+    assert isinstance(model.adapter, PrecomputedTexts) and family_of(model) == "sentence"
     check_adapter(model)
     report = run_audit(model, settings=SMALL)
     rows = {r.id: r for r in report.results}

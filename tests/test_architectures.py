@@ -30,7 +30,8 @@ from normtest.adapters.embedded import (  # noqa: E402
     minilm_folder,
     smollm2_folder,
 )
-from normtest.audit import model_family, run_audit  # noqa: E402
+from normtest.adapters.protocol import family_of  # noqa: E402
+from normtest.audit import run_audit  # noqa: E402
 from normtest.result import Verdict  # noqa: E402
 from normtest.settings import AuditSettings  # noqa: E402
 from normtest.testing import check_adapter  # noqa: E402
@@ -116,7 +117,7 @@ def test_conformance(built: tuple[str, Any]) -> None:
 def test_family_and_states(built: tuple[str, Any]) -> None:
     arch, adapter = built
     _, _, family, states = ARCHITECTURES[arch]
-    assert model_family(adapter) == family
+    assert family_of(adapter) == family
     assert tuple(adapter.states) == states
     if family == "decoder":
         assert adapter.start_token_id == adapter.end_token_id == SMOLLM2_DOCUMENT_SEPARATOR

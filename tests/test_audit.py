@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import normtest
-from normtest.audit import AuditSettings, model_family, run_audit, variants
+from normtest.adapters.protocol import family_of
+from normtest.audit import AuditSettings, run_audit, variants
 from normtest.catalogue import get
 from normtest.cli import EXIT_OK, EXIT_USAGE, main
 from normtest.errors import NormtestError
@@ -56,7 +57,7 @@ def test_oracle_passes_and_negative_controls_fail(oracle: OracleModel) -> None:
 
 
 def test_family_and_variants(oracle: OracleModel) -> None:
-    assert model_family(oracle) == "static"
+    assert family_of(oracle) == "static"
     static = variants(get("word.norm_ic"), "static")
     assert static == [{"transform": t} for t in get("word.norm_ic").axes["transform"]]
     subword = variants(get("word.norm_ic"), "encoder")

@@ -11,7 +11,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from normtest.audit import AuditSettings, model_family, run_audit, variants
+from normtest.adapters.protocol import family_of
+from normtest.audit import AuditSettings, run_audit, variants
 from normtest.catalogue import REFERENCE, claims, get, hypotheses
 from normtest.cli import main
 from normtest.config import GateConfig
@@ -219,7 +220,7 @@ def glove_report(glove: Any) -> Report:
 
 
 def test_an_audit_reports_roles_and_its_scorecard(glove_report: Report, glove: Any) -> None:
-    assert model_family(glove) == "static"
+    assert family_of(glove) == "static"
     rows = {r.id: r for r in glove_report.results}
     assert rows["word.norm_ic[transform=whiten_zipf]"].role == "confirmatory"
     assert rows["word.norm_ic[transform=raw]"].role == "exploratory"

@@ -123,10 +123,11 @@ def _finite_noise(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
 
 
 @given(_finite_noise())
-def test_expected_squared_norms_by_enumeration(case: tuple[np.ndarray, ...]) -> None:
+def test_expected_squared_norms_by_enumeration(case: tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                          int]) -> None:
     """Exact expectations over all k^n sequences: n²m² + nσ², nm² + σ², m² + σ²/n."""
-    mu, support, probs, n = case
-    n = int(n)
+    mu, support, probs, drawn = case
+    n = int(drawn)
     m2 = float(mu @ mu)
     sigma2 = float(probs @ np.sum(support**2, axis=1))
     expected = {"sum": 0.0, "sqrt_n": 0.0, "mean": 0.0}

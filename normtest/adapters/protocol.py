@@ -36,6 +36,18 @@ Optional batch forms an adapter may add for speed, used when present: ``word_tok
 prefix_lengths, pooling, layer=)`` (``prefix_vectors`` of several documents at once;
 :func:`prefix_vectors_of` calls it, or ``prefix_vectors`` per text when a model lacks it).
 
+Optional attributes an adapter may have, read in one place, :func:`adapter_info` (the audit and
+every front end read the :class:`AdapterInfo` it returns, never the attributes): ``states`` (the
+special states it produces, or a sentence encoder's pooling), ``n_layers`` (hidden layers, for a
+layer profile), ``max_tokens`` (the longest text it encodes), ``architecture`` (transformers'
+``model_type``: bert, modernbert, llama …) and ``texts`` (precomputed text vectors: the only
+texts it has vectors of). Optional methods (:data:`OPTIONAL_METHODS`, read with
+:func:`optional_method`): ``word_token_counts`` and ``prefix_vectors_many`` above,
+``count_tokens(text)`` (a sentence encoder's token count, to keep prefixes within
+``max_tokens``), ``keep_layers(layers)`` (which hidden layers a forward pass keeps for a
+layer profile) and ``expect_poolings(poolings)`` (the prefix poolings an audit will ask for, which
+the embedding cache computes in the pass of the first).
+
 Every vector method returns float arrays (float32 is fine) of the model's dimension ``dim``.
 Importing this module imports numpy only.
 """
@@ -55,8 +67,11 @@ from normtest.errors import NormtestError
 
 __all__ = [
     "CAPABILITY_METHODS",
+    "OPTIONAL_METHODS",
     "SPECIAL_STATE_NAMES",
+    "AdapterInfo",
     "Capability",
+    "Family",
     "Layer",
     "LogProbModel",
     "ModelAdapter",
@@ -67,8 +82,11 @@ __all__ = [
     "TokenVectorModel",
     "Tokenization",
     "WordVectorModel",
+    "adapter_info",
     "check_layer",
+    "family_of",
     "leading_ids",
+    "optional_method",
     "prefix_vectors_of",
     "require",
     "supports",
@@ -274,8 +292,8 @@ def prefix_vectors_of(
 ) -> list[NDArray[np.floating]]:
     """``prefix_vectors`` of several texts: the model's ``prefix_vectors_many`` when it has that
     batch form, else one ``prefix_vectors`` call per text."""
-    many = getattr(model, "prefix_vectors_many", None)
-    if callable(many):
+    many = optional_method(model, "prefix_vectors_many")
+    if many is not None:
         return list(many(texts, prefix_lengths, pooling, layer=layer))
     return [model.prefix_vectors(t, g, pooling, layer=layer)
             for t, g in zip(texts, prefix_lengths, strict=True)]
@@ -344,3 +362,87 @@ def check_layer(layer: object, n_layers: int | None = None) -> Layer:
     raise NormtestError(
         f"layer must be 'input', 'last' or a hidden-layer index, got {layer!r}"
     )
+
+
+# -- what the audit reads about a model besides its vectors ---------------------------------------
+class Family(StrEnum):
+    """Which claims and expectations apply to a model: ``static`` (whole-word vectors),
+    ``encoder``, ``decoder`` (a causal LM) or ``sentence`` (whole texts to vectors only, as
+    ``encode(texts)``). It compares equal to its name (``Family.STATIC == "static"``)."""
+
+    STATIC = "static"
+    ENCODER = "encoder"
+    DECODER = "decoder"
+    SENTENCE = "sentence"
+
+
+#: The optional methods an adapter may have (see the module doc), read by name through
+#: :func:`optional_method`.
+OPTIONAL_METHODS = ("word_token_counts", "prefix_vectors_many", "count_tokens", "keep_layers",
+                    "expect_poolings")
+
+
+@dataclass(frozen=True)
+class AdapterInfo:
+    """What the audit and the front ends know of a model besides its vectors, typed: its
+    identity, :class:`Family`, capabilities and the optional attributes of the protocol."""
+
+    name: str
+    revision: str
+    dim: int
+    family: Family
+    capabilities: frozenset[Capability]
+    #: the special states it produces (``cls``, ``eos``, ``last``), or a sentence encoder's
+    #: pooling (``mean``, ``cls`` …)
+    states: tuple[str, ...] = ()
+    #: hidden layers (a layer profile's ``all``); None when unknown
+    n_layers: int | None = None
+    #: the longest text it encodes, in its tokens; None when unbounded or unknown
+    max_tokens: int | None = None
+    #: transformers' ``model_type`` (bert, modernbert, llama …); None for other models
+    architecture: str | None = None
+    #: precomputed text vectors: the only texts it has vectors of (None: any text)
+    own_texts: tuple[str, ...] | None = None
+
+
+def family_of(model: object) -> Family:
+    """The model's :class:`Family`, from its capabilities: the one place it is derived."""
+    if supports(model, Capability.WORD_VECTORS):
+        return Family.STATIC
+    if supports(model, Capability.TOKEN_LOGPROBS):
+        return Family.DECODER
+    if supports(model, Capability.TEXT_VECTORS) and not supports(model, Capability.TOKEN_VECTORS):
+        return Family.SENTENCE
+    return Family.ENCODER
+
+
+def _positive_int(value: Any) -> int | None:
+    return int(value) if isinstance(value, int | np.integer) and not isinstance(value, bool) \
+        and value > 0 else None
+
+
+def adapter_info(model: ModelAdapter) -> AdapterInfo:
+    """The model's :class:`AdapterInfo`: the one place the protocol's optional attributes are
+    read (an attribute that is missing, or of the wrong type, is left at its default)."""
+    states = getattr(model, "states", ())
+    texts = getattr(model, "texts", None)
+    architecture = getattr(model, "architecture", None)
+    return AdapterInfo(
+        name=str(model.name), revision=str(model.revision), dim=int(model.dim),
+        family=family_of(model), capabilities=frozenset(model.capabilities),
+        states=tuple(str(s) for s in states) if isinstance(states, Sequence)
+        and not isinstance(states, str) else (),
+        n_layers=_positive_int(getattr(model, "n_layers", None)),
+        max_tokens=_positive_int(getattr(model, "max_tokens", None)),
+        architecture=architecture if isinstance(architecture, str) else None,
+        own_texts=tuple(texts) if isinstance(texts, Sequence) and not isinstance(texts, str)
+        else None,
+    )
+
+
+def optional_method(model: object, name: str) -> Callable[..., Any] | None:
+    """One of :data:`OPTIONAL_METHODS` of the model, or None when it lacks it."""
+    if name not in OPTIONAL_METHODS:
+        raise ValueError(f"{name!r} is not an optional method of the protocol")
+    found = getattr(model, name, None)
+    return found if callable(found) else None

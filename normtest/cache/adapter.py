@@ -43,6 +43,8 @@ class CachedAdapter:
         #: a long item's hash state after its part of the key (see _keys), by item; counted
         #: in items
         self._item_hashes = ByteMemo(_KEPT_ITEM_HASHES)
+        #: the prefix poolings the audit will ask for (:meth:`expect_poolings`)
+        self._expected_poolings: tuple[str, ...] = ()
 
     # -- identity passes through -----------------------------------------------------------------
     @property
@@ -175,15 +177,24 @@ class CachedAdapter:
         self, text: str, prefix_lengths: Sequence[int], pooling: str, *, layer: Layer = "last"
     ) -> NDArray[np.floating]:
         """Prefix vectors through the cache (one entry per text and length grid)."""
-        return self.prefix_vectors_many([text], [prefix_lengths], pooling, layer=layer)[0]
+        return self.prefix_vectors_many([text], [prefix_lengths], pooling, layer=layer,
+                                        also=())[0]
+
+    def expect_poolings(self, poolings: Sequence[str]) -> None:
+        """The prefix poolings the audit will ask for: each :meth:`prefix_vectors_many` computes
+        and stores them all with the one asked for."""
+        self._expected_poolings = tuple(str(p) for p in poolings)
 
     def prefix_vectors_many(
         self, texts: Sequence[str], prefix_lengths: Sequence[Sequence[int]], pooling: str, *,
-        layer: Layer = "last", also: Sequence[str] = (),
+        layer: Layer = "last", also: Sequence[str] | None = None,
     ) -> list[NDArray[np.floating]]:
         """``prefix_vectors`` of several texts through the cache, the missing ones computed in
         one batch. ``also``: other poolings of the same prefixes to compute and store with them
-        (one forward pass serves them all; on remote workers, one job)."""
+        (one forward pass serves them all; on remote workers, one job); by default those of
+        :meth:`expect_poolings`."""
+        if also is None:
+            also = self._expected_poolings
         texts, grids = list(texts), [[int(n) for n in g] for g in prefix_lengths]
         if len(texts) != len(grids):
             raise NormtestError(

@@ -257,11 +257,11 @@ def parametrize_with_claims(
     for spec in specs:
         adapter = None
         if spec.family is None or spec.states is None:
-            from normtest.audit import model_family
+            from normtest.adapters.protocol import adapter_info
 
             adapter = spec.load()
-            spec = replace(spec, load=_constant(adapter), family=model_family(adapter),
-                           states=tuple(getattr(adapter, "states", ())),
+            info = adapter_info(adapter)
+            spec = replace(spec, load=_constant(adapter), family=info.family, states=info.states,
                            key=spec.key or str(id(spec.load)))
         assert spec.family is not None and spec.states is not None
         mapping = {**(model_expected_failures(adapter) if adapter is not None else {}),

@@ -18,19 +18,18 @@ if TYPE_CHECKING:
     from normtest.report import Report
     from normtest.settings import AuditSettings
 
-#: Which sample a measurement resamples, by the data it reads (``Claim.data``): the words, the
-#: documents of the prefix curves, or the sentences (for pairing two reports, see normtest.gate).
-SAMPLE_OF_DATA = {"words": "words", "prefixes": "documents", "texts": "texts"}
-
-
 def sample_of(claim_id: str | None) -> str | None:
-    """The sample a claim's measurement resamples (None for an unknown claim)."""
+    """The sample a claim's measurement resamples, by the data it reads (``Claim.data``,
+    :attr:`normtest.vectors.audit_data.DataKind.sample`): the words, the documents of the
+    prefix curves, or the sentences (None for an unknown claim)."""
     from normtest.catalogue import get
+    from normtest.vectors.audit_data import KINDS
 
     try:
-        return SAMPLE_OF_DATA.get(get(claim_id).data or "") if claim_id else None
+        kind = KINDS.get(get(claim_id).data or "") if claim_id else None
     except NormtestError:
         return None
+    return None if kind is None else kind.sample
 
 
 def _digest(payload: Any) -> str:
@@ -38,25 +37,22 @@ def _digest(payload: Any) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _rounded(values: Iterable[float]) -> list[float]:
-    return [float(f"{float(v):.6g}") for v in values]
-
-
 def sample_fingerprints(report: Report) -> dict[str, str]:
     """Digests of the samples a report resampled: ``words`` (and their IC), ``documents``,
-    ``texts``; from its provenance, else from its stored data."""
+    ``texts``; from its provenance, else from its stored data (each kind's
+    :attr:`~normtest.vectors.audit_data.DataKind.fingerprint` of its section)."""
+    from normtest.vectors.audit_data import KINDS
+
     found = dict(report.provenance.get("samples") or {})
     data = report.data or {}
-    words = data.get("words")
-    if "words" not in found and isinstance(words, Mapping) and "words" in words:
-        found["words"] = _digest([list(words["words"]),
-                                  _rounded(words.get("information", []))])
-    prefixes = data.get("prefixes")
-    if "documents" not in found and isinstance(prefixes, Mapping) and "documents" in prefixes:
-        found["documents"] = _digest(list(prefixes["documents"]))
-    texts = data.get("texts")
-    if "texts" not in found and isinstance(texts, Mapping) and "information" in texts:
-        found["texts"] = _digest([_rounded(texts["information"]), list(texts.get("document", []))])
+    for kind in KINDS.values():
+        section = data.get(kind.name)
+        if kind.sample in found or not isinstance(section, Mapping):
+            continue
+        try:
+            found[kind.sample] = _digest(kind.fingerprint(section))
+        except KeyError:  # a section without its sample (an older or partial report)
+            continue
     return {str(k): str(v) for k, v in found.items()}
 
 
@@ -71,11 +67,12 @@ def record_samples(report: Report, adapter: ModelAdapter, settings: AuditSetting
     samples = {sample_of(r.claim) for r in report.results if r.measurement is not None}
     if "words" in samples and "words" not in found:
         try:
-            from normtest.audit import model_family
+            from normtest.adapters.protocol import family_of
             from normtest.vectors import WordData
 
-            data = WordData.build(adapter, settings, model_family(adapter), words, source)
-            found["words"] = _digest([list(data.words), _rounded(data.information)])
+            data = WordData.build(adapter, settings, family_of(adapter), words, source)
+            found["words"] = _digest(WordData.fingerprint({"words": data.words,
+                                                           "information": data.information}))
         except (NormtestError, TypeError, AttributeError):
             pass  # unknown sample: the gate compares such results unpaired
     prov = dict(report.provenance)

@@ -119,7 +119,7 @@ class AuditSession:
     def __init__(self, adapter: ModelAdapter, settings: AuditSettings | None = None, *,
                  label: str | None = None, words: Sequence[str] | None = None,
                  source: Any | None = None, thresholds: Mapping[str, Any] | None = None) -> None:
-        from normtest.audit import model_family
+        from normtest.adapters.protocol import adapter_info
         from normtest.settings import AuditSettings
 
         self.adapter = adapter
@@ -127,8 +127,9 @@ class AuditSession:
         self.label = label or str(adapter.name)
         self.words, self.source = words, source
         self.thresholds = dict(thresholds or {})
-        self.family = model_family(adapter)
-        self.states = tuple(getattr(adapter, "states", ()))
+        self.info = adapter_info(adapter)
+        self.family = self.info.family
+        self.states = self.info.states
         self._families: dict[str, list[Result]] = {}
         self._planned: list[str] = []
         self._provenance: dict[str, Any] = {}
@@ -238,11 +239,10 @@ class AuditSession:
 
     def report(self) -> Report:
         """What this session measured, as one report (schema ``normtest.report/1``)."""
-        from normtest.audit import model_family
         from normtest.report import Report, provenance
 
-        model = self._model or {"name": self.adapter.name, "revision": self.adapter.revision,
-                                "family": model_family(self.adapter), "dim": self.adapter.dim}
+        model = self._model or {"name": self.info.name, "revision": self.info.revision,
+                                "family": str(self.family), "dim": self.info.dim}
         prov = dict(self._provenance) or provenance(seed=self.settings.seed,
                                                     resamples=self.settings.resamples,
                                                     alpha=self.settings.alpha)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from normtest import progress
 from normtest.cli.common import add_claims, add_quiet, check_outputs, shows_progress
 from normtest.errors import NormtestError
-from normtest.settings import add_cli_options, given
+from normtest.settings import add_cli_options
 
 if TYPE_CHECKING:
     from normtest.gate import GateOutcome
@@ -61,14 +61,7 @@ def command(args: argparse.Namespace) -> int:
     config = load_config(args.config, required=args.model is None and args.report is None
                          and not args.require and not args.replicated
                          and not args.require_robust)
-    config = config.with_overrides(
-        model=args.model, report=args.report, baseline=args.baseline,
-        require=tuple(args.require) if args.require else None,
-        replicated=tuple(args.replicated) if args.replicated else None,
-        require_robust=tuple(args.require_robust) if args.require_robust else None,
-        exploratory=True if args.exploratory else None,
-        claims=tuple(args.claims) if args.claims else None, margin=args.margin,
-        alpha=args.alpha).with_settings(given(args))
+    config = config.with_options(args)
     with progress.showing(shows_progress(args)):
         outcome = run_gate(config, save_report=args.save_report, force_save=args.force_save)
     return emit(outcome, args.summary)

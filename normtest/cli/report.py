@@ -19,11 +19,13 @@ def register(sub: Any) -> None:
         "report", help="re-render a stored report.json as Markdown or HTML, optionally "
                        "re-judged under other thresholds (no model needed)")
     rendering.add_argument("report", type=Path, help="a report.json written by normtest")
-    rendering.add_argument("--format", default="md",
-                           choices=["md", "html", "json", "text", "layers"],
-                           help="md (default), html, json, text (what normtest audit prints, "
-                                "as plain text), or layers (the layer profile of a --layers "
-                                "audit as a figure: PNG, SVG or PDF by the --out suffix)")
+    from normtest.render import FORMATS
+
+    rendering.add_argument("--format", default="md", choices=[*FORMATS, "text", "layers"],
+                           help=f"{', '.join(FORMATS)} (default md), text (what normtest audit "
+                                "prints, as plain text), or layers (the layer profile of a "
+                                "--layers audit as a figure: PNG, SVG or PDF by the --out "
+                                "suffix)")
     rendering.add_argument("--out", type=Path, default=None,
                            help="file to write (default: standard output)")
     rendering.add_argument("--threshold", nargs="+", action="extend", default=[],

@@ -52,44 +52,42 @@ class NormtestState:
 
     @property
     def gate(self) -> GateConfig:
-        """The ``[tool.normtest]`` configuration (defaults when there is none)."""
+        """The ``[tool.normtest]`` configuration (defaults when there is none) under the
+        ``--normtest-*`` options (:meth:`~normtest.config.GateConfig.with_options`)."""
         if self._gate is None:
             from normtest.gate import load_config
 
             path = self.option("normtest_config")
-            self._gate = load_config(path, start=self.config.rootpath)
+            self._gate = load_config(path, start=self.config.rootpath).with_options(
+                vars(self.config.option), prefix="normtest_")
         return self._gate
 
     @property
     def values(self) -> dict[str, Any]:
         """Every setting: its default, then the configuration's, then the options."""
-        from normtest.settings import given, resolve
+        from normtest.settings import resolve
 
-        return resolve(self.gate.settings, given(vars(self.config.option), prefix="normtest_"))
+        return resolve(self.gate.settings)
 
     @property
     def inconclusive(self) -> str:
         """The INCONCLUSIVE policy: the option, else the configuration's, else fail."""
-        return str(self.option("normtest_inconclusive") or self.gate.inconclusive)
+        return self.gate.inconclusive
 
     @property
     def strict(self) -> bool:
         """Whether an unexpected pass fails."""
-        given = self.option("normtest_strict")
-        return bool(given) if given is not None else self.gate.strict
+        return self.gate.strict
 
     @property
     def replicated(self) -> list[str]:
         """The scorecard lines that must be replicated (the option, else the configuration's)."""
-        given = [k.strip() for text in self.option("normtest_replicated") or []
-                 for k in text.split(",") if k.strip()]
-        return given or list(self.gate.replicated)
+        return list(self.gate.replicated)
 
     @property
     def exploratory(self) -> bool:
         """Whether exploratory rows are collected (the option, else the configuration's)."""
-        given = self.option("normtest_exploratory")
-        return bool(given) if given is not None else self.gate.exploratory
+        return self.gate.exploratory
 
     @property
     def junit_properties(self) -> bool:

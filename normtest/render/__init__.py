@@ -24,7 +24,8 @@ import math
 import os
 import tempfile
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,27 +35,46 @@ from normtest.paths import publish
 if TYPE_CHECKING:
     from normtest.report import Report
 
-__all__ = ["FORMATS", "LOCK_NAME", "folder_lock", "parse_threshold",
+__all__ = ["FORMATS", "LOCK_NAME", "RENDERERS", "Format", "folder_lock", "parse_threshold",
            "render", "with_thresholds", "write_files", "write_renderings"]
 
-#: The formats a report renders to, in the order ``normtest audit`` writes them.
-FORMATS: tuple[str, ...] = ("json", "md", "html")
-_SUFFIX = {"json": ".json", "md": ".md", "html": ".html"}
+@dataclass(frozen=True)
+class Format:
+    """A rendering of a report: its file suffix and the function that writes it."""
+
+    suffix: str
+    render: Callable[[Report], str]
+
+
+def _json(report: Report) -> str:
+    return report.to_json() + "\n"
+
+
+def _markdown(report: Report) -> str:
+    from normtest.render.markdown import render_markdown
+
+    return render_markdown(report)
+
+
+def _html(report: Report) -> str:
+    from normtest.render.html import render_html
+
+    return render_html(report)
+
+
+#: The renderings of a report, in the order ``normtest audit`` writes them: a new format is one
+#: function and one entry here (``--format`` of ``audit``, ``demo`` and ``report`` offer it).
+RENDERERS: dict[str, Format] = {"json": Format(".json", _json), "md": Format(".md", _markdown),
+                                "html": Format(".html", _html)}
+#: Their names.
+FORMATS: tuple[str, ...] = tuple(RENDERERS)
 
 
 def render(report: Report, fmt: str) -> str:
-    """The report as ``json``, ``md`` (Markdown) or ``html`` text."""
-    if fmt == "json":
-        return report.to_json() + "\n"
-    if fmt == "md":
-        from normtest.render.markdown import render_markdown
-
-        return render_markdown(report)
-    if fmt == "html":
-        from normtest.render.html import render_html
-
-        return render_html(report)
-    raise NormtestError(f"unknown report format {fmt!r}; use one of {', '.join(FORMATS)}")
+    """The report as one of :data:`FORMATS` (``json``, ``md`` Markdown, ``html``)."""
+    if fmt not in RENDERERS:
+        raise NormtestError(f"unknown report format {fmt!r}; use one of {', '.join(FORMATS)}")
+    return RENDERERS[fmt].render(report)
 
 
 def check_writable_folder(folder: str | Path, option: str = "--out") -> Path:
@@ -98,8 +118,8 @@ def write_renderings(report: Report, folder: str | Path, formats: Iterable[str] 
     unknown = [f for f in chosen if f not in FORMATS]
     if unknown:
         raise NormtestError(f"unknown report format {unknown[0]!r}; use {', '.join(FORMATS)}")
-    files = {f"{stem}{_SUFFIX[fmt]}": render(report, fmt) for fmt in chosen}
-    stale = [f"{stem}{_SUFFIX[fmt]}" for fmt in FORMATS if fmt not in chosen]
+    files = {f"{stem}{RENDERERS[fmt].suffix}": render(report, fmt) for fmt in chosen}
+    stale = [f"{stem}{RENDERERS[fmt].suffix}" for fmt in FORMATS if fmt not in chosen]
     return write_files(folder, files, stale=stale)
 
 

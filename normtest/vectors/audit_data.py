@@ -1,10 +1,16 @@
 """Everything an audit's measurements share: each kind of data, built for the first claim that
-asks and handed to the rest."""
+asks and handed to the rest, and the registry of those kinds (:data:`KINDS`).
+
+A kind of data (:class:`DataKind`) owns what the audit and the report need of it: how it is
+built, what the report's provenance says of it, its section of the report's ``data`` (the
+plots, and what a later comparison pairs on) and the fingerprint of its sample (which sample it
+resamples, and what identifies it, for the gate's paired test). The audit loops over the kinds
+built; a new kind is one data class with those four methods and one entry here."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from normtest.catalogue import DATA
@@ -17,56 +23,94 @@ from normtest.vectors.words import WordData
 if TYPE_CHECKING:
     from normtest.adapters.protocol import ModelAdapter
 
-__all__ = ["AuditData"]
+__all__ = ["KINDS", "AuditData", "DataKind"]
+
+#: Any kind's data object.
+Data = WordData | PrefixData | TextData
+
+
+@dataclass(frozen=True)
+class DataKind:
+    """One kind of data a claim reads (``Claim.data``)."""
+
+    #: its name, as claims give it: ``words``, ``prefixes``, ``texts``
+    name: str
+    #: the sample its measurements resample (what the gate pairs two reports on)
+    sample: str
+    #: builds it for an audit (once, on the first claim that asks)
+    build: Callable[[AuditData], Data]
+    #: what identifies the sample in the report's section of this kind (its digest)
+    fingerprint: Callable[[Mapping[str, Any]], Any]
+
+    def provenance(self, data: Data, settings: AuditSettings) -> dict[str, Any]:
+        """What the report's provenance says of this kind's data."""
+        if isinstance(data, PrefixData):
+            return data.provenance(settings)
+        return data.provenance()
+
+
+def _build_prefixes(audit: AuditData) -> PrefixData:
+    from normtest.adapters.protocol import optional_method
+
+    expect = optional_method(audit.adapter, "expect_poolings")
+    if expect is not None:  # every pooling the audit will ask for, computed with the first
+        expect(audit.prefix_poolings)
+    return PrefixData.build(audit.adapter, audit.settings, audit.family)
+
+
+#: The kinds of data, in the order the report lists them.
+KINDS: dict[str, DataKind] = {k.name: k for k in (
+    DataKind("words", "words", lambda a: WordData.build(a.adapter, a.settings, a.family,
+                                                        a.words, a.source),
+             WordData.fingerprint),
+    DataKind("prefixes", "documents", _build_prefixes, PrefixData.fingerprint),
+    DataKind("texts", "texts", lambda a: TextData.build(a.adapter, a.settings),
+             TextData.fingerprint),
+)}
+assert tuple(KINDS) == DATA, "every kind of data the catalogue names has one entry here"
 
 
 @dataclass
 class AuditData:
-    """Everything measurements share: the word data and the prefix data, each built on demand."""
+    """Everything measurements share: each kind of data, built on demand."""
 
     adapter: ModelAdapter
     settings: AuditSettings
     family: str
     words: Sequence[str] | None = None
     source: Any | None = None
-    #: the poolings of the prefix claims the audit runs (see PrefixData.poolings)
+    #: the poolings of the prefix claims the audit runs (computed together, where the adapter
+    #: can: ``expect_poolings``)
     prefix_poolings: tuple[str, ...] = ()
-    _word: WordData | None = None
-    _prefix: PrefixData | None = None
-    _text: TextData | None = None
+    _built: dict[str, Data] = field(default_factory=dict)
+
+    def get(self, kind: str) -> Data:
+        """The data a measurement asked for by name (``words``, ``prefixes``, ``texts``)."""
+        if kind not in KINDS:
+            raise NormtestError(f"unknown data {kind!r}; a claim reads one of {DATA}")
+        if kind not in self._built:
+            self._built[kind] = KINDS[kind].build(self)
+        return self._built[kind]
 
     def word(self) -> WordData:
         """The word sample and its vectors (built once)."""
-        if self._word is None:
-            self._word = WordData.build(self.adapter, self.settings, self.family, self.words,
-                                        self.source)
-        return self._word
+        data = self.get("words")
+        assert isinstance(data, WordData)
+        return data
 
     def prefix(self) -> PrefixData:
         """The CER documents and their prefix vectors (built once)."""
-        if self._prefix is None:
-            self._prefix = PrefixData.build(self.adapter, self.settings, self.family)
-            self._prefix.poolings = self.prefix_poolings
-        return self._prefix
+        data = self.get("prefixes")
+        assert isinstance(data, PrefixData)
+        return data
 
     def text(self) -> TextData:
         """The sentences, their surprisal and text vectors (built once)."""
-        if self._text is None:
-            self._text = TextData.build(self.adapter, self.settings)
-        return self._text
+        data = self.get("texts")
+        assert isinstance(data, TextData)
+        return data
 
-    def get(self, kind: str) -> WordData | PrefixData | TextData:
-        """The data a measurement asked for by name (``words``, ``prefixes``, ``texts``)."""
-        if kind == "words":
-            return self.word()
-        if kind == "prefixes":
-            return self.prefix()
-        if kind == "texts":
-            return self.text()
-        raise NormtestError(f"unknown data {kind!r}; a claim reads one of {DATA}")
-
-    def built(self) -> dict[str, WordData | PrefixData | TextData]:
-        """The data built so far, by name (what the report's provenance and plots describe)."""
-        return {kind: value for kind, value in (("words", self._word),
-                                                ("prefixes", self._prefix),
-                                                ("texts", self._text)) if value is not None}
+    def built(self) -> dict[str, Data]:
+        """The data built so far, by name, in :data:`KINDS` order (what the report's
+        provenance and plots describe)."""
+        return {kind: self._built[kind] for kind in KINDS if kind in self._built}

@@ -4,7 +4,7 @@ checked for a norm that carries information."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -61,3 +61,14 @@ def text_vectors(adapter: ModelAdapter, texts: Sequence[str]) -> np.ndarray:
 #: (per variant: 16 of the 27 of a default audit, 5,000 words × 384 dimensions), each: the first
 #: ones asked for are kept (the claims ask in one order, again and again).
 TRANSFORMED_BYTES = 256 << 20
+
+
+def rounded(values: Any) -> list[float]:
+    """Six significant digits: enough for a plot, a third of the JSON of full doubles (the
+    report's data section, and the sample digests computed from it)."""
+    return [float(f"{float(v):.6g}") for v in np.asarray(values, dtype=np.float64).ravel()]
+
+
+def profiled(representation: str) -> bool:
+    """A hidden layer below the last (a layer profile's own rows, reported by their rows only)."""
+    return representation.isdigit()

@@ -3,16 +3,16 @@ s(L) = ‖e(prefix_L)‖² per variant and its growth analysis."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from normtest.adapters.protocol import prefix_vectors_of
-from normtest.result import Measurement
+from normtest.adapters.protocol import adapter_info, optional_method, prefix_vectors_of
+from normtest.result import Measurement, variant_key
 from normtest.settings import AuditSettings
-from normtest.vectors.common import as_layer, text_vectors
+from normtest.vectors.common import as_layer, profiled, rounded, text_vectors
 
 if TYPE_CHECKING:
     from normtest.adapters.protocol import ModelAdapter
@@ -28,8 +28,6 @@ class PrefixData:
     adapter: ModelAdapter
     plans: list[Any]
     unit: str = "model tokens"
-    #: the poolings the audit will ask for (computed together with the first one asked)
-    poolings: tuple[str, ...] = ()
     _curves: dict[tuple[str, str], tuple[np.ndarray, ...]] = field(default_factory=dict)
     _growth: dict[tuple[str, str], Measurement] = field(default_factory=dict)
     #: a view of another prefix data's curves (:meth:`view`): that data, the prefixes kept (a
@@ -42,8 +40,46 @@ class PrefixData:
         (``lengths``, one per row: in words instead of model tokens, say), in ``unit``."""
         keep = np.asarray(keep, dtype=bool)
         lengths = np.asarray(lengths, dtype=np.float64)
-        return PrefixData(self.adapter, self.plans, unit, self.poolings,
-                          _source=(self, keep, lengths))
+        return PrefixData(self.adapter, self.plans, unit, _source=(self, keep, lengths))
+
+    @classmethod
+    def with_curves(cls, like: PrefixData,
+                    curves: Mapping[tuple[str, str], tuple[np.ndarray, ...]]) -> PrefixData:
+        """Prefix data on ``like``'s documents and grids whose curves are ``curves`` (by
+        (composition, representation): lengths, squared norms, document ids, vectors) — a
+        control's data, made rather than measured."""
+        return cls(like.adapter, like.plans, like.unit, _curves=dict(curves))
+
+    # -- what the report keeps of it (the data-kind registry, normtest.vectors.audit_data) ------
+    def provenance(self, settings: AuditSettings) -> dict[str, Any]:
+        """What the report's provenance says of the documents and their grids."""
+        return {"documents": len(self.plans), "prefix_step": settings.prefix_step,
+                "max_prefix": settings.max_prefix}
+
+    def plot_data(self, variants: Sequence[Mapping[str, str]] = ()) -> dict[str, Any] | None:
+        """The report's ``data["prefixes"]``: the documents, the unit, every curve measured
+        (the last layer's and the input rows'; a layer profile's hidden layers are reported by
+        their rows only) and a word grid's model tokens; None when no curve was measured."""
+        if not self._curves:
+            return None
+        curves = {}
+        for (composition, representation), (lengths, values, groups, _) in self._curves.items():
+            if profiled(representation):
+                continue
+            key = variant_key({"composition": composition, "representation": representation})
+            curves[key] = {"lengths": [int(x) for x in lengths], "squared_norms": rounded(values),
+                           "document": [int(g) for g in groups]}
+        out: dict[str, Any] = {"documents": [p.document.doc_id for p in self.plans],
+                               "unit": self.unit, "curves": curves}
+        if self.plans and self.plans[0].tokens is not None:  # a word grid's model tokens
+            out["tokens"] = [[int(t) for t in p.tokens] for p in self.plans
+                             if p.tokens is not None]
+        return out
+
+    @staticmethod
+    def fingerprint(section: Mapping[str, Any]) -> Any:
+        """What identifies the sample in the report's ``data["prefixes"]``: its documents."""
+        return list(section["documents"])
 
     @classmethod
     def build(cls, adapter: ModelAdapter, settings: AuditSettings,
@@ -55,9 +91,9 @@ class PrefixData:
         documents = settings.documents_for(settings.documents)
         words = family == "sentence" or settings.prefix_unit == "words"
         if family == "sentence":
-            count, most = getattr(adapter, "count_tokens", None), getattr(adapter, "max_tokens",
-                                                                         None)
-            limit = (count, int(most)) if callable(count) and most else None
+            count = optional_method(adapter, "count_tokens")
+            most = adapter_info(adapter).max_tokens
+            limit = (count, most) if count is not None and most else None
             planned = plan_word_prefixes(documents, settings.prefix_step, settings.max_prefix,
                                          token_limit=limit)
         elif words:  # the same word grid for every tokenizer, read as each prefix's tokens
@@ -90,8 +126,6 @@ class PrefixData:
             self._curves[key] = (counted[keep],
                                  *(part[keep] for part in parent.curves(variant)[1:]))
         if key not in self._curves:
-            from normtest.cache import CachedAdapter
-
             tokens = [p.lengths if p.tokens is None else p.tokens for p in self.plans]
             if self.unit == "words" and self.plans and self.plans[0].tokens is None:
                 # a sentence encoder: every prefix text in one call
@@ -102,11 +136,8 @@ class PrefixData:
                 flat = text_vectors(self.adapter, texts)
                 ends = np.cumsum([p.lengths.size for p in self.plans])[:-1]
                 matrices = list(np.split(flat, ends))
-            elif isinstance(self.adapter, CachedAdapter):  # every pooling asked for at once
-                matrices = self.adapter.prefix_vectors_many(
-                    [p.document.text for p in self.plans], tokens,
-                    key[0], layer=as_layer(key[1]), also=self.poolings)
-            else:  # encoders batch every document's prefixes by length
+            else:  # encoders batch every document's prefixes by length (and the cache computes
+                # every pooling the audit expects with the first: CachedAdapter.expect_poolings)
                 matrices = prefix_vectors_of(self.adapter, [p.document.text for p in self.plans],
                                              tokens, key[0], layer=as_layer(key[1]))
             lengths, values, groups, vectors = [], [], [], []

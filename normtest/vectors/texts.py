@@ -4,16 +4,17 @@ and text vectors per variant."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from normtest.adapters.protocol import Capability, supports
+from normtest.adapters.protocol import Capability, adapter_info, supports
 from normtest.errors import NormtestError
+from normtest.result import variant_key
 from normtest.settings import AuditSettings
-from normtest.vectors.common import as_layer, text_vectors
+from normtest.vectors.common import as_layer, profiled, rounded, text_vectors
 
 if TYPE_CHECKING:
     from normtest.adapters.protocol import (
@@ -81,13 +82,44 @@ class TextData:
         return TextData(self.adapter, [self.sentences[i] for i in rows], self.documents[rows],
                         ic, name or self.surprisal_model, _source=(self, rows))
 
+    def with_norms(self, norms: Mapping[tuple[str, str], np.ndarray]) -> TextData:
+        """The same sentences, documents and surprisal with these squared norms (by
+        (composition, representation)) — a control's data, made rather than measured."""
+        return TextData(self.adapter, list(self.sentences), self.documents, self.information,
+                        self.surprisal_model, _vectors=dict(norms))
+
+    # -- what the report keeps of it (the data-kind registry, normtest.vectors.audit_data) ------
+    def provenance(self) -> dict[str, Any]:
+        """What the report's provenance says of the sentences."""
+        return {"sentences": len(self.sentences), "surprisal_model": self.surprisal_model}
+
+    def plot_data(self, variants: Sequence[Mapping[str, str]] = ()) -> dict[str, Any] | None:
+        """The report's ``data["texts"]``: sentence ids, the surprisal model and values, the
+        documents and the squared norms measured; None when none was measured."""
+        if not self._vectors:
+            return None
+        return {
+            "sentences": [sentence_id(t) for t in self.sentences],
+            "surprisal_model": self.surprisal_model,
+            "information": rounded(self.information),
+            "document": [int(d) for d in self.documents],
+            "squared_norms": {variant_key({"composition": c, "representation": r}): rounded(v)
+                              for (c, r), v in self._vectors.items() if not profiled(r)},
+        }
+
+    @staticmethod
+    def fingerprint(section: Mapping[str, Any]) -> Any:
+        """What identifies the sample in the report's ``data["texts"]``: the sentences'
+        surprisal and documents."""
+        return [rounded(section["information"]), list(section.get("document", []))]
+
     @classmethod
     def build(cls, adapter: ModelAdapter, settings: AuditSettings) -> TextData:
         """Sample sentences; their IC from the model itself if it is a causal LM, else from
         ``settings.surprisal_model``."""
         from normtest.information import document_sentences, stored_surprisal
 
-        own = getattr(adapter, "texts", None)
+        own = adapter_info(adapter).own_texts
         if own is not None:  # precomputed text vectors: their own texts, each its own cluster
             pairs = list(enumerate(own))
         else:
@@ -126,3 +158,10 @@ class TextData:
             v = np.asarray(v, dtype=np.float64)
             self._vectors[key] = np.einsum("ij,ij->i", v, v)
         return self._vectors[key]
+
+
+def sentence_id(text: str) -> str:
+    """A short stable id of a sentence (pairs the sentences of two reports)."""
+    import hashlib
+
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=6).hexdigest()

@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from normtest.adapters.protocol import optional_method
 from normtest.errors import NormtestError
 from normtest.memo import ByteMemo
+from normtest.result import variant_key
 from normtest.settings import AuditSettings
-from normtest.vectors.common import TRANSFORMED_BYTES, as_layer, text_vectors
+from normtest.vectors.common import TRANSFORMED_BYTES, as_layer, rounded, text_vectors
 
 if TYPE_CHECKING:
     from normtest.adapters.protocol import ModelAdapter, TokenVectorModel, WordVectorModel
@@ -53,6 +55,28 @@ class WordData:
     _tokens: ByteMemo = field(default_factory=lambda: ByteMemo(TRANSFORMED_BYTES, "keep"))
     #: transformed vectors per variant: every claim over the words asks for them in turn
     _transformed: ByteMemo = field(default_factory=lambda: ByteMemo(TRANSFORMED_BYTES, "keep"))
+
+    # -- what the report keeps of it (the data-kind registry, normtest.vectors.audit_data) ------
+    def provenance(self) -> dict[str, Any]:
+        """What the report's provenance says of the sample."""
+        return {"words": len(self.words), "words_requested": self.requested,
+                "dropped_words": self.dropped}
+
+    def plot_data(self, variants: Sequence[Mapping[str, str]]) -> dict[str, Any] | None:
+        """The report's ``data["words"]``: the words, their IC and token counts, and the squared
+        norms of each measured variant (None when no variant was measured)."""
+        if not variants:
+            return None
+        return {"words": list(self.words), "information": rounded(self.information),
+                "token_counts": [int(c) for c in self.token_counts()],
+                "squared_norms": {variant_key(v): rounded(self.squared_norms(v))
+                                  for v in variants}}
+
+    @staticmethod
+    def fingerprint(section: Mapping[str, Any]) -> Any:
+        """What identifies the sample in the report's ``data["words"]`` (its digest pairs two
+        reports word by word)."""
+        return [list(section["words"]), rounded(section.get("information", []))]
 
     @classmethod
     def build(cls, adapter: ModelAdapter, settings: AuditSettings, family: str,
@@ -150,11 +174,11 @@ class WordData:
         """Number of model tokens of each word (1 for whole-word models, and for a sentence
         encoder that cannot tokenize)."""
         if self._token_counts is None:
+            batched = optional_method(self.adapter, "word_token_counts")
             if self.family == "static" or not (
-                    callable(getattr(self.adapter, "word_token_counts", None))
-                    or callable(getattr(self.adapter, "word_tokens", None))):
+                    batched is not None or callable(getattr(self.adapter, "word_tokens", None))):
                 self._token_counts = np.ones(len(self.words), dtype=np.intp)
-            elif callable(batched := getattr(self.adapter, "word_token_counts", None)):
+            elif batched is not None:
                 self._token_counts = np.asarray(batched(self.words), dtype=np.intp)  # one call
             else:
                 tokens = cast("TokenVectorModel", self.adapter)
