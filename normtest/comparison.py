@@ -366,8 +366,9 @@ def compare_reports(reports: Sequence[Report], claim_ids: Iterable[str] | None =
     settings = settings or AuditSettings()
     if claim_ids:
         chosen = [get_comparative(i) for i in claim_ids]
-    else:  # every comparative claim whose data the reports hold
-        chosen = [c for c in comparatives() if all(c.data in r.data for r in reports)]
+    else:  # every comparative claim whose data two of the reports hold (a pair lacking them
+        # gets a SKIPPED row that says so: GloVe has no prefixes beside four contextual models)
+        chosen = [c for c in comparatives() if sum(c.data in r.data for r in reports) >= 2]
         if not chosen:
             raise NormtestError("the reports hold none of the data the comparative claims read "
                                 "(word, prefix or text series); audit the models on the word, "

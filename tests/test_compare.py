@@ -383,3 +383,17 @@ def test_the_paper_pair_is_confirmatory_and_its_proxy_exploratory() -> None:
                  details={"proxy": proxy.note})
     assert _expected(row) == f"exploratory (proxy: {proxy.note})"
     assert _expected(Result(Verdict.PASS, "", claim=claim.id, expected=Verdict.PASS)) == "PASS"
+
+
+def test_a_claim_runs_on_every_pair_holding_its_data(compared: tuple[Path, str]) -> None:
+    """Beside a model without prefix or text series (GloVe among contextual models), the CER
+    and text comparisons still run on the pairs that hold them; the others say why not."""
+    out, _ = compared
+    reports = [Report.read(out / m / "report.json") for m in ("minilm-l6", "smollm2-135m")]
+    bare = replace(reports[0], data={},
+                   model={**reports[0].model, "name": "no-series", "revision": "r0"})
+    comparison = compare_reports([*reports, bare])
+    measured = {r.claim for r in comparison.results if r.verdict is not Verdict.SKIPPED}
+    assert set(CLAIMS) <= measured
+    skipped = [r for r in comparison.results if r.verdict is Verdict.SKIPPED]
+    assert skipped and all("no-series" in r.variant.values() for r in skipped)

@@ -103,7 +103,7 @@ def _variant_note(r: Result) -> str:
     return note + (f" ({states})" if states else "")
 
 
-def _scorecards(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
+def scorecards(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
     """(model names, rows of hypothesis title then each model's status)."""
     names = list(comparison.provenance.get("models") or [r.model.get("name")
                                                          for r in comparison.reports])
@@ -219,7 +219,7 @@ def comparison_view(comparison: Comparison, width: int = 100) -> list[Renderable
     tally = ", ".join(f"{sum(r.verdict is v for r in comparison.results)} {v.value}"
                       for v in fmt.ORDER if any(r.verdict is v for r in comparison.results))
     out += [_line(f"{len(comparison.results)} comparative rows: {tally}"), Text("")]
-    names, rows = _scorecards(comparison)
+    names, rows = scorecards(comparison)
     table = _table()
     for column in ("scorecard", *names):
         table.add_column(column, no_wrap=True, overflow="ellipsis",
@@ -272,7 +272,7 @@ def render_comparison_markdown(comparison: Comparison) -> str:
                          if math.isfinite(r.estimate) else md_text(r.reason),
                          md_text(_threshold(r)),
                          _expected(r)]))
-    names, rows = _scorecards(comparison)
+    names, rows = scorecards(comparison)
     out += ["", "### Scorecards", "", _row(["hypothesis", *map(md_code, names)]),
             _row(["---"] * (len(names) + 1))]
     out += [_row([md_text(row[0]), *(md_text(c) for c in row[1:])]) for row in rows]
@@ -339,7 +339,7 @@ def render_comparison_html(comparison: Comparison) -> str:
                     "paired differences", "x: each comparative row's paired difference "
                     "(first − second) and its interval; the dashed line is the minimum "
                     "difference a PASS must exceed.") if measured else ""
-    names, cards = _scorecards(comparison)
+    names, cards = scorecards(comparison)
     head = "".join(f"<th>{esc(n)}</th>" for n in names)
     card_rows = "".join(f"<tr><td>{esc(row[0])}</td>"
                         + "".join(f"<td>{esc(c)}</td>" for c in row[1:]) + "</tr>"
