@@ -6,8 +6,9 @@
    and inside functions (a lazy import closes a circle as surely, only later); only those under
    ``if TYPE_CHECKING:`` do not. A function-level arrow may be exempted by name in
    :data:`LAZY_ALLOWED`, with the reason. An import of a module's own package
-   (``normtest.adapters`` from ``normtest.adapters.static``) is intra-package and ignored. ``checks/`` and ``theorems/`` are
-   included under the names they are installed as, ``normtest.checks`` and ``normtest.theorems``.
+   (``normtest.adapters`` from ``normtest.adapters.static``) is intra-package and ignored.
+   ``checks/`` and ``theorems/`` are included under the names they are installed as,
+   ``normtest.checks`` and ``normtest.theorems``.
 2. No module longer than :data:`MAX_LINES` lines (the five longest are listed).
 3. One definition of each setting: no module declares a command-line or pytest flag of a
    setting of ``normtest/settings.py`` (``SETTINGS``) by hand; those flags come from
