@@ -7,7 +7,7 @@ TORCH_VERSION := 2.13.0
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: venv models test lint audit demo bench clean
+.PHONY: venv models test test-fast lint audit demo bench clean
 
 venv: $(STAMP)
 
@@ -36,6 +36,11 @@ lint: $(STAMP)
 
 test: lint models
 	$(BIN)/python -m pytest
+
+# The edit-test loop (CONTRIBUTING.md): the tests not marked slow — no real transformers model,
+# no subprocess, no simulation — on two workers; about a minute on two cores.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest tests -m "not slow" -n 2 -q
 
 # The full catalogue on the embedded default model (MiniLM-L6); report files go to reports/.
 audit: $(STAMP)

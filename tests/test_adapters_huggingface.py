@@ -35,6 +35,9 @@ from normtest.adapters.protocol import (  # noqa: E402
 )
 from normtest.errors import NormtestError  # noqa: E402
 
+#: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
+pytestmark = pytest.mark.slow
+
 SENTENCE = "The cat sat on the mat and looked out of the window."
 TEXTS = [SENTENCE, "Hello world", "A much longer text, with commas; and more words than the rest."]
 ENCODER_CAPS = {Capability.WORD_TOKENS, Capability.TOKEN_VECTORS, Capability.SPECIAL_STATES,

@@ -24,6 +24,9 @@ from normtest.result import Result, Verdict
 from normtest.settings import AuditSettings
 from normtest.testing import check_adapter
 
+#: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
+pytestmark = pytest.mark.slow
+
 HERE = Path(__file__).parent
 SMALL = AuditSettings(words=300, documents=16, sentences=40, resamples=200)
 SMALL_FLAGS = ["--words", "300", "--documents", "16", "--sentences", "40", "--resamples", "200"]

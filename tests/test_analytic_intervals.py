@@ -52,6 +52,7 @@ def _verdicts(n: int, rho: float, threshold: float, seed: int) -> list[Verdict]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [200, 1400, 5000])
 def test_spearman_analytic_interval_is_calibrated_at_the_threshold(n: int) -> None:
     """At a population ρ of exactly 0.3 (the word claims' threshold): false PASS and false FAIL
@@ -79,6 +80,7 @@ def _contrast_verdicts(n: int, rho_a: float, rho_b: float, shared: float,
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n,rho_a,rho_b,shared", [(400, 0.5, 0.4, 0.8), (1400, 0.3, 0.2, 0.0),
                                                   (5000, 0.55, 0.45, 0.5)])
 def test_the_analytic_contrast_is_calibrated_at_the_margin(n: int, rho_a: float, rho_b: float,
@@ -91,6 +93,7 @@ def test_the_analytic_contrast_is_calibrated_at_the_margin(n: int, rho_a: float,
     rates.assert_at_most_alpha(verdicts, Verdict.FAIL, label)
 
 
+@pytest.mark.slow
 def test_the_analytic_contrast_has_power() -> None:
     verdicts = _contrast_verdicts(400, 0.6, 0.3, 0.5, seed=2)
     rates.report("analytic contrast 0.6 − 0.3, n = 400", verdicts)

@@ -36,6 +36,9 @@ from normtest.result import Verdict  # noqa: E402
 from normtest.settings import AuditSettings  # noqa: E402
 from normtest.testing import check_adapter  # noqa: E402
 
+#: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
+pytestmark = pytest.mark.slow
+
 SMALL = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2,
          "intermediate_size": 64}
 MEASURED = {Verdict.PASS, Verdict.FAIL, Verdict.INCONCLUSIVE}

@@ -47,6 +47,7 @@ def _raw(report: Report, claim: str) -> Verdict:
     return row.verdict
 
 
+@pytest.mark.slow
 def test_oracle_passes_and_negative_controls_fail(oracle: OracleModel) -> None:
     words, source = list(oracle.words), OracleFrequencies(oracle)
     good = run_audit(oracle, ["word.norm_ic"], settings=FAST, words=words, source=source)
@@ -66,6 +67,7 @@ def test_family_and_variants(oracle: OracleModel) -> None:
     assert all(v["composition"] not in ("cls", "eos") for v in subword)
 
 
+@pytest.mark.slow
 def test_glove_word_suite(tmp_path: Path) -> None:
     glove = normtest.load("glove-6b-50d", cache=False)
     report = run_audit(glove, suite="word", settings=FAST)
@@ -89,6 +91,7 @@ def test_glove_word_suite(tmp_path: Path) -> None:
     assert all(len(v) == len(words["words"]) for v in words["squared_norms"].values())
 
 
+@pytest.mark.slow
 def test_glove_conditions_and_information_gain() -> None:
     glove = normtest.load("glove-6b-50d", cache=False)
     report = run_audit(glove, ["word.norm_kl", "cond.inner_pmi", "cond.self_pmi",
@@ -111,6 +114,7 @@ def test_a_run_where_nothing_ran_is_an_error(oracle: OracleModel) -> None:
         run_audit(oracle, ["cer.linear", "text.norm_surprisal"], settings=FAST)
 
 
+@pytest.mark.slow
 def test_audit_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["audit", "--model", "glove-6b-50d", "--suite", "word", "--words", "300",
                  "--resamples", "200", "--no-cache", "--out", str(tmp_path)])
@@ -135,6 +139,7 @@ def test_scopes_select_variants() -> None:
         variants(claim, "static", scope="wide")
 
 
+@pytest.mark.slow
 def test_audit_on_the_users_corpus(tmp_path: Path) -> None:
     from normtest.information.texts import lee_texts
 
@@ -175,6 +180,7 @@ def test_cross_fitted_whitening_removes_the_leverage_artefact(oracle: OracleMode
         assert row.verdict is Verdict.FAIL, (row.id, row.estimate)
 
 
+@pytest.mark.slow
 def test_the_surprisal_model_reads_through_the_audited_models_cache(tmp_path: Path) -> None:
     pytest.importorskip("transformers")
     from normtest.cache import CachedAdapter, EmbeddingCache
@@ -191,6 +197,7 @@ def test_the_surprisal_model_reads_through_the_audited_models_cache(tmp_path: Pa
     assert not isinstance(uncached, CachedAdapter) and uncached is lm.adapter  # loaded once
 
 
+@pytest.mark.slow
 def test_audit_command_runs_a_transformers_model_in_bfloat16(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -212,6 +219,7 @@ def test_audit_command_runs_a_transformers_model_in_bfloat16(
     capsys.readouterr()
 
 
+@pytest.mark.slow
 def test_self_pmi_slope_ratio_equals_two_least_squares_fits() -> None:
     """The slope ratio's one-matrix-product moments give what np.polyfit gives."""
     from normtest.checks.conditions import self_pmi

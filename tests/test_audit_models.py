@@ -16,6 +16,9 @@ from normtest.audit import AuditSettings, run_audit
 from normtest.report import Report
 from normtest.result import Result, Verdict
 
+#: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
+pytestmark = pytest.mark.slow
+
 SMALL = {"resamples": 300, "documents": 10, "max_prefix": 64, "sentences": 120,
          "sentence_documents": 12}
 

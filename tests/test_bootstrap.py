@@ -19,6 +19,7 @@ def _explicit(seed: int, n: int, ties: bool) -> tuple[np.ndarray, np.ndarray, np
     return values, idx, weights
 
 
+@pytest.mark.slow
 @given(seed=st.integers(0, 10_000), n=st.integers(2, 60), ties=st.booleans())
 def test_weighted_ranks_equal_ranks_of_the_resample(seed: int, n: int, ties: bool) -> None:
     values, idx, weights = _explicit(seed, n, ties)

@@ -259,6 +259,7 @@ cache.close()
 """
 
 
+@pytest.mark.slow
 def test_racing_writers_lose_nothing(tmp_path: Path) -> None:
     root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(root),

@@ -45,6 +45,9 @@ sys.path.insert(0, str(Path(__file__).parent))  # the shared rate checks: tests/
 import verdict_rates as rates
 from verdict_rates import ALPHA, Verdicts
 
+#: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
+pytestmark = pytest.mark.slow
+
 THRESHOLD = 0.3  # the default minimum effect
 POWER_FLOOR = 0.9
 B = 1000  # bootstrap resamples unless a test says why it uses fewer

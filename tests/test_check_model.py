@@ -23,6 +23,9 @@ from normtest.report import Report
 
 pytest_plugins = ["pytester"]
 
+#: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
+pytestmark = pytest.mark.slow
+
 FAST = AuditSettings(words=300, resamples=200)
 RAW = "word.norm_ic[transform=raw]"
 WHITENED = "word.norm_ic[transform=whiten_zipf]"

@@ -33,6 +33,7 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--words: must be at least 10" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_module_entry_point_runs() -> None:
     done = subprocess.run([sys.executable, "-m", "normtest", "--help"], capture_output=True,
                           text=True, check=False)
@@ -65,6 +66,7 @@ instance = FirstWords()
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("attribute", ["FirstWords", "factory", "instance"])
 def test_a_model_given_as_module_attribute_is_audited(
     attribute: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -81,6 +83,7 @@ def test_a_model_given_as_module_attribute_is_audited(
     assert {r.verdict.value for r in report.results} <= {"PASS", "FAIL", "INCONCLUSIVE"}
 
 
+@pytest.mark.slow
 def test_the_gate_takes_a_module_attribute_model_too(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -117,6 +120,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.strip() == f"normtest {__version__}"
 
 
+@pytest.mark.slow
 def test_an_audit_without_out_writes_one_folder_per_model_and_revision(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:

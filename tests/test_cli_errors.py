@@ -78,6 +78,7 @@ def _remote_code_folder(tmp_path: Path, minilm: Path) -> tuple[Path, Path]:
     return folder, marker
 
 
+@pytest.mark.slow
 def test_a_folder_with_its_own_code_is_refused_even_with_yes_on_stdin(
     tmp_path: Path, minilm_files: Path
 ) -> None:
@@ -118,6 +119,7 @@ def test_trust_remote_code_in_the_configuration(tmp_path: Path) -> None:
         load_config(tmp_path / "normtest.toml")
 
 
+@pytest.mark.slow
 def test_pickled_weights_are_refused_with_a_clear_error(
     tmp_path: Path, minilm_files: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -178,6 +180,7 @@ def test_a_report_that_is_not_utf8_names_the_file(
     assert_clear_error(code, err, "candidate report", str(bad))
 
 
+@pytest.mark.slow
 def test_a_closed_pipe_is_not_a_traceback(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -204,6 +207,7 @@ def test_a_hub_id_says_how_to_download_it(capsys: pytest.CaptureFixture[str],
     assert "--allow-network" not in err  # an option that does not exist
 
 
+@pytest.mark.slow
 def test_a_bare_npy_takes_its_vocabulary_from_the_command_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -324,6 +328,7 @@ def test_a_latin1_corpus_is_refused_with_the_fix(
     assert_clear_error(code, err, "not UTF-8", "iconv -f latin1 -t utf-8", "news.txt")
 
 
+@pytest.mark.slow
 def test_a_few_replaced_bytes_are_reported(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -375,6 +380,7 @@ def _rows(folder: Path) -> list[dict[str, object]]:
     return [r.to_dict() for r in Report.read(folder / "report.json").results]
 
 
+@pytest.mark.slow
 def test_a_cache_folder_removed_mid_audit_is_made_again_and_loses_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -435,6 +441,7 @@ def test_ray_with_no_cache_names_no_cache_and_the_fix(
     assert len([line for line in err.splitlines() if line.strip()]) == 1
 
 
+@pytest.mark.slow
 def test_no_cache_still_runs_with_the_local_executor(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

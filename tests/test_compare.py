@@ -19,6 +19,9 @@ from normtest.errors import NormtestError
 from normtest.report import Report
 from normtest.result import Result, Verdict
 
+#: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
+pytestmark = pytest.mark.slow
+
 SMALL = ["--documents", "12", "--sentences", "40", "--resamples", "200"]
 CLAIMS = ["compare.cer.linearity", "compare.text.norm_surprisal"]
 STATE = "compare.cer.linearity[first=minilm-l6,second=smollm2-135m,composition=state]"

@@ -38,6 +38,7 @@ def confirmatory(report: Report, claim: str = CONTRAST) -> list[Result]:
     return [r for r in report.results if r.claim == claim and r.confirmatory]
 
 
+@pytest.mark.slow
 def test_contrast_passes_where_the_composition_is_faithful(
         information: dict[str, float]) -> None:
     """sqrt_n's ‖·‖² is IC + noise by construction and the mean's is that over n(w), n drawn
@@ -60,6 +61,7 @@ def test_contrast_passes_where_the_composition_is_faithful(
     assert multitoken.n == int((model.token_counts >= 2).sum())
 
 
+@pytest.mark.slow
 def test_contrast_fails_where_the_mean_is_as_faithful(information: dict[str, float]) -> None:
     """Where the mean is the faithful composition, sqrt_n and f_ind are it scaled by n(w)^½
     and n(w): the contrasts are negative and the composition line is contradicted."""
@@ -78,6 +80,7 @@ def test_the_multitoken_rows_no_longer_decide_the_line(information: dict[str, fl
                for v in variants(claim, "encoder", scope="standard"))
 
 
+@pytest.mark.slow
 def test_rows_of_identical_inputs_are_one_row_with_every_name(
         information: dict[str, float]) -> None:
     """Every word one token: all nine compositions of a word are its token, so word.norm_ic
@@ -115,6 +118,7 @@ def test_rows_of_identical_inputs_are_one_row_with_every_name(
     assert {o.result.id for o in checked.outcomes} == {raw.id}
 
 
+@pytest.mark.slow
 def test_a_report_keeps_the_names_a_row_stands_for(information: dict[str, float]) -> None:
     model = SubwordModel(information, faithful="sqrt_n", multitoken_share=0.0, seed=1)
     report = audit(model, information, "word.norm_ic")

@@ -439,6 +439,7 @@ def test_population_values() -> None:
     assert r_ab == pytest.approx(0.84, abs=0.005)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(NULLS))
 def test_contrast_false_pass_rate_at_the_margin(name: str) -> None:
     """Population ρ_a − ρ_b exactly 0.1: PASS ('the difference exceeds 0.1') at most α of the
@@ -450,6 +451,7 @@ def test_contrast_false_pass_rate_at_the_margin(name: str) -> None:
                                "false PASS")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(NULLS))
 def test_contrast_false_fail_rate_at_the_margin(name: str) -> None:
     """FAIL is a claim too ('the difference is below 0.1'): at the margin it is made at most α
@@ -483,6 +485,7 @@ POWER_FLOORS = {"shared noise": 0.9, "no shared noise": 0.8}
 RATE_SETS = 300
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(EQUAL))
 def test_contrast_fails_when_there_is_no_difference(name: str) -> None:
     """Population difference 0, the margin 0.1: FAIL ('the difference is below 0.1') is made
@@ -497,6 +500,7 @@ def test_contrast_fails_when_there_is_no_difference(name: str) -> None:
     rates.assert_at_most_alpha(sim.verdicts, Verdict.PASS, f"{label}: false PASS")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(EFFECT))
 def test_contrast_power_at_a_difference_of_0_3(name: str) -> None:
     """Population difference 0.3 (0.2 above the margin) with 400 words: PASS most of the

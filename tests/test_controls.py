@@ -24,6 +24,9 @@ from normtest.report import Report
 from normtest.scorecard import STATUSES
 from normtest.synthetic import SubwordModel
 
+#: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
+pytestmark = pytest.mark.slow
+
 #: Small but not underpowered: every control of MiniLM behaves at these sizes.
 SMALL = AuditSettings(words=1500, documents=30, sentences=240, resamples=300,
                       robustness=False)

@@ -33,6 +33,7 @@ def _audit(path: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> tuple[s
     return capsys.readouterr().out, Report.read(out / "report.json")
 
 
+@pytest.mark.slow
 def test_a_vector_file_covering_a_third_of_the_sample_says_so_first(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path, kept = _vector_file(tmp_path / "third.vec", 1 / 3)
@@ -48,6 +49,7 @@ def test_a_vector_file_covering_a_third_of_the_sample_says_so_first(
                             for r in measured)
 
 
+@pytest.mark.slow
 def test_a_model_with_the_whole_sample_adds_no_note(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path, _ = _vector_file(tmp_path / "all.vec", 1.0)

@@ -25,6 +25,9 @@ from pathlib import Path
 
 import pytest
 
+#: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
+pytestmark = pytest.mark.slow
+
 GUIDE = Path(__file__).resolve().parents[1] / "docs" / "adapters.md"
 MARKER = re.compile(r"<!--\s*doctest(?::\s*file=(?P<file>[\w./-]+))?\s*-->")
 FENCE = re.compile(r"^```(\w*)\s*$")

@@ -27,6 +27,9 @@ from normtest.adapters.encoder import EncoderAdapter  # noqa: E402
 from normtest.cache import CachedAdapter, EmbeddingCache  # noqa: E402
 from normtest.errors import NormtestError  # noqa: E402
 
+#: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
+pytestmark = pytest.mark.slow
+
 DOCUMENT = ("The committee met on Tuesday to discuss the budget. After a long debate, the members "
             "agreed to postpone the vote until the auditors had finished their report.")
 DOCUMENTS = [DOCUMENT, "A short note about cats and the windows they look out of.",

@@ -110,6 +110,7 @@ def _check(adapter: EncodeAdapter, texts: list[str]) -> None:
     _check_matrix(matrix, len(texts))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=st.data(), texts=TEXTS, calls=st.integers(1, 3))
 def test_any_encode_output_is_a_valid_matrix_or_a_normtest_error(
@@ -135,6 +136,7 @@ def _check_matrix(matrix: Any, n: int) -> None:
     assert np.isfinite(matrix).all()
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=st.data())
 def test_any_dimension_a_model_reports_is_a_dimension_or_a_normtest_error(
@@ -170,6 +172,7 @@ VALUES = st.one_of(SCALAR, NESTED, ARRAYS, st.dictionaries(st.text(max_size=2), 
                                                            max_size=2))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=st.data(), texts=TEXTS)
 def test_any_module_attribute_is_an_adapter_or_a_normtest_error(
@@ -238,6 +241,7 @@ def _sampling(data: st.DataObject, estimate: float) -> Any:
         return None
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=st.data())
 def test_any_returned_measurement_is_refused_in_words_or_judged(data: st.DataObject) -> None:

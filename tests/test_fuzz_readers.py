@@ -169,6 +169,7 @@ TEXT_FORMATS = st.sampled_from([("word2vec", "v.vec"), ("word2vec", "v.txt"),
                                 ("glove", "g.txt"), ("glove", "g.vec")])
 
 
+@pytest.mark.slow
 @FUZZ
 @given(fmt=TEXT_FORMATS, ops=st.lists(MUTATION, max_size=3))
 def test_mutated_text_vectors(seeds: dict[str, bytes], scratch: Path, fmt: tuple[str, str],
@@ -178,6 +179,7 @@ def test_mutated_text_vectors(seeds: dict[str, bytes], scratch: Path, fmt: tuple
     load_vectors(path)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(rows=HEADER_NUMBER, dim=HEADER_NUMBER, ops=st.lists(MUTATION, max_size=2),
        suffix=st.sampled_from([".vec", ".txt", ".bin"]))
@@ -189,6 +191,7 @@ def test_rewritten_headers(seeds: dict[str, bytes], scratch: Path, rows: int, di
     load_vectors(path)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(ops=st.lists(MUTATION, min_size=1, max_size=3))
 def test_mutated_binary_vectors(seeds: dict[str, bytes], scratch: Path,
@@ -198,6 +201,7 @@ def test_mutated_binary_vectors(seeds: dict[str, bytes], scratch: Path,
     load_vectors(path)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=st.binary(max_size=600),
        suffix=st.sampled_from([".vec", ".txt", ".bin", ".npz", ".jsonl"]),
@@ -208,6 +212,7 @@ def test_random_bytes_as_vectors(scratch: Path, data: bytes, suffix: str, prefix
     load_vectors(path)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(ops=st.lists(MUTATION, max_size=4), vocab_ops=st.lists(MUTATION, max_size=2),
        random=st.none() | st.binary(max_size=300))
@@ -244,6 +249,7 @@ def npy_bytes(array: np.ndarray) -> bytes:
         return handle.read()
 
 
+@pytest.mark.slow
 @FUZZ
 @given(keys=st.just(np.array(WORDS)) | ARRAYS, vectors=st.just(VECTORS) | ARRAYS,
        key_ops=st.lists(MUTATION, max_size=2),
@@ -264,6 +270,7 @@ def test_npz_members(scratch: Path, keys: np.ndarray, vectors: np.ndarray,
     load_vectors(path)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(ops=st.lists(MUTATION, min_size=1, max_size=5))
 def test_mutated_npz_archive(seeds: dict[str, bytes], scratch: Path,
@@ -294,6 +301,7 @@ JSONL_LINE = st.one_of(
 )
 
 
+@pytest.mark.slow
 @FUZZ
 @given(lines=st.lists(JSONL_LINE, max_size=3), ops=st.lists(MUTATION, max_size=2),
        seeded=st.booleans())
@@ -373,6 +381,7 @@ WRONG = st.sampled_from([0, -1, 1.5, 10**400, float("nan"), float("inf"), "", "x
                          [], [1, 2], [[1, 2]], {}, {"a": 1}, "~no-such-user-normtest/r.json"])
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=st.data())
 def test_structurally_mutated_reports(report_dict: dict[str, Any], scratch: Path,
@@ -397,6 +406,7 @@ def test_random_bytes_as_report(scratch: Path, data: bytes) -> None:
     read_report(target)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(ops=st.lists(MUTATION, min_size=1, max_size=4))
 def test_byte_mutated_reports(report_dict: dict[str, Any], scratch: Path,
@@ -425,6 +435,7 @@ TOML_VALUES = st.sampled_from(["0", "-1", "1" + "0" * 400, "1.5", "nan", "inf", 
                                '{"word.norm_ic" = [0.1, 0.2]}', '{"cer.linear" = 0.5}'])
 
 
+@pytest.mark.slow
 @example(key="alpha", value="1" + "0" * 400)
 @example(key="margins", value="{a = 1" + "0" * 400 + "}")
 @example(key="baseline", value='"~no-such-user-normtest/r.json"')
@@ -457,6 +468,7 @@ CORPUS_TEXT = st.one_of(
 )
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=CORPUS_TEXT, split=st.sampled_from(["file", "line", "paragraph"]))
 def test_corpus_files(scratch: Path, data: bytes, split: str) -> None:
@@ -582,12 +594,14 @@ def read_counts_store(store: Stored, data: bytes, *, forged: bool = False) -> No
     _same_counts(counts, store.fresh)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(ops=STORE_MUTATION)
 def test_mutated_counts_store(counts_store: Stored, ops: list[tuple[str, int, Any]]) -> None:
     read_counts_store(counts_store, mutate(counts_store.seed, ops))
 
 
+@pytest.mark.slow
 @example(data=b"")
 @FUZZ
 @given(data=STORE_RANDOM)
@@ -617,6 +631,7 @@ def _forge(seed: bytes, scratch: Path, data: st.DataObject) -> bytes:
     return (scratch / "forged.npz").read_bytes()
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=st.data())
 def test_forged_counts_store(counts_store: Stored, scratch: Path, data: st.DataObject) -> None:
@@ -673,6 +688,7 @@ def read_surprisal_store(store: Stored, data: bytes, *, forged: bool = False) ->
     assert np.isfinite(result.information).all() and (result.information >= 0).all()
 
 
+@pytest.mark.slow
 @FUZZ
 @given(ops=STORE_MUTATION)
 def test_mutated_surprisal_store(surprisal_store: Stored,
@@ -680,6 +696,7 @@ def test_mutated_surprisal_store(surprisal_store: Stored,
     read_surprisal_store(surprisal_store, mutate(surprisal_store.seed, ops))
 
 
+@pytest.mark.slow
 @example(data=b"")
 @FUZZ
 @given(data=STORE_RANDOM)
@@ -687,6 +704,7 @@ def test_random_bytes_as_surprisal_store(surprisal_store: Stored, data: bytes) -
     read_surprisal_store(surprisal_store, data)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=st.data())
 def test_forged_surprisal_store(surprisal_store: Stored, scratch: Path,

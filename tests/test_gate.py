@@ -57,6 +57,7 @@ def _gate(project: Path, *args: str) -> int:
     return main(["gate", "--config", str(project / "normtest.toml"), "--no-cache", *args])
 
 
+@pytest.mark.slow
 def test_degraded_copy_regresses_and_the_model_itself_does_not(
         project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     baseline = project / "baseline" / "report.json"
@@ -98,6 +99,7 @@ def test_degraded_copy_regresses_and_the_model_itself_does_not(
     assert code == EXIT_GATE_FAILED
 
 
+@pytest.mark.slow
 def test_thresholds_requirements_and_audit_gate(project: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     strict = project / "strict.toml"
@@ -170,6 +172,7 @@ def _flag_rate(paired: bool, rho_base: float, rho_candidate: float, reps: int,
     return flagged / reps
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paired", [True, False], ids=["paired", "unpaired"])
 def test_false_regression_rate_under_the_null(paired: bool) -> None:
     """Equal true effects (ρ = 0.5), margin 0 (the hardest null): at most α = 0.05 up to
@@ -217,6 +220,7 @@ def test_sorted_replicates_are_not_paired() -> None:
 
 
 # -- safe baselines ---------------------------------------------------------------------------
+@pytest.mark.slow
 def test_the_first_baseline_is_recorded_where_the_configuration_expects_it(
         project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = tmp_path / "normtest.toml"
@@ -235,6 +239,7 @@ def test_the_first_baseline_is_recorded_where_the_configuration_expects_it(
     assert Report.read(baseline).results
 
 
+@pytest.mark.slow
 def test_a_failing_candidate_never_replaces_the_baseline(
         project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     baseline = project / "baseline" / "report.json"
@@ -300,6 +305,7 @@ SCENARIOS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "args", "passes", "reason"), SCENARIOS,
                          ids=[s[0] for s in SCENARIOS])
 def test_exit_code_summary_line_and_markdown_render_one_decision(

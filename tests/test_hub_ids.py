@@ -65,6 +65,7 @@ def test_what_reads_as_a_hub_id(tmp_path: Path) -> None:
         assert not is_hub_id("owner/name")  # an existing local path wins
 
 
+@pytest.mark.slow
 def test_an_id_loads_from_the_local_cache(offline_cache: Path) -> None:
     adapter = normtest.load(REPO, cache=False, progress=False)
     assert adapter.name == REPO and adapter.dim == 32
@@ -101,6 +102,7 @@ def test_remote_code_in_a_cached_repository_stays_refused(
         normtest.load("lab/custom", cache=False)
 
 
+@pytest.mark.slow
 def test_the_command_line_audits_an_id(offline_cache: Path, tmp_path: Path,
                                        capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["audit", "--model", REPO, "--suite", "word", "--words", "60", "--resamples",
@@ -118,6 +120,7 @@ def test_the_command_line_audits_an_id(offline_cache: Path, tmp_path: Path,
     assert line.startswith("normtest: error: 'lab/absent' is not in the Hugging Face cache")
 
 
+@pytest.mark.slow
 def test_the_configuration_names_an_id_as_the_command_line_does(
     offline_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -140,6 +140,7 @@ def test_kl_is_the_expected_pmi_of_a_word_with_its_contexts(alpha: float | None)
         assert value >= 0.0 if alpha is None else np.isfinite(value)
 
 
+@pytest.mark.slow
 def test_vectorised_counts_equal_a_plain_counter_on_real_text() -> None:
     docs = [tokenize(d.text) for d in lee_texts()]
     for window in (1, 3, 5):

@@ -132,6 +132,7 @@ def test_corpus_documents_from_files(tmp_path: Path) -> None:
         corpus_documents(tmp_path / "a.txt", 0)
 
 
+@pytest.mark.slow
 def test_the_parsed_wikipedia_sample_is_stored_and_read_back(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Parsed once (gensim, about two seconds), then read back from the cache folder by every

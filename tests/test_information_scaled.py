@@ -22,6 +22,9 @@ from normtest.information import CorpusStatistics, default_word_sample, readers,
 from normtest.information.counts import CorpusCounts
 from normtest.information.texts import lee_texts, read_text_file, split_documents
 
+#: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
+pytestmark = pytest.mark.slow
+
 N_FILES, PER_FILE = 20, 15
 MIN = 3  # min_count of the pair questions (the Lee corpus is small)
 

@@ -230,6 +230,7 @@ def test_an_unwritable_store_leaves_the_result_used(lm: BigramLM, tmp_path: Path
     np.testing.assert_array_equal(result.information, text_information(lm, TEXTS))
 
 
+@pytest.mark.slow
 def test_every_audit_reads_the_sentences_surprisal_from_the_store(
         minilm: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two audited models (here two names of MiniLM, with the embedding cache off): the first

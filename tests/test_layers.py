@@ -42,6 +42,9 @@ from normtest.result import Result, Verdict  # noqa: E402
 from normtest.settings import AuditSettings, layer_names, parse_layers  # noqa: E402
 from normtest.vectors import as_layer  # noqa: E402
 
+#: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
+pytestmark = pytest.mark.slow
+
 CLAIMS = ["word.norm_ic", "cer.fixed_point"]
 SIZES = {"words": 300, "documents": 12, "sentences": 40, "resamples": 200}
 #: MiniLM-L6's representations in a full profile

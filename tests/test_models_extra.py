@@ -35,6 +35,9 @@ from normtest.report import Report  # noqa: E402
 from normtest.result import Verdict  # noqa: E402
 from normtest.testing import check_adapter  # noqa: E402
 
+#: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
+pytestmark = pytest.mark.slow
+
 SMALL = AuditSettings(words=200, documents=10, sentences=20, resamples=100,
                       sentence_documents=10, max_prefix=64)
 

@@ -17,6 +17,7 @@ def test_embedded_names() -> None:
     assert embedded_names() == ("glove-6b-50d", "minilm-l6", "smollm2-135m")
 
 
+@pytest.mark.slow
 def test_load_glove_by_name_with_and_without_cache(tmp_path: Path) -> None:
     plain = normtest.load("glove-6b-50d", cache=False)
     cached = normtest.load("glove-6b-50d", cache_dir=tmp_path)
@@ -68,6 +69,7 @@ def test_path_errors(tmp_path: Path) -> None:
         normtest.load(tmp_path / "m.npy", vocabulary=tmp_path / "m.npy", layer=3)
 
 
+@pytest.mark.slow
 def test_embedded_transformers_load_by_name(tmp_path: Path) -> None:
     minilm = normtest.load("minilm-l6", cache_dir=tmp_path)
     assert minilm.name == "minilm-l6" and minilm.dim == 384 and minilm.states == ("cls",)

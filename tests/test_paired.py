@@ -544,6 +544,7 @@ def test_gain_nulls_are_exactly_at_the_threshold() -> None:
         assert gain == pytest.approx(0.2, abs=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(GAIN_NULLS))
 def test_linearity_gain_false_pass_rate_at_threshold(name: str) -> None:
     """Population gain exactly 0.2: PASS ('gain > 0.2') at most α of the time."""
@@ -600,6 +601,7 @@ def test_rho_population_values() -> None:
     assert sps.spearmanr(x, second).statistic == pytest.approx(0.4, abs=0.01)
 
 
+@pytest.mark.slow
 def test_rho_difference_false_pass_rate_at_threshold() -> None:
     """ρ_first = 0.5, ρ_second = 0.4 (difference exactly 0.1), 100 clusters of 4 rows."""
     verdicts = _rho_verdicts(0.5, 0.4, 621, 400)
@@ -607,12 +609,14 @@ def test_rho_difference_false_pass_rate_at_threshold() -> None:
                           f"ρ difference 0.1, {RHO_CLUSTERS}×{RHO_PER} rows: false PASS")
 
 
+@pytest.mark.slow
 def test_rho_difference_false_fail_rate_at_threshold() -> None:
     verdicts = _rho_verdicts(0.5, 0.4, 621, 400)
     rates.assert_at_most_alpha(verdicts, Verdict.FAIL,
                           f"ρ difference 0.1, {RHO_CLUSTERS}×{RHO_PER} rows: false FAIL")
 
 
+@pytest.mark.slow
 def test_rho_difference_power() -> None:
     """ρ_first = 0.6, ρ_second = 0.25 (difference 0.35): PASS at least 90% of the time."""
     verdicts = _rho_verdicts(0.6, 0.25, 622, 200)
@@ -650,6 +654,7 @@ def _row_id(first: str, second: str) -> str:
     ("independent-sum", "other-sum", Verdict.FAIL),
     ("saturating", "other-sum", Verdict.FAIL),
 ])
+@pytest.mark.slow
 def test_compare_models_linearity(comparison: Comparison, first: str, second: str,
                                   verdict: Verdict) -> None:
     row = comparison.result(_row_id(first, second))

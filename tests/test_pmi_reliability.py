@@ -70,6 +70,7 @@ def test_statistics_halves_add_up_to_the_whole() -> None:
     assert lee.halves(seed=0)[0] is a  # kept for the seed asked last
 
 
+@pytest.mark.slow
 def test_counts_halves_add_up_to_the_whole_and_match_the_statistics(
         lee_folder: Path, words: list[str], tmp_path: Path) -> None:
     full = CorpusStatistics.from_files(lee_folder, split="paragraph")
@@ -103,6 +104,7 @@ def test_counts_halves_add_up_to_the_whole_and_match_the_statistics(
             assert (x.cooccurrence != y.cooccurrence).nnz == 0
 
 
+@pytest.mark.slow
 def test_counts_halves_on_ray_equal_the_local_ones(lee_folder: Path, words: list[str]) -> None:
     ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'normtest[ray]')")
     started = not ray.is_initialized()
@@ -120,6 +122,7 @@ def test_counts_halves_on_ray_equal_the_local_ones(lee_folder: Path, words: list
         assert (x.cooccurrence != y.cooccurrence).nnz == 0
 
 
+@pytest.mark.slow
 def test_counts_halves_are_stored_and_read_back(
         lee_folder: Path, words: list[str], tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -207,6 +210,7 @@ def test_identical_halves_give_reliability_one() -> None:
     assert r.pairs == len(pairs) and r.reliable and r.reason() is None
 
 
+@pytest.mark.slow
 def test_no_association_gives_reliability_about_zero() -> None:
     """Independent tokens (Zipf frequencies): every true PMI is 0, the halves' noise is
     independent, so ρ ≈ 0 over pairs seen ≥ 10 times (measured: ρ 0.01 over 12,182 pairs)."""
@@ -221,6 +225,7 @@ def test_no_association_gives_reliability_about_zero() -> None:
     assert reason is not None and "larger --corpus" in reason and f"{r.reliability:.2f}" in reason
 
 
+@pytest.mark.slow
 def test_shuffled_wikipedia_is_not_reliable() -> None:
     """The Wikipedia sample shuffled over the corpus: no association is left (measured: ρ 0.02,
     reliability 0.035 over 12,388 pairs of the default sample seen ≥ 10 times)."""
@@ -240,6 +245,7 @@ def test_shuffled_wikipedia_is_not_reliable() -> None:
     (30, (0.65, 0.77), (0.79, 0.87), 4_000),
     (100, (0.79, 0.90), (0.88, 0.95), 900),
 ])
+@pytest.mark.slow
 def test_wikipedia_sample_figures(min_count: int, split_half: tuple[float, float],
                                   reliability: tuple[float, float], least_pairs: int) -> None:
     corpus = wiki_sample()
@@ -312,6 +318,7 @@ def test_bad_input_raises() -> None:
         pmi_reliability(no_tokens, [("a", "b")], min_count=1)
 
 
+@pytest.mark.slow
 def test_c1_rows_on_a_corpus_without_reliable_pmi_are_inconclusive(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A corpus of words drawn independently (no association, so its PMI is noise) makes the

@@ -24,6 +24,7 @@ def _spearman_data(rng: np.random.Generator, n: int, rho_s: float) -> tuple[np.n
     return x, r * x + math.sqrt(1 - r * r) * rng.standard_normal(n)
 
 
+@pytest.mark.slow
 def test_the_recommended_sample_decides_the_row_with_the_stated_power() -> None:
     # a pilot of 120 words whose ρ sits between the threshold and a decision
     rng = np.random.default_rng(11)
@@ -94,6 +95,7 @@ def test_a_real_undecided_row_gets_the_setting_to_raise() -> None:
         assert annotated is row
 
 
+@pytest.mark.slow
 def test_normtest_plan_runs_a_pilot_and_recommends_a_sample(
         capsys: pytest.CaptureFixture[str]) -> None:
     from normtest.cli import main
@@ -144,6 +146,7 @@ def test_the_power_curve_meets_the_requirement_at_its_sample() -> None:
     assert power_at(failing, ALPHA, need.factor) == pytest.approx(POWER, abs=1e-9)
 
 
+@pytest.mark.slow
 def test_the_power_curves_script_reads_a_report(tmp_path: object) -> None:
     import subprocess
     import sys
@@ -207,6 +210,7 @@ def test_a_plan_whose_pilot_leaves_no_confirmatory_row_says_why(
     assert line.endswith("normtest audit --model glove-6b-50d --suite word")
 
 
+@pytest.mark.slow
 def test_the_recommended_audit_keeps_the_users_options(
         capsys: pytest.CaptureFixture[str]) -> None:
     from normtest.cli import main

@@ -18,6 +18,9 @@ import pytest
 from normtest.cli import EXIT_INTERRUPTED, EXIT_OK
 from normtest.report import Report
 
+#: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
+pytestmark = pytest.mark.slow
+
 #: A cold MiniLM CER audit: ~20 s on two cores, writing prefix vectors batch by batch.
 AUDIT = ["audit", "--model", "minilm-l6", "--suite", "cer", "--documents", "10",
          "--resamples", "100", "--format", "json"]
@@ -74,14 +77,19 @@ def _numbers(report: Report) -> list[dict[str, Any]]:
     return [r.to_dict() for r in report.results]
 
 
+def _uninterrupted_run(root: Path, executor: str = "local") -> Report:
+    """The report of the same audit run start to finish on a cache of its own."""
+    done = subprocess.run([*_command(root / "out"), "--executor", executor],
+                          env=_env(root / "cache"), capture_output=True, text=True, timeout=600,
+                          check=False)
+    assert done.returncode == EXIT_OK, done.stderr
+    return Report.read(root / "out" / "report.json")
+
+
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> Report:
     """The report of the same audit run start to finish on a cache of its own."""
-    root = tmp_path_factory.mktemp("uninterrupted")
-    done = subprocess.run(_command(root / "out"), env=_env(root / "cache"), capture_output=True,
-                          text=True, timeout=600, check=False)
-    assert done.returncode == EXIT_OK, done.stderr
-    return Report.read(root / "out" / "report.json")
+    return _uninterrupted_run(tmp_path_factory.mktemp("uninterrupted"))
 
 
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "kill"])
@@ -132,7 +140,12 @@ def test_sigterm_ends_an_audit_quietly_and_a_rerun_resumes(
                           timeout=600, check=False)
     assert done.returncode == EXIT_OK, done.stderr
     assert "warning" not in done.stderr and "Traceback" not in done.stderr
-    assert _numbers(Report.read(out / "report.json")) == _numbers(uninterrupted)
+    # the same numbers as an uninterrupted run on the same executor: Ray's workers compute in
+    # processes of their own, whose sums can differ from the local process's in the last bits
+    # (relative 1e-8 on a 2-core machine), so a Ray rerun is held to a Ray run
+    reference = uninterrupted if executor == "local" else _uninterrupted_run(
+        tmp_path / "uninterrupted", executor)
+    assert _numbers(Report.read(out / "report.json")) == _numbers(reference)
 
 
 #: A GloVe word audit: a few seconds, its word vectors read through the embedding cache.

@@ -14,6 +14,9 @@ import pytest
 
 from normtest import progress
 
+#: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
+pytestmark = pytest.mark.slow
+
 ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
 AUDIT = ["-m", "normtest", "audit", "--model", "glove-6b-50d", "--suite", "word", "--words",
          "300", "--resamples", "200", "--format", "json"]

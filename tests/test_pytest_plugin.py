@@ -18,6 +18,9 @@ from normtest.catalogue import get
 from normtest.checking import check_model
 from normtest.report import Report
 
+#: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
+pytestmark = pytest.mark.slow
+
 pytest_plugins = ["pytester"]
 
 CHECKS = Path(normtest.checks.__file__).parent

@@ -22,6 +22,9 @@ from normtest.errors import NormtestError
 from normtest.report import Report
 from normtest.settings import AuditSettings
 
+#: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
+pytestmark = pytest.mark.slow
+
 SMALL = {"words": 300, "documents": 16, "resamples": 200}
 #: the word and CER suites of MiniLM (word claims on 300 words, CER on 16 documents)
 CLAIMS = ["word.norm_ic", "word.norm_ic.multitoken", "cer.monotone", "cer.linear",

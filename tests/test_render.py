@@ -108,6 +108,7 @@ def commonmark(text: str) -> str:
                .render(text))
 
 
+@pytest.mark.slow
 def test_markdown_reads_in_the_page_order(glove_report: Report) -> None:
     text = render(glove_report, "md")
     assert text.startswith("## normtest audit of `glove-6b-50d` (static, 50 dimensions)")
@@ -379,6 +380,7 @@ def test_html_without_matplotlib_says_so(glove_report: Report,
     assert not svgs(page) and "<img" not in page
 
 
+@pytest.mark.slow
 def test_importing_the_renderers_leaves_matplotlib_alone() -> None:
     import subprocess
     import sys
@@ -506,6 +508,7 @@ def test_report_command_usage_errors(tmp_path: Path, glove_report: Report,
     assert main(["report", str(stored), "--format", "pdf"]) == EXIT_USAGE
 
 
+@pytest.mark.slow
 def test_audit_writes_every_format_by_default(tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["audit", "--model", "glove-6b-50d", "--claims", "word.norm_ic", "--words", "200",

@@ -35,6 +35,9 @@ import pytest
 from normtest.render import render
 from normtest.report import Report
 
+#: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOTS = ROOT / "reports" / "screenshots"
 WIDTH, HEIGHT = 1280, 2400

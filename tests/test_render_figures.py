@@ -111,6 +111,7 @@ def test_every_figure_is_drawn_once_and_each_curve_fitted_once(
     assert calls["ols"] == 3 + 2
 
 
+@pytest.mark.slow
 def test_the_same_report_gives_the_same_bytes_in_any_process(tmp_path: Path) -> None:
     report = rich_report()
     page = render(report, "html")

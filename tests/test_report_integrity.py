@@ -194,6 +194,7 @@ def _whole_set(folder: Path, reports: tuple[Report, ...]) -> int:
     return index
 
 
+@pytest.mark.slow
 def test_a_report_folder_is_written_whole_or_not_at_all(
         demos: tuple[Report, Report], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import os
@@ -244,6 +245,7 @@ def test_a_report_folder_is_written_whole_or_not_at_all(
     assert Report.read(folder / "report.json").summary == demos[1].summary
 
 
+@pytest.mark.slow
 def test_two_writers_of_one_folder_take_turns(demos: tuple[Report, Report], tmp_path: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """Two audits writing one --out at once (threads here; flock locks separate opens of the
@@ -278,6 +280,7 @@ def test_two_writers_of_one_folder_take_turns(demos: tuple[Report, Report], tmp_
         assert not (folder / ".normtest.lock").exists()
 
 
+@pytest.mark.slow
 def test_a_writer_waits_for_the_lock_then_gives_up_with_a_clear_message(
         demos: tuple[Report, Report], tmp_path: Path) -> None:
     from normtest.render import folder_lock, write_renderings

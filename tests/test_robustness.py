@@ -77,6 +77,7 @@ def rare_only(sample: tuple[list[str], np.ndarray]) -> Report:
     return _audit(_model("rare_only", words, squared), words)
 
 
+@pytest.mark.slow
 def test_a_faithful_model_is_robust(faithful: Report) -> None:
     line = faithful.robustness_of("word_level")
     assert line is not None and line.status == "replicated"

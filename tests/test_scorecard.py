@@ -129,6 +129,7 @@ def test_a_stated_hypothesis_does_not_pay_for_the_variants_explored_around_it() 
     assert old > ALPHA
 
 
+@pytest.mark.slow
 def test_the_family_wise_false_pass_rate_over_a_confirmatory_set_stays_at_alpha() -> None:
     # twelve confirmatory rows, every one exactly at its threshold (every PASS is false): the
     # chance that the audit passes any of them stays at most α after Holm, not 1 − 0.95^12
@@ -219,6 +220,7 @@ def glove_report(glove: Any) -> Report:
     return run_audit(glove, settings=FAST)
 
 
+@pytest.mark.slow
 def test_an_audit_reports_roles_and_its_scorecard(glove_report: Report, glove: Any) -> None:
     assert family_of(glove) == "static"
     rows = {r.id: r for r in glove_report.results}
@@ -242,6 +244,7 @@ def test_an_audit_reports_roles_and_its_scorecard(glove_report: Report, glove: A
         [(x.key, x.status, x.reason) for x in glove_report.scorecard]
 
 
+@pytest.mark.slow
 def test_the_scorecard_heads_every_rendering(glove_report: Report, tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     from normtest.render import render

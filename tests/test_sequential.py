@@ -60,6 +60,7 @@ def _simulate(rho_s: float, runs: int, stream: int) -> tuple[list[Verdict], list
     return verdicts, stages
 
 
+@pytest.mark.slow
 def test_the_sequential_design_keeps_the_error_rates_at_the_threshold() -> None:
     # ρ exactly at the threshold: every PASS and every FAIL is wrong, over three looks
     runs = 800
@@ -72,6 +73,7 @@ def test_the_sequential_design_keeps_the_error_rates_at_the_threshold() -> None:
     assert false_pass <= ceiling and false_fail <= ceiling
 
 
+@pytest.mark.slow
 def test_the_sequential_design_decides_clear_effects_early() -> None:
     runs = 300
     verdicts, stages = _simulate(0.6, runs, 701)
@@ -81,6 +83,7 @@ def test_the_sequential_design_decides_clear_effects_early() -> None:
     assert power >= 0.9 and early >= 0.5
 
 
+@pytest.mark.slow
 def test_until_decided_from_the_command_line(tmp_path: object,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     from pathlib import Path
@@ -216,6 +219,7 @@ def test_a_budget_stops_before_a_stage_that_would_not_fit(
     assert [s["stage"] for s in report.provenance["sequential"]["stages"]] == ran
 
 
+@pytest.mark.slow
 def test_until_decided_with_a_budget_from_the_command_line(
         tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
     from pathlib import Path

@@ -75,6 +75,7 @@ def test_layers_apply_default_then_file_then_command_line(tmp_path: Path) -> Non
     ("cache", "yes", "give true or false"),
     ("corpus", 3, "give a list of paths"),
 ])
+@pytest.mark.slow
 def test_a_bad_value_gets_the_same_reason_from_every_front_end(
     name: str, value: object, needle: str, tmp_path: Path,
     capsys: pytest.CaptureFixture[str], pytester: pytest.Pytester,
@@ -129,6 +130,7 @@ def test_a_profile_sets_the_sample_sizes_and_an_explicit_size_wins(tmp_path: Pat
         AuditSettings(profile="fastest")
 
 
+@pytest.mark.slow
 def test_the_report_records_the_profile(tmp_path: Path,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["audit", "--model", "glove-6b-50d", "--claims", "word.norm_ic", "--profile",

@@ -212,6 +212,7 @@ def _chunk(seed: int, n: int, resamples: int = 150) -> np.ndarray:
     return _first(n, resamples, seed)
 
 
+@pytest.mark.slow
 @settings(max_examples=150)
 @given(seed=SEEDS, n=st.integers(2, 70), tied_x=st.booleans(), tied_y=st.booleans(),
        sorted_y=st.booleans())

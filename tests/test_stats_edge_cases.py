@@ -102,6 +102,7 @@ def test_fully_explained_variable_has_no_partial_correlation() -> None:
         assert r.verdict is Verdict.INCONCLUSIVE, (method, r.reason)
 
 
+@pytest.mark.slow
 @given(seed=st.integers(0, 10_000), size=st.integers(20, 300),
        alpha=st.sampled_from([0.01, 0.025, 0.05, 0.1]), threshold=st.floats(-2, 2),
        shift=st.floats(-1, 1))

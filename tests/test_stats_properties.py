@@ -134,6 +134,7 @@ def _permutation(seed: int, n: int) -> np.ndarray:
 
 
 # -- permutation invariance -----------------------------------------------------------------------
+@pytest.mark.slow
 @given(seed=SEEDS, perm=SEEDS, n=st.integers(8, 80),
        method=st.sampled_from(["spearman", "pearson"]), clustered=st.booleans(),
        ties=st.booleans())
@@ -149,6 +150,7 @@ def test_correlation_ignores_row_order(
     _assert_same(a, b)
 
 
+@pytest.mark.slow
 @settings(max_examples=30)
 @given(seed=SEEDS, perm=SEEDS, n=st.integers(8, 40), clustered=st.booleans(),
        ties=st.booleans())
@@ -165,6 +167,7 @@ def test_kendall_ignores_row_order(
     _assert_same(a, b)
 
 
+@pytest.mark.slow
 @settings(max_examples=100)
 @given(data=st.data(), n=st.integers(10, 50))
 def test_correlation_ignores_row_order_on_drawn_arrays(data: st.DataObject, n: int) -> None:
@@ -181,6 +184,7 @@ def test_correlation_ignores_row_order_on_drawn_arrays(data: st.DataObject, n: i
         _assert_same(a, b)
 
 
+@pytest.mark.slow
 @given(seed=SEEDS, perm=SEEDS, n=st.integers(10, 80), k=st.integers(1, 2),
        method=st.sampled_from(["spearman", "pearson"]), clustered=st.booleans(),
        ties=st.booleans())
@@ -199,6 +203,7 @@ def test_partial_correlation_ignores_row_order(
     _assert_same(a, b)
 
 
+@pytest.mark.slow
 @settings(max_examples=100)
 @given(seed=SEEDS, perm=SEEDS, docs=st.integers(8, 14),
        which=st.sampled_from(["linear_growth", "fixed_point", "fixed_point+vectors"]))
@@ -249,6 +254,7 @@ def _transformed(values: np.ndarray, name: str) -> np.ndarray:
     return out
 
 
+@pytest.mark.slow
 @given(seed=SEEDS, n=st.integers(8, 80), fx=st.sampled_from(sorted(INCREASING)),
        fy=st.sampled_from(sorted(INCREASING)), clustered=st.booleans(), ties=st.booleans())
 def test_spearman_invariant_under_increasing_transforms(
@@ -263,6 +269,7 @@ def test_spearman_invariant_under_increasing_transforms(
     _assert_same(a, b)
 
 
+@pytest.mark.slow
 @settings(max_examples=30)
 @given(seed=SEEDS, n=st.integers(8, 40), fx=st.sampled_from(sorted(INCREASING)),
        fy=st.sampled_from(sorted(INCREASING)), clustered=st.booleans(), ties=st.booleans())
@@ -278,6 +285,7 @@ def test_kendall_invariant_under_increasing_transforms(
     _assert_same(a, b)
 
 
+@pytest.mark.slow
 @settings(max_examples=100)
 @given(data=st.data(), n=st.integers(10, 50), method=st.sampled_from(["spearman", "kendall"]))
 def test_rank_methods_invariant_on_drawn_arrays(data: st.DataObject, n: int, method: str) -> None:
@@ -292,6 +300,7 @@ def test_rank_methods_invariant_on_drawn_arrays(data: st.DataObject, n: int, met
     _assert_same(a, b)
 
 
+@pytest.mark.slow
 @given(seed=SEEDS, n=st.integers(10, 80), k=st.integers(1, 2),
        fx=st.sampled_from(sorted(INCREASING)), fz=st.sampled_from(sorted(INCREASING)),
        clustered=st.booleans())
@@ -321,6 +330,7 @@ def test_partial_spearman_invariant_under_increasing_transforms(
 FACTORS = [2.0**-30, 0.25, 2.0, 1024.0, 0.1, 3.0, 7.3, 1e6]
 
 
+@pytest.mark.slow
 @settings(max_examples=100)
 @given(seed=SEEDS, docs=st.integers(8, 14), factor=st.sampled_from(FACTORS),
        vector_factor=st.sampled_from(FACTORS),
@@ -343,6 +353,7 @@ def test_growth_invariant_under_rescaling(
     _assert_same(a, b, rtol=1e-15 if exact else 1e-9, scale=factor)
 
 
+@pytest.mark.slow
 @settings(max_examples=100)
 @given(data=st.data(), docs=st.integers(10, 12), per_doc=st.integers(3, 6),
        exponent=st.integers(-20, 20))
@@ -519,6 +530,7 @@ def test_mismatched_lengths_raise(name: str) -> None:
     assert "30" in message and "29" in message, message
 
 
+@pytest.mark.slow
 @given(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=40))
 def test_holm_and_bh_agree_with_statsmodels(p: list[float]) -> None:
     """The hand-written adjustments (statsmodels' multipletests runs gc.collect per call)."""
@@ -531,6 +543,7 @@ def test_holm_and_bh_agree_with_statsmodels(p: list[float]) -> None:
                                atol=1e-12)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(trials=st.integers(1, 60), data=st.data(),
        threshold=st.floats(0.0, 1.0), alpha=st.sampled_from([0.01, 0.05, 0.1, 0.25]))

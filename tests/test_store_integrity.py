@@ -355,6 +355,7 @@ SURPRISAL_DAMAGE: dict[str, Callable[[Path], None]] = {
 }
 
 
+@pytest.mark.slow
 def test_sound_surprisal_is_read_back_silently(
         lm: Scored, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     reference = surprisal(lm, SENTENCES)
@@ -370,6 +371,7 @@ def test_sound_surprisal_is_read_back_silently(
     assert set(members(path)) == {"key", "values", "offsets", CHECKSUM}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", list(SURPRISAL_DAMAGE))
 def test_damaged_surprisal_is_computed_again_with_one_warning(
         lm: Scored, tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: str) -> None:
@@ -401,6 +403,7 @@ def test_forged_token_counts_are_caught_by_the_tokenizer(
     assert_same_surprisal(again, reference)
 
 
+@pytest.mark.slow
 def test_another_entrys_surprisal_is_computed_again(
         lm: Scored, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A sound file of other texts under these texts' name."""

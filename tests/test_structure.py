@@ -82,6 +82,7 @@ def clean_tree(root: Path) -> Path:
     })
 
 
+@pytest.mark.slow
 def test_the_tree_passes() -> None:
     done = subprocess.run([sys.executable, str(SCRIPT)], cwd=REPO, capture_output=True,
                           text=True, timeout=60)

@@ -186,6 +186,7 @@ def test_oracle_is_deterministic() -> None:
     assert not np.allclose(a.vectors, c.vectors)
 
 
+@pytest.mark.slow
 def test_oracle_noise_level_and_common_draws() -> None:
     dist = nearest_psd_pmi(random_distribution(200, seed=2))
     exact = OracleModel(dist, seed=2, dim=400)
@@ -321,6 +322,7 @@ def test_protocol_checks() -> None:
     }
 
 
+@pytest.mark.slow
 def test_importing_adapters_stays_light() -> None:
     code = (
         "import sys, normtest, normtest.adapters, normtest.geometry.compose, "
@@ -383,6 +385,7 @@ def test_isotropic_model_fails_word_level_and_c1(distribution: JointDistribution
     assert _c1(isotropic) == Verdict.FAIL
 
 
+@pytest.mark.slow
 def test_c1_alone_cannot_reject_shuffled_norms() -> None:
     """Without a shared component, shuffled norms keep C1 (inner products keep PMI's sign)."""
     dist = nearest_psd_pmi(random_distribution(VOCAB, seed=0, pmi_scale=0.5))
@@ -396,6 +399,7 @@ def _collapse(verdicts: list[Verdict]) -> list[Verdict]:
     return [v for i, v in enumerate(verdicts) if i == 0 or v != verdicts[i - 1]]
 
 
+@pytest.mark.slow
 def test_word_level_verdict_degrades_through_inconclusive(distribution: JointDistribution) -> None:
     """Noise 0.05, then 0.1 → 1.5 in steps of 0.1: PASS, then INCONCLUSIVE, then FAIL, in that
     order (noise 0 ranks perfectly, every replicate is 1: INCONCLUSIVE, tested above)."""
@@ -409,6 +413,7 @@ def test_word_level_verdict_degrades_through_inconclusive(distribution: JointDis
     assert all(v == Verdict.FAIL for g, v in by_level.items() if g >= 1.3)
 
 
+@pytest.mark.slow
 def test_c1_verdict_degrades_through_inconclusive(distribution: JointDistribution) -> None:
     """Noise 0.01 → 0.2 in steps of 0.01: PASS, then INCONCLUSIVE, then FAIL, in that order."""
     grid = np.round(np.arange(0.01, 0.201, 0.01), 2)

