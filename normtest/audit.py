@@ -37,7 +37,6 @@ from normtest.settings import AuditSettings
 from normtest.stats import adjust_audit
 from normtest.stats.multiplicity import METHOD_OF_ROLE, tested
 from normtest.vectors import AuditData
-from normtest.vectors.audit_data import KINDS
 from normtest.vectors.common import profiled
 
 __all__ = ["SCOPES", "AuditSettings", "applicable_axes", "plot_data",
@@ -191,8 +190,8 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
         model["architecture"] = info.architecture
     extra: dict[str, Any] = {}
     built = data.built()
-    for kind, made in built.items():
-        extra.update(KINDS[kind].provenance(made, settings))
+    for made in built.values():
+        extra.update(made.provenance(settings))
     if "words" in built:
         results = describe_population(results, data.word(),
                                       {c.id for c in chosen if c.data == "words"})
@@ -298,7 +297,7 @@ def plot_data(data: AuditData, results: Sequence[Result]) -> dict[str, Any]:
                 and not profiled(r.variant.get("representation", "last"))]
     out: dict[str, Any] = {}
     for kind, built in data.built().items():
-        section = built.plot_data(measured if kind == "words" else ())
+        section = built.plot_data(measured)
         if section is not None:
             out[kind] = section
     return out

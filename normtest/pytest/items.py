@@ -33,7 +33,7 @@ class ClaimFile(pytest.File):
             try:
                 session = state.session(label)
                 here = self.path.resolve()
-                planned = [p for p in session.plan(state.selectors, state.exploratory)
+                planned = [p for p in session.plan(state.selectors, state.gate.exploratory)
                            if state.home(self.session, p) == here]
             except NormtestError as exc:
                 raise self.CollectError(f"normtest: {exc}") from None
@@ -63,8 +63,9 @@ class ClaimItem(pytest.Item):
         state = state_of(self.config)
         assert state is not None
         result = state.session(self.label).result_for(self.planned)
-        outcome = decide(result, model=self.label, inconclusive=state.inconclusive,
-                         expected=state.expected(self.label, self.planned), strict=state.strict)
+        outcome = decide(result, model=self.label, inconclusive=state.gate.inconclusive,
+                         expected=state.expected(self.label, self.planned),
+                         strict=state.gate.strict)
         record(self, outcome)
         if state.junit_properties:
             self.user_properties.extend(_properties(result, self.label))
@@ -133,7 +134,7 @@ class ScorecardFile(pytest.File):
 
         for label in state.labels:
             session = state.session(label)
-            for key in state.replicated:
+            for key in state.gate.replicated:
                 session.expect(claims_of_line(key))
                 name = f"scorecard[{key}]" if len(state.labels) == 1 \
                     else f"{label}/scorecard[{key}]"

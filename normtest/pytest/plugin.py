@@ -109,7 +109,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     if state is None or not state.active or file_path.suffix != ".py":
         return None
     if file_path.stem == "axes" and file_path.parent.resolve() == state.catalogue \
-            and state.replicated:
+            and state.gate.replicated:
         return ScorecardFile.from_parent(parent, path=file_path)
     if not state.is_claim_file(file_path):
         return None
@@ -179,7 +179,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int,
         terminalreporter.write_line(f"expected failures: {state.statuses['xfailed']} failed as "
                                     f"expected, {state.statuses['xpassed']} passed unexpectedly")
     if state.active:
-        terminalreporter.write_line(f"inconclusive policy: {state.inconclusive}")
+        terminalreporter.write_line(f"inconclusive policy: {state.gate.inconclusive}")
     for path in state.written:
         terminalreporter.write_line(f"normtest report written to {path}")
     if state.refused:

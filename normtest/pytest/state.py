@@ -70,26 +70,6 @@ class NormtestState:
         return resolve(self.gate.settings)
 
     @property
-    def inconclusive(self) -> str:
-        """The INCONCLUSIVE policy: the option, else the configuration's, else fail."""
-        return self.gate.inconclusive
-
-    @property
-    def strict(self) -> bool:
-        """Whether an unexpected pass fails."""
-        return self.gate.strict
-
-    @property
-    def replicated(self) -> list[str]:
-        """The scorecard lines that must be replicated (the option, else the configuration's)."""
-        return list(self.gate.replicated)
-
-    @property
-    def exploratory(self) -> bool:
-        """Whether exploratory rows are collected (the option, else the configuration's)."""
-        return self.gate.exploratory
-
-    @property
     def junit_properties(self) -> bool:
         """Whether claim items add properties to the JUnit XML."""
         return bool(self.option("normtest_junit_properties")
@@ -240,7 +220,7 @@ class BoundSession:
 
         result = self.session.result(selector)
         record(self._node, decide(result, model=self.label,
-                                   inconclusive=self._state.inconclusive))
+                                   inconclusive=self._state.gate.inconclusive))
         return result
 
     def check(self, selector: str) -> Result:
@@ -253,9 +233,9 @@ class BoundSession:
         mapping = {**model_expected_failures(self.adapter),
                    **dict(self._state.gate.expected_failures)}
         planned = PlannedCheck(result.claim or "", "", dict(result.variant))
-        outcome = decide(result, model=self.label, inconclusive=self._state.inconclusive,
+        outcome = decide(result, model=self.label, inconclusive=self._state.gate.inconclusive,
                          expected=expected_failure(mapping, planned.claim, planned.variant),
-                         strict=self._state.strict)
+                         strict=self._state.gate.strict)
         record(self._node, outcome)
         if outcome.status == "xfailed":
             pytest.xfail(outcome.message)

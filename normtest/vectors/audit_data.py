@@ -5,7 +5,8 @@ A kind of data (:class:`DataKind`) owns what the audit and the report need of it
 built, what the report's provenance says of it, its section of the report's ``data`` (the
 plots, and what a later comparison pairs on) and the fingerprint of its sample (which sample it
 resamples, and what identifies it, for the gate's paired test). The audit loops over the kinds
-built; a new kind is one data class with those four methods and one entry here."""
+built, calling each data object's ``provenance(settings)`` and ``plot_data(variants)``; a new
+kind is one data class with those methods, ``build`` and ``fingerprint``, and one entry here."""
 
 from __future__ import annotations
 
@@ -41,12 +42,6 @@ class DataKind:
     build: Callable[[AuditData], Data]
     #: what identifies the sample in the report's section of this kind (its digest)
     fingerprint: Callable[[Mapping[str, Any]], Any]
-
-    def provenance(self, data: Data, settings: AuditSettings) -> dict[str, Any]:
-        """What the report's provenance says of this kind's data."""
-        if isinstance(data, PrefixData):
-            return data.provenance(settings)
-        return data.provenance()
 
 
 def _build_prefixes(audit: AuditData) -> PrefixData:

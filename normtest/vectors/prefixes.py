@@ -57,7 +57,8 @@ class PrefixData:
                 "max_prefix": settings.max_prefix}
 
     def plot_data(self, variants: Sequence[Mapping[str, str]] = ()) -> dict[str, Any] | None:
-        """The report's ``data["prefixes"]``: the documents, the unit, every curve measured
+        """The report's ``data["prefixes"]`` (``variants``, the word claims' measured variants,
+        do not concern it): the documents, the unit, every curve measured
         (the last layer's and the input rows'; a layer profile's hidden layers are reported by
         their rows only) and a word grid's model tokens; None when no curve was measured."""
         if not self._curves:

@@ -89,12 +89,13 @@ class TextData:
                         self.surprisal_model, _vectors=dict(norms))
 
     # -- what the report keeps of it (the data-kind registry, normtest.vectors.audit_data) ------
-    def provenance(self) -> dict[str, Any]:
-        """What the report's provenance says of the sentences."""
+    def provenance(self, settings: AuditSettings) -> dict[str, Any]:
+        """What the report's provenance says of the sentences (``settings``: the audit's)."""
         return {"sentences": len(self.sentences), "surprisal_model": self.surprisal_model}
 
     def plot_data(self, variants: Sequence[Mapping[str, str]] = ()) -> dict[str, Any] | None:
-        """The report's ``data["texts"]``: sentence ids, the surprisal model and values, the
+        """The report's ``data["texts"]`` (``variants``, the word claims' measured variants, do
+        not concern it): sentence ids, the surprisal model and values, the
         documents and the squared norms measured; None when none was measured."""
         if not self._vectors:
             return None

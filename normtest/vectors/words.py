@@ -57,8 +57,8 @@ class WordData:
     _transformed: ByteMemo = field(default_factory=lambda: ByteMemo(TRANSFORMED_BYTES, "keep"))
 
     # -- what the report keeps of it (the data-kind registry, normtest.vectors.audit_data) ------
-    def provenance(self) -> dict[str, Any]:
-        """What the report's provenance says of the sample."""
+    def provenance(self, settings: AuditSettings) -> dict[str, Any]:
+        """What the report's provenance says of the sample (``settings``: the audit's)."""
         return {"words": len(self.words), "words_requested": self.requested,
                 "dropped_words": self.dropped}
 
