@@ -34,13 +34,19 @@ lint: $(STAMP)
 	$(BIN)/python scripts/typecheck.py
 	$(BIN)/python scripts/check_structure.py
 
+# The whole suite on $(TEST_WORKERS) workers (pytest-xdist), one test file per worker at a time
+# so that a module's shared fixtures (an audit of a real model, a Ray cluster) are computed
+# once; each worker gets its share of the cores (conftest.py). Compiled bytecode is kept for
+# the run (an environment with PYTHONDONTWRITEBYTECODE=1 would recompile, and re-rewrite the
+# asserts of, every module in every test process).
+TEST_WORKERS ?= 2
 test: lint models
-	$(BIN)/python -m pytest
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # The edit-test loop (CONTRIBUTING.md): the tests not marked slow — no real transformers model,
 # no subprocess, no simulation — on two workers; about a minute on two cores.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest tests -m "not slow" -n 2 -q
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest tests -m "not slow" -n $(TEST_WORKERS) -q
 
 # The full catalogue on the embedded default model (MiniLM-L6); report files go to reports/.
 audit: $(STAMP)

@@ -1,4 +1,5 @@
-"""Fixtures shared by the test modules: the embedded models, each loaded once per session.
+"""Fixtures shared by the test modules: the embedded models and a local Ray cluster, each
+loaded or started once per test process (once per worker under pytest-xdist).
 
 The adapters are read-only, so one instance serves every test; they are the uncached adapters
 (a test that exercises the embedding cache builds its own, in a temporary folder). Loading them
@@ -7,7 +8,8 @@ here, before any ``pytester`` run, also keeps their modules out of pytester's im
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -50,3 +52,16 @@ def smollm2() -> DecoderAdapter:
     from normtest.adapters.decoder import DecoderAdapter
 
     return DecoderAdapter.smollm2_135m(progress=False)
+
+
+@pytest.fixture(scope="session")
+def ray_cluster() -> Iterator[Any]:
+    """A local Ray cluster (two CPUs, no dashboard), started once per test process for every
+    module that audits or counts on Ray, and stopped at the end of the session."""
+    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'normtest[ray]')")
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    if started:
+        ray.shutdown()

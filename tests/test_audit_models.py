@@ -12,6 +12,8 @@ from __future__ import annotations
 import pytest
 
 import normtest
+from normtest.adapters.encoder import EncoderAdapter
+from normtest.adapters.static import StaticVectors
 from normtest.audit import AuditSettings, run_audit
 from normtest.report import Report
 from normtest.result import Result, Verdict
@@ -24,15 +26,13 @@ SMALL = {"resamples": 300, "documents": 10, "max_prefix": 64, "sentences": 120,
 
 
 @pytest.fixture(scope="module")
-def glove_audit() -> Report:
-    return run_audit(normtest.load("glove-6b-50d", cache=False),
-                     settings=AuditSettings(words=1000, resamples=300))
+def glove_audit(glove: StaticVectors) -> Report:
+    return run_audit(glove, settings=AuditSettings(words=1000, resamples=300))
 
 
 @pytest.fixture(scope="module")
-def minilm_audit() -> Report:
-    return run_audit(normtest.load("minilm-l6", cache=False, progress=False),
-                     settings=AuditSettings(words=600, **SMALL))
+def minilm_audit(minilm: EncoderAdapter) -> Report:
+    return run_audit(minilm, settings=AuditSettings(words=600, **SMALL))
 
 
 @pytest.fixture(scope="module")

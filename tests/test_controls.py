@@ -10,8 +10,9 @@ import json
 import numpy as np
 import pytest
 
-import normtest
 from normtest.adapters.decoder import DecoderAdapter
+from normtest.adapters.encoder import EncoderAdapter
+from normtest.adapters.static import StaticVectors
 from normtest.audit import AuditSettings, run_audit
 from normtest.config import GateConfig
 from normtest.controls import Control, LineControls, builder_of, controls
@@ -33,8 +34,8 @@ SMALL = AuditSettings(words=1500, documents=30, sentences=240, resamples=300,
 
 
 @pytest.fixture(scope="module")
-def minilm() -> Report:
-    return run_audit(normtest.load("minilm-l6", cache=False, progress=False), settings=SMALL)
+def minilm_report(minilm: EncoderAdapter) -> Report:
+    return run_audit(minilm, settings=SMALL)
 
 
 @pytest.fixture(scope="module")
@@ -43,15 +44,14 @@ def smollm2_report(smollm2: DecoderAdapter) -> Report:
 
 
 @pytest.fixture(scope="module")
-def glove() -> Report:
-    return run_audit(normtest.load("glove-6b-50d", cache=False),
-                     settings=AuditSettings(words=1500, resamples=300, robustness=False))
+def glove_report(glove: StaticVectors) -> Report:
+    return run_audit(glove, settings=AuditSettings(words=1500, resamples=300, robustness=False))
 
 
 @pytest.mark.parametrize("line", ["word_level", "conditions", "composition", "cer_growth",
                                   "fixed_points", "text_level"])
-def test_every_control_of_an_encoder_behaves_as_designed(minilm: Report, line: str) -> None:
-    checked = minilm.controls_of(line)
+def test_every_control_of_an_encoder_behaves_as_designed(minilm_report: Report, line: str) -> None:
+    checked = minilm_report.controls_of(line)
     assert checked is not None and not checked.problem
     assert checked.positive is not None and checked.negative is not None
     assert checked.positive.status == "replicated", checked.positive
@@ -71,20 +71,21 @@ def test_every_control_of_a_decoder_behaves_as_designed(smollm2_report: Report,
 
 
 @pytest.mark.parametrize("line", ["word_level", "conditions"])
-def test_every_control_of_static_vectors_behaves_as_designed(glove: Report, line: str) -> None:
-    checked = glove.controls_of(line)
+def test_every_control_of_static_vectors_behaves_as_designed(glove_report: Report,
+                                                              line: str) -> None:
+    checked = glove_report.controls_of(line)
     assert checked is not None and checked.valid, checked.reason()
     # the controls run through the very rows the line is decided by
-    decided = {r.id for r in next(x for x in glove.scorecard if x.key == line).rows
+    decided = {r.id for r in next(x for x in glove_report.scorecard if x.key == line).rows
                if not r.details.get("reading")}
     assert {r["id"] for r in checked.positive.rows} == decided
 
 
-def test_controls_are_built_from_the_audits_own_data(minilm: Report) -> None:
-    words = minilm.controls_of("word_level")
+def test_controls_are_built_from_the_audits_own_data(minilm_report: Report) -> None:
+    words = minilm_report.controls_of("word_level")
     assert words is not None and "1,500 words" in words.positive.note
-    texts = minilm.controls_of("text_level")
-    assert texts is not None and f"{minilm.provenance['sentences']} sentences" in \
+    texts = minilm_report.controls_of("text_level")
+    assert texts is not None and f"{minilm_report.provenance['sentences']} sentences" in \
         texts.positive.note
 
 
@@ -109,15 +110,15 @@ def test_an_underpowered_audit_is_invalid_rather_than_contradicted() -> None:
     assert "control (built to be" in line.reason and "at this sample" in line.reason
 
 
-def test_invalid_lines_everywhere(minilm: Report) -> None:
+def test_invalid_lines_everywhere(minilm_report: Report) -> None:
     """An invalid line is a status of its own in the scorecard, the terminal, the HTML, the
     stored report and the gate (it is never replicated)."""
     assert "invalid" in STATUSES
     bad = LineControls("word_level", Control("positive", "undecided"),
                        Control("negative", "contradicted"))
-    others = tuple(c for c in minilm.controls if c.line != "word_level")
-    report = Report(minilm.results, minilm.model, minilm.provenance, minilm.data,
-                    controls=(bad, *others))
+    others = tuple(c for c in minilm_report.controls if c.line != "word_level")
+    report = Report(minilm_report.results, minilm_report.model, minilm_report.provenance,
+                    minilm_report.data, controls=(bad, *others))
     line = next(x for x in report.scorecard if x.key == "word_level")
     assert line.status == "invalid" and line.measured == "replicated"
     text = audit_text(report)

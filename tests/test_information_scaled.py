@@ -7,7 +7,6 @@ import bz2
 import gzip
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -187,17 +186,6 @@ def test_rows_are_bounded_by_the_vocabulary(lee_folder: Path, full: CorpusStatis
     counts = scaled.corpus_counts(lee_folder, hundred, store=False)
     assert counts.cooccurrence.shape == (100, len(full.vocabulary))
     assert counts.cooccurrence.nnz < full.cooccurrence.nnz / 4
-
-
-@pytest.fixture(scope="module")
-def ray_cluster() -> Iterator[Any]:
-    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'normtest[ray]')")
-    started = not ray.is_initialized()
-    if started:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield ray
-    if started:
-        ray.shutdown()
 
 
 def test_two_workers_one_worker_and_ray_agree(lee_folder: Path, full: CorpusStatistics,

@@ -105,17 +105,10 @@ def test_counts_halves_add_up_to_the_whole_and_match_the_statistics(
 
 
 @pytest.mark.slow
-def test_counts_halves_on_ray_equal_the_local_ones(lee_folder: Path, words: list[str]) -> None:
-    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'normtest[ray]')")
-    started = not ray.is_initialized()
-    if started:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        on_ray = corpus_halves(lee_folder, words, seed=3, executor="ray", workers=2,
-                               block_bytes=20_000, store=False)
-    finally:
-        if started:
-            ray.shutdown()
+def test_counts_halves_on_ray_equal_the_local_ones(lee_folder: Path, words: list[str],
+                                                  ray_cluster: Any) -> None:
+    on_ray = corpus_halves(lee_folder, words, seed=3, executor="ray", workers=2,
+                           block_bytes=20_000, store=False)
     local = corpus_halves(lee_folder, words, seed=3, store=False)
     for x, y in zip(on_ray, local, strict=True):
         assert x.vocabulary == y.vocabulary and np.array_equal(x.marginals, y.marginals)

@@ -1,6 +1,6 @@
 """Audits on Ray: the same report as a local audit, the cache shared, several models as tasks,
-and a clear message where Ray is missing. A local cluster is started here (two CPUs, no
-dashboard) and stopped at the end of the module."""
+and a clear message where Ray is missing. The local cluster (two CPUs, no dashboard) is the
+session's, from tests/conftest.py."""
 
 from __future__ import annotations
 
@@ -29,14 +29,6 @@ SMALL = {"words": 300, "documents": 16, "resamples": 200}
 #: the word and CER suites of MiniLM (word claims on 300 words, CER on 16 documents)
 CLAIMS = ["word.norm_ic", "word.norm_ic.multitoken", "cer.monotone", "cer.linear",
           "cer.fixed_point"]
-
-
-@pytest.fixture(scope="module")
-def ray_cluster() -> Any:
-    ray = pytest.importorskip("ray", reason="the ray extra is not installed")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield ray
-    ray.shutdown()
 
 
 def _same(a: Report, b: Report) -> None:
