@@ -10,9 +10,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 # Under pytest-xdist (make test runs two workers): the cores shared out among the workers, so
-# that two workers' torch and BLAS threads do not fight over the same cores. The variables reach
-# the audits the tests start in subprocesses; the running worker is limited in the session
-# fixture of tests/conftest.py (torch and BLAS read these variables only when first loaded).
+# that two workers' torch and BLAS threads do not fight over the same cores. Set here, before a
+# worker first imports torch or numpy (they read these variables once, when loaded); the audits
+# the tests start in subprocesses inherit them.
 if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
     _threads = str(max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"])))
     for _variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
