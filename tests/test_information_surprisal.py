@@ -102,6 +102,31 @@ def test_surprisal_result(lm: BigramLM) -> None:
     assert per_token[0] < per_token[2]
 
 
+def test_the_adapter_gets_every_text_in_one_call_unless_a_batch_size_is_given(
+        lm: BigramLM, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whole list in one token_logprobs call, as for every other protocol method (the
+    transformers adapters batch it by length themselves); batch_size=k: at most k at a time.
+    The values are the same either way."""
+    calls: list[int] = []
+    score = lm.token_logprobs
+
+    def counted(texts: Sequence[str]) -> list[np.ndarray]:
+        calls.append(len(texts))
+        return score(texts)
+
+    monkeypatch.setattr(lm, "token_logprobs", counted)
+    texts = TEXTS * 7
+    whole = surprisal(lm, texts)
+    assert calls == [21]
+    calls.clear()
+    chunked = surprisal(lm, texts, batch_size=8)
+    assert calls == [8, 8, 5]
+    for a, b in zip(whole.tokens, chunked.tokens, strict=True):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(NormtestError, match="batch_size must be positive"):
+        surprisal(lm, texts, batch_size=0)
+
+
 def test_first_token_is_conditioned_on_the_start_of_context(lm: BigramLM) -> None:
     s = token_surprisal(lm, ["the"])[0]
     assert s[0] == pytest.approx(-math.log(lm.probability(0, lm.vocab["the"])), rel=1e-15)

@@ -91,18 +91,22 @@ def _model_name(adapter: object) -> str:
 
 
 def token_surprisal(
-    adapter: LogProbModel, texts: Sequence[str], batch_size: int = 16
+    adapter: LogProbModel, texts: Sequence[str], batch_size: int | None = None
 ) -> list[NDArray[np.float64]]:
     """−log P(t_i | t_<i) of every model token of each text (nats), checked for sanity.
 
     Each array must be 1-D, finite and ≤ 0 (up to float32 rounding, clipped to 0), and, when the
-    adapter can ``tokenize``, hold one value per token of the text.
+    adapter can ``tokenize``, hold one value per token of the text. The adapter gets every text
+    in one ``token_logprobs`` call, as every other protocol method gets its whole list (normtest's
+    transformers adapters batch it by length under a token budget); ``batch_size`` hands it at
+    most that many at a time instead, for an adapter that cannot bound its own memory.
     """
     require(adapter, Capability.TOKEN_LOGPROBS)
     scorer = adapter.token_logprobs
-    if batch_size < 1:
+    if batch_size is not None and (isinstance(batch_size, bool) or batch_size < 1):
         raise NormtestError(f"batch_size must be positive, got {batch_size}")
     items = _check_texts(texts)
+    batch_size = batch_size or len(items)
     tokenizer = getattr(adapter, "tokenize", None)
     out: list[NDArray[np.float64]] = []
     for start in range(0, len(items), batch_size):
@@ -136,7 +140,8 @@ def token_surprisal(
     return out
 
 
-def surprisal(adapter: LogProbModel, texts: Sequence[str], batch_size: int = 16) -> TextSurprisal:
+def surprisal(adapter: LogProbModel, texts: Sequence[str],
+              batch_size: int | None = None) -> TextSurprisal:
     """Per-token surprisal and text IC of each text under a causal LM adapter."""
     items = _check_texts(texts)
     values = token_surprisal(adapter, items, batch_size)
@@ -149,7 +154,7 @@ def surprisal(adapter: LogProbModel, texts: Sequence[str], batch_size: int = 16)
 
 
 def text_information(
-    adapter: LogProbModel, texts: Sequence[str], batch_size: int = 16
+    adapter: LogProbModel, texts: Sequence[str], batch_size: int | None = None
 ) -> NDArray[np.float64]:
     """IC_LM(t) = −Σ_i log P(t_i | t_<i) of each text, in nats."""
     return surprisal(adapter, texts, batch_size).information
@@ -219,8 +224,8 @@ def _write(path: Path, key: dict[str, object], result: TextSurprisal) -> None:
 
 
 def stored_surprisal(
-    adapter: LogProbModel, texts: Sequence[str], batch_size: int = 16, *, store: bool = True,
-    directory: str | os.PathLike[str] | None = None,
+    adapter: LogProbModel, texts: Sequence[str], batch_size: int | None = None, *,
+    store: bool = True, directory: str | os.PathLike[str] | None = None,
 ) -> TextSurprisal:
     """:func:`surprisal`, read from the store when this model (its name and revision) scored
     exactly these texts before, else computed and stored (``store=False``: neither read nor
