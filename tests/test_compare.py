@@ -22,7 +22,7 @@ from normtest.result import Result, Verdict
 #: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
 pytestmark = pytest.mark.slow
 
-SMALL = ["--documents", "12", "--sentences", "40", "--resamples", "200"]
+SMALL = ["--documents", "10", "--sentences", "24", "--resamples", "200"]
 CLAIMS = ["compare.cer.linearity", "compare.text.norm_surprisal"]
 STATE = "compare.cer.linearity[first=minilm-l6,second=smollm2-135m,composition=state]"
 
