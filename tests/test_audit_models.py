@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-import normtest
+from normtest.adapters.decoder import DecoderAdapter
 from normtest.adapters.encoder import EncoderAdapter
 from normtest.adapters.static import StaticVectors
 from normtest.audit import AuditSettings, run_audit
@@ -36,9 +36,8 @@ def minilm_audit(minilm: EncoderAdapter) -> Report:
 
 
 @pytest.fixture(scope="module")
-def smollm2_audit() -> Report:
-    return run_audit(normtest.load("smollm2-135m", progress=False),
-                     settings=AuditSettings(words=300, **SMALL))
+def smollm2_audit(smollm2: DecoderAdapter) -> Report:
+    return run_audit(smollm2, settings=AuditSettings(words=300, **SMALL))
 
 
 def _by_id(report: Report) -> dict[str, object]:
