@@ -266,14 +266,12 @@ def browser(chromium: str) -> Iterator[Browser]:
 
 
 @pytest.fixture(scope="module")
-def real_report() -> Report:
+def real_report(minilm: Any) -> Report:
     """A real audit of MiniLM: word.norm_ic over 200 words and cer.linear over 10 documents."""
-    import normtest
     from normtest.audit import AuditSettings, run_audit
 
     settings = AuditSettings(words=200, documents=10, max_prefix=64, resamples=200)
-    return run_audit(normtest.load("minilm-l6"), claim_ids=["word.norm_ic", "cer.linear"],
-                     settings=settings)
+    return run_audit(minilm, claim_ids=["word.norm_ic", "cer.linear"], settings=settings)
 
 
 def not_blank(png: bytes) -> tuple[int, float]:
