@@ -6,6 +6,7 @@ first use (~30 s, once per machine); the GGUF comparison reads the GGUF file onc
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import logging
@@ -197,6 +198,49 @@ def test_smollm2_identity_and_cache(smollm2: DecoderAdapter) -> None:
     marker = json.loads((folder / "normtest-build.json").read_text())
     assert marker["source"] == smollm2_gguf_path().name and marker["max_abs_logit_gap"] == 0.0
     assert not [p for p in folder.parent.iterdir() if p.name.startswith(".")]  # no leftovers
+
+
+@pytest.mark.parametrize("locked", [True, False], ids=["one-builder", "without-the-lock"])
+def test_two_loads_on_a_fresh_cache_build_smollm2s_copy_once(
+        locked: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two processes that load SmolLM2 on a fresh cache at once (two audits, two test workers):
+    one builds the float32 copy, the other waits for it and takes it. The build is stood in for
+    by one that writes a finished folder (config, weights, marker) after half a second; without
+    the lock (the second case) both build, which is what the lock is for."""
+    import threading
+    import time
+
+    from normtest.model_install import BUILD_MARKER
+
+    built: list[str] = []
+
+    def build(target: Path, gguf: Path) -> Path:
+        built.append(threading.current_thread().name)
+        time.sleep(0.5)
+        target.mkdir(parents=True, exist_ok=True)
+        for name in ("config.json", "model.safetensors"):  # what a finished copy holds
+            (target / name).write_text("{}", encoding="utf-8")
+        (target / BUILD_MARKER).write_text(json.dumps(
+            {"source": gguf.name, "source_size": gguf.stat().st_size}), encoding="utf-8")
+        return target
+
+    monkeypatch.setattr(embedded, "build_smollm2_cache", build)
+    if not locked:
+        monkeypatch.setattr(embedded, "build_lock", lambda path: contextlib.nullcontext())
+    start = threading.Barrier(2)
+    found: list[Path] = []
+
+    def load() -> None:
+        start.wait()
+        found.append(smollm2_folder(tmp_path))
+
+    threads = [threading.Thread(target=load, name=f"load-{i}") for i in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert found == [tmp_path / "models" / "smollm2-135m-f32"] * 2
+    assert len(built) == (1 if locked else 2)
 
 
 def test_smollm2_cached_copy_has_the_gguf_logits(smollm2: DecoderAdapter, gguf_model: Any) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 
 from normtest.adapters.gguf_build import (
     build_folder,
+    build_lock,
     float32_copy,
     load_causal_gguf,
     max_logit_gap,
@@ -97,10 +98,15 @@ def smollm2_folder(cache_dir: str | os.PathLike[str] | None = None) -> Path:
     ``$NORMTEST_CACHE_DIR``, else the user's cache directory for normtest.
     """
     gguf = smollm2_gguf_path()
-    target = _cache_root(cache_dir) / "models" / SMOLLM2_CACHE_NAME
+    root = _cache_root(cache_dir)
+    target = root / "models" / SMOLLM2_CACHE_NAME
     if _smollm2_cache_is_valid(target, gguf):
         return target
-    return build_smollm2_cache(target, gguf)
+    # two processes at once on a fresh cache: one builds, the other takes its copy
+    with build_lock(root / "locks" / f"{SMOLLM2_CACHE_NAME}.lock"):
+        if _smollm2_cache_is_valid(target, gguf):
+            return target
+        return build_smollm2_cache(target, gguf)
 
 
 def _smollm2_cache_is_valid(target: Path, gguf: Path) -> bool:
