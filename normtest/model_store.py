@@ -56,6 +56,8 @@ __all__ = ["GEMMA", "INSTALLABLE", "NOMIC", "Installable", "folder_of", "install
 
 GEMMA = "gemma-3-270m"
 NOMIC = "nomic-embed-text-v1.5"
+#: the embedded decoder, whose float32 copy `normtest models install` can build ahead of use
+SMOLLM2 = "smollm2-135m"
 #: Gemma's ``<bos>`` (start of context) and ``<eos>`` (end token of the ``eos`` state).
 GEMMA_BOS, GEMMA_EOS = 2, 1
 _GEMMA_TERMS = "GEMMA_TERMS.txt"
@@ -379,6 +381,17 @@ def _assemble(spec: Installable, paths: list[Path], target: Path) -> Path:
                         what=spec.gguf_name)
 
 
+def _prepare_smollm2(cache_dir: str | os.PathLike[str] | None,
+                     say: Callable[[str], None]) -> Path:
+    """The embedded SmolLM2's float32 copy, built now if it is not there (what its first load
+    would do, ~30 s): an install step for a machine about to work offline or run the tests."""
+    from normtest.adapters.embedded import smollm2_folder
+
+    folder = smollm2_folder(cache_dir)
+    say(f"{SMOLLM2} is embedded; its float32 copy is in {folder}")
+    return folder
+
+
 def install(name: str, *, cache_dir: str | os.PathLike[str] | None = None,
             wheels: str | os.PathLike[str] | None = None, accept_licence: bool = False,
             force: bool = False, say: Callable[[str], None] = print,
@@ -387,6 +400,8 @@ def install(name: str, *, cache_dir: str | os.PathLike[str] | None = None,
     intact: nothing is done. ``wheels``: a folder holding the pinned wheels (no download)."""
     spec = INSTALLABLE.get(name)
     if spec is None:
+        if name == SMOLLM2:  # embedded, but its float32 copy is built once per machine
+            return _prepare_smollm2(cache_dir, say)
         if name in _EMBEDDED_ROWS:
             raise NormtestError(f"{name} is embedded: it installs with normtest (pip install "
                                 "'normtest[models]', docs/models.md)")

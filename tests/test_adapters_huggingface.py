@@ -493,6 +493,20 @@ def fake_gguf(monkeypatch: pytest.MonkeyPatch, smollm2: DecoderAdapter) -> Any:
     return load
 
 
+def test_models_install_builds_smollm2s_copy_ahead_of_use(tmp_path: Path, fake_gguf: Any) -> None:
+    """`normtest models install smollm2-135m` (make models) builds the float32 copy its first
+    load would build; the other embedded models have nothing to install."""
+    from normtest.model_store import install
+
+    said: list[str] = []
+    folder = install("smollm2-135m", cache_dir=tmp_path, say=said.append)
+    assert folder == tmp_path / "models" / "smollm2-135m-f32"
+    assert (folder / "normtest-build.json").is_file() and smollm2_folder(tmp_path) == folder
+    assert said == [f"smollm2-135m is embedded; its float32 copy is in {folder}"]
+    with pytest.raises(NormtestError, match="minilm-l6 is embedded: it installs with normtest"):
+        install("minilm-l6", cache_dir=tmp_path, say=said.append)
+
+
 def test_cache_build_is_atomic_and_reused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_gguf: Any
 ) -> None:

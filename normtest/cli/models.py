@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from normtest.model_store import GEMMA, NOMIC, install, model_rows
+from normtest.model_store import GEMMA, NOMIC, SMOLLM2, install, model_rows
 
 
 def register(sub: Any) -> None:
@@ -19,7 +19,8 @@ def register(sub: Any) -> None:
     install_parser = actions.add_parser(
         "install", help="download, check and build installable models into the cache")
     install_parser.add_argument("names", nargs="+", metavar="NAME",
-                                help=f"{GEMMA} or {NOMIC} (normtest models lists them)")
+                                help=f"{GEMMA} or {NOMIC}, or {SMOLLM2} to build its float32 "
+                                     "copy now (normtest models lists them)")
     install_parser.add_argument("--accept-licence", "--accept-license", action="store_true",
                                 help="accept the model's licence terms (printed) without asking")
     install_parser.add_argument("--wheels", type=Path, default=None, metavar="FOLDER",
