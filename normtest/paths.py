@@ -9,13 +9,17 @@ normtest, so the cache and the model adapters can both use it without importing 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from filelock import FileLock
+
 __all__ = ["CACHE_ENV", "RESULTS_ENV", "atomic_write", "default_cache_dir", "default_results_dir",
+           "file_lock",
            "folder_name"]
 
 CACHE_ENV = "NORMTEST_CACHE_DIR"
@@ -46,6 +50,27 @@ def default_results_dir(model: str, revision: str) -> Path:
     ``$NORMTEST_RESULTS_DIR``), so audits of two revisions never overwrite each other."""
     root = Path(os.environ.get(RESULTS_ENV) or "reports")
     return root / folder_name(model) / folder_name(revision)
+
+
+@contextlib.contextmanager
+def file_lock(path: Path) -> Iterator[None]:
+    """Held while one process makes something several may want at once (a model's float32
+    copy, a text set's surprisal): another one waits here, then finds it made (check again
+    inside) instead of making it too. ``path`` is the lock file, left in place (removing it
+    would race) and kept out of the folders it guards; the system frees the lock if its holder
+    dies. Where the lock file cannot be written (a read-only cache), the work goes on unlocked.
+    """
+    lock: FileLock | None = FileLock(str(path))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock.acquire()  # type: ignore[union-attr]
+    except OSError:
+        lock = None
+    try:
+        yield
+    finally:
+        if lock is not None:
+            lock.release()
 
 
 def atomic_write(path: Path, write: Callable[[BinaryIO], object]) -> None:

@@ -226,7 +226,7 @@ def test_two_loads_on_a_fresh_cache_build_smollm2s_copy_once(
 
     monkeypatch.setattr(embedded, "build_smollm2_cache", build)
     if not locked:
-        monkeypatch.setattr(embedded, "build_lock", lambda path: contextlib.nullcontext())
+        monkeypatch.setattr(embedded, "file_lock", lambda path: contextlib.nullcontext())
     start = threading.Barrier(2)
     found: list[Path] = []
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import itertools
 import math
@@ -211,6 +212,46 @@ def test_stored_surprisal_is_computed_once_then_read_back(lm: BigramLM, tmp_path
     assert counting.calls == 3
     stored_surprisal(counting, TEXTS, directory=tmp_path, store=False)
     assert counting.calls == 4 and len(list(tmp_path.glob("*.npz"))) == 3
+
+
+@pytest.mark.parametrize("locked", [True, False], ids=["scored-once", "without-the-lock"])
+def test_two_audits_at_once_score_the_same_texts_once(
+        locked: bool, lm: BigramLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two processes that need the same texts' surprisal at once (two test workers, two jobs):
+    one scores them and stores the file, the other waits for it and reads it back. The model is
+    slowed to half a second, so that both ask before either has stored; without the lock (the
+    second case) both score, which is what the lock is for."""
+    import threading
+    import time
+
+    counting = Counting(lm)
+    score = counting.token_logprobs
+
+    def slow(texts: Sequence[str]) -> list[np.ndarray]:
+        time.sleep(0.5)
+        return score(texts)
+
+    counting.token_logprobs = slow  # type: ignore[method-assign]
+    if not locked:
+        monkeypatch.setattr(importlib.import_module("normtest.information.surprisal"),
+                            "file_lock", lambda path: contextlib.nullcontext())
+    start = threading.Barrier(2)
+    found: list[np.ndarray] = []
+
+    def audit() -> None:
+        start.wait()
+        found.append(stored_surprisal(counting, TEXTS, directory=tmp_path / "store").information)
+
+    threads = [threading.Thread(target=audit) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert len(found) == 2
+    np.testing.assert_array_equal(found[0], found[1])
+    assert counting.calls == (1 if locked else 2)
+    assert [p.name for p in (tmp_path / "store").iterdir()] == [
+        p.name for p in (tmp_path / "store").glob("*.npz")]  # the lock file is kept elsewhere
 
 
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "negative", "pickle"])

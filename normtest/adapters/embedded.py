@@ -22,7 +22,6 @@ from typing import Any
 
 from normtest.adapters.gguf_build import (
     build_folder,
-    build_lock,
     float32_copy,
     load_causal_gguf,
     max_logit_gap,
@@ -31,7 +30,7 @@ from normtest.adapters.gguf_build import (
     refuse_gap,
 )
 from normtest.errors import NormtestError
-from normtest.paths import default_cache_dir
+from normtest.paths import default_cache_dir, file_lock
 
 __all__ = [
     "MODELS_INSTALL_HINT",
@@ -103,7 +102,7 @@ def smollm2_folder(cache_dir: str | os.PathLike[str] | None = None) -> Path:
     if _smollm2_cache_is_valid(target, gguf):
         return target
     # two processes at once on a fresh cache: one builds, the other takes its copy
-    with build_lock(root / "locks" / f"{SMOLLM2_CACHE_NAME}.lock"):
+    with file_lock(root / "locks" / f"{SMOLLM2_CACHE_NAME}.lock"):
         if _smollm2_cache_is_valid(target, gguf):
             return target
         return build_smollm2_cache(target, gguf)

@@ -23,8 +23,6 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock
-
 from normtest.adapters.transformers_base import _PROBE_TEXT
 from normtest.errors import NormtestError
 from normtest.model_install import BUILD_MARKER, folder_digests, read_marker
@@ -38,7 +36,6 @@ import transformers
 __all__ = [
     "BUILD_MARKER",
     "build_folder",
-    "build_lock",
     "float32_copy",
     "folder_digests",
     "install_folder",
@@ -133,17 +130,6 @@ def probe_ids(tokenizer: Any, start: int | None) -> list[int]:
     """The probe text's ids after ``start`` (a model's start of context), for the checks."""
     ids = [int(i) for i in tokenizer(_PROBE_TEXT, add_special_tokens=False)["input_ids"]]
     return ids if start is None else [start, *ids]
-
-
-@contextlib.contextmanager
-def build_lock(path: Path) -> Iterator[None]:
-    """Held while one process builds a model copy: another one that wants it waits here, then
-    finds the finished copy (check it again inside) instead of building its own. ``path`` is
-    the lock file (left in place, since removing it would race; kept out of the models folder);
-    the system frees the lock if its holder dies."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(path)):
-        yield
 
 
 def build_folder(target: Path, fill: Callable[[Path], dict[str, Any]],
