@@ -145,6 +145,39 @@ def test_sigterm_ends_an_audit_quietly_and_a_rerun_resumes(
     assert _numbers(Report.read(out / "report.json")) == _numbers(uninterrupted)
 
 
+#: A command stopped by Ctrl-C, and another Ctrl-C pending just as the process ends (a second
+#: press, or the first delivered again from a finaliser, whose timer fired as the command ended).
+LATE_CTRL_C = """
+import _thread, sys
+import normtest.cli.demo as demo
+from normtest.cli import run
+
+def stopped(args):
+    raise KeyboardInterrupt  # the Ctrl-C, while the command works
+
+def exit_with_a_late_ctrl_c(code=None):
+    _thread.interrupt_main()  # another one: Python raises it at its next step, in here
+    real_exit(code)
+
+demo.command, real_exit, sys.exit = stopped, sys.exit, exit_with_a_late_ctrl_c
+sys.argv = ["normtest", "demo"]
+run()
+"""
+
+
+def test_a_ctrl_c_pending_as_the_process_ends_still_exits_130_quietly(tmp_path: Path) -> None:
+    """Once the command handled a Ctrl-C, another one changes nothing: the exit status stays
+    130, not −2 (Python ends a process by SIGINT when a KeyboardInterrupt escapes it), and
+    standard error holds the one line that says how to resume."""
+    done = subprocess.run([sys.executable, "-c", LATE_CTRL_C], env=_env(tmp_path / "cache"),
+                          capture_output=True, text=True, timeout=120, check=False,
+                          preexec_fn=_default_sigint)
+    assert done.returncode == EXIT_INTERRUPTED, done.stderr
+    assert [line for line in done.stderr.splitlines() if line.strip()] == [
+        "normtest: interrupted; every finished batch of vectors is in the embedding cache, and "
+        "running the same command again resumes from it"], done.stderr
+
+
 #: A GloVe word audit: a few seconds, its word vectors read through the embedding cache.
 GLOVE = ["audit", "--model", "glove-6b-50d", "--suite", "word", "--words", "300",
          "--resamples", "200", "--format", "json"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import traceback
 import warnings
@@ -76,6 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"normtest: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
+        if _ENDING_ON_INTERRUPT:
+            _ignore_further_interrupts()
         print("\nnormtest: interrupted; every finished batch of vectors is in the embedding "
               "cache, and running the same command again resumes from it", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -123,13 +126,28 @@ def _one_line_warning(message: Warning | str, category: type[Warning], filename:
     print(f"normtest: warning: {message}", file=file or sys.stderr)
 
 
+#: Set by :func:`run` (the process's entry point): once a Ctrl-C is handled, the process ends,
+#: so further ones are ignored (never in a process that calls :func:`main` and goes on, pytest's).
+_ENDING_ON_INTERRUPT = False
+
+
+def _ignore_further_interrupts() -> None:
+    """A Ctrl-C after the one being handled (a second press, or one delivered again from a
+    finaliser, :func:`_keep_interrupts`, whose timer fired just as the command ended) changes
+    nothing: without this it could raise KeyboardInterrupt after the exit code was chosen, and
+    Python, finding it unhandled, ends the process by SIGINT (status −2) instead of 130."""
+    signal.signal(signal.SIGINT, lambda signum, frame: None)
+
+
 def run() -> None:
-    """The console script: :func:`main`'s exit code. A Ctrl-C that arrives after the command
-    already handled one (a second press, or one delivered again from a finaliser just as the
-    command ended) exits 130 quietly instead of a traceback."""
+    """The console script: :func:`main`'s exit code; 130 quietly (no traceback) when it was
+    stopped by Ctrl-C, however many were sent."""
+    global _ENDING_ON_INTERRUPT
+    _ENDING_ON_INTERRUPT = True
     try:
         code = main()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # a second Ctrl-C while the first was being handled
+        _ignore_further_interrupts()
         code = EXIT_INTERRUPTED
     sys.exit(code)
 
