@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import settings
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -22,3 +23,16 @@ if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
 # CI and a developer see the same examples.
 settings.register_profile("normtest", max_examples=200, derandomize=True, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "normtest"))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files with slow tests (real models, processes, simulations) run first, the files
+    without after them: with one file per worker at a time (make test), the last minutes
+    are then filled with short files instead of one worker finishing a long file alone. The
+    order within a file, and among the slow and among the quick files, is kept."""
+    by_file: dict[object, list[pytest.Item]] = {}
+    for item in items:
+        by_file.setdefault(item.path, []).append(item)
+    slow_first = sorted(by_file, key=lambda path: not any(
+        item.get_closest_marker("slow") for item in by_file[path]))
+    items[:] = [item for path in slow_first for item in by_file[path]]
