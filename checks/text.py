@@ -5,6 +5,7 @@ Declared, measured and judged here, on the audit's text data
 """
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from normtest.adapters.protocol import Capability
 from normtest.catalogue import Claim, Expectation, measures
@@ -16,11 +17,13 @@ from normtest.result import Criterion, Measurement, Verdict
 from normtest.robustness import specifications
 from normtest.settings import AuditSettings
 from normtest.stats import measure_correlation
+from normtest.stats.baseline import measure_baseline
 from normtest.vectors import TextData
 
 
 @measures(Claim(
     id="text.norm_surprisal",
+    baseline="length",
     statement="‖e(t)‖² increases with IC_LM(t) = −Σ log P(t_i | t_<i) across texts",
     source=f"{PAPER} (information content of texts)",
     suite="text",
@@ -43,10 +46,14 @@ from normtest.vectors import TextData
 ), data="texts")
 def norm_surprisal(texts: TextData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
     """Spearman ρ of ‖e(t)‖² with IC_LM(t) over sentences, documents resampled as clusters."""
-    measured = measure_correlation(texts.information, texts.squared_norms(variant),
-                                   clusters=texts.documents, n_resamples=s.resamples,
-                                   seed=s.seed, alpha=s.alpha)
-    return measured.with_settings(surprisal_model=texts.surprisal_model)
+    norms = texts.squared_norms(variant)
+    drawn = dict(clusters=texts.documents, n_resamples=s.resamples, seed=s.seed, alpha=s.alpha)
+    measured = measure_correlation(texts.information, norms, **drawn).with_settings(
+        surprisal_model=texts.surprisal_model)
+    if texts.lengths.size != norms.size:  # text data made without lengths: no baseline
+        return measured
+    beside = measure_baseline(texts.information, norms, texts.lengths, **drawn)
+    return replace(measured, components={**measured.components, **beside})
 
 
 # a sentence's information measured another way, which sentences, and the margin

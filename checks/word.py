@@ -5,6 +5,7 @@ Each claim is declared, measured and judged here; the measurements read the audi
 """
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Literal
 
 import numpy as np
@@ -29,6 +30,7 @@ from normtest.stats import (
     measure_correlation_contrast,
     measure_partial_correlation,
 )
+from normtest.stats.baseline import measure_baseline, measure_baseline_contrast
 from normtest.vectors import WordData
 
 #: Whole-word vectors (static models), or subword tokens composed (contextual models).
@@ -79,12 +81,19 @@ MIN_RHO_RATIONALE = (
 MIN_RHO_DIFFERENCE = 0.1
 
 
-def spearman(x: np.ndarray, y: np.ndarray, words: np.ndarray, s: AuditSettings) -> Measurement:
+def spearman(x: np.ndarray, y: np.ndarray, words: np.ndarray, s: AuditSettings,
+             baseline: np.ndarray | None = None) -> Measurement:
     """Spearman ρ of x and y with a percentile bootstrap over ``words`` (one per row), at the
     audit's settings: a word is drawn as often in every variant (paired resamples, and the IC
-    side ranked once for all of them)."""
-    return measure_correlation(x, y, units=words, n_resamples=s.resamples, seed=s.seed,
-                               alpha=s.alpha, interval=_interval(s))
+    side ranked once for all of them). With ``baseline`` (the words' token counts), the
+    components ``baseline`` and ``beyond`` on the same draws (:mod:`normtest.stats.baseline`)."""
+    measured = measure_correlation(x, y, units=words, n_resamples=s.resamples, seed=s.seed,
+                                   alpha=s.alpha, interval=_interval(s))
+    if baseline is None:
+        return measured
+    return replace(measured, components={**measured.components, **measure_baseline(
+        x, y, baseline, units=words, n_resamples=s.resamples, seed=s.seed, alpha=s.alpha,
+        interval=_interval(s))})
 
 
 def _interval(s: AuditSettings) -> Literal["bootstrap", "analytic"]:
@@ -98,6 +107,7 @@ def sample(words: WordData) -> np.ndarray:
 
 @measures(Claim(
     id="word.norm_ic",
+    baseline="token_count",
     statement="‖e(w)‖² increases with IC(w) = −log P(w)",
     source=f"{PAPER} (abstract: word-level correspondence); Oyama et al., EMNLP 2023",
     suite="word",
@@ -130,6 +140,7 @@ def norm_ic(words: WordData, variant: Mapping[str, str], s: AuditSettings) -> Me
 
 @measures(Claim(
     id="word.norm_ic.multitoken",
+    baseline="token_count",
     statement="the same correspondence over words split into two or more subword tokens",
     source=f"{PAPER} (composition decides the correspondence)",
     suite="word",
@@ -159,11 +170,12 @@ def correspondence(words: WordData, variant: Mapping[str, str], population: str,
     word: every composition of it resamples alike)."""
     rows = words.rows(population)
     return spearman(words.information[rows], words.squared_norms(variant)[rows],
-                    sample(words)[rows], s)
+                    sample(words)[rows], s, words.token_counts()[rows])
 
 
 @measures(Claim(
     id="word.norm_ic.contrast",
+    baseline="token_count",
     statement="ρ(‖e(w)‖², IC(w)) under a suitable composition exceeds ρ under the plain mean",
     source=f"{PAPER} (abstract: a strong correspondence when certain subword composition "
            "functions are applied)",
@@ -204,10 +216,12 @@ def norm_ic_contrast(words: WordData, variant: Mapping[str, str],
     own = {k: v for k, v in variant.items() if k not in ("versus", "population")}
     rows = words.rows(variant.get("population", "all"))
     versus = {**own, "composition": variant["versus"]}
-    return measure_correlation_contrast(
-        words.information[rows], words.squared_norms(own)[rows],
-        words.squared_norms(versus)[rows], units=sample(words)[rows], n_resamples=s.resamples,
-        seed=s.seed, alpha=s.alpha, interval=_interval(s))
+    drawn = dict(units=sample(words)[rows], n_resamples=s.resamples, seed=s.seed, alpha=s.alpha,
+                 interval=_interval(s))
+    first, second = words.squared_norms(own)[rows], words.squared_norms(versus)[rows]
+    measured = measure_correlation_contrast(words.information[rows], first, second, **drawn)
+    return replace(measured, components={**measured.components, **measure_baseline_contrast(
+        words.information[rows], first, second, words.token_counts()[rows], **drawn)})
 
 
 @measures(Claim(
@@ -237,6 +251,7 @@ def norm_ic_partial(words: WordData, variant: Mapping[str, str],
 
 @measures(Claim(
     id="word.norm_kl",
+    baseline="token_count",
     statement="‖e(w)‖² increases with 2·KL(w), the information gain of w's contexts",
     source="Oyama, Yokoi & Shimodaira, EMNLP 2023; Yokoi et al., NeurIPS 2024",
     suite="word",
@@ -260,7 +275,8 @@ def norm_ic_partial(words: WordData, variant: Mapping[str, str],
 def norm_kl(words: WordData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
     """Spearman ρ of ‖e(w)‖² with 2·KL(w) over the words frequent in the corpus."""
     rows, kl = words.information_gain()
-    return spearman(2 * kl, words.squared_norms(variant)[rows], sample(words)[rows], s)
+    return spearman(2 * kl, words.squared_norms(variant)[rows], sample(words)[rows], s,
+                    words.token_counts()[rows])
 
 
 #: The reasonable analyses of the word lines (docs/statistics.md, "Robustness"): the geometry,

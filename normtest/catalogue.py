@@ -75,6 +75,12 @@ DATA: tuple[str, ...] = ("words", "prefixes", "texts")
 #: that names no representation or transform speaks only about those rows; every other row of
 #: the claim is exploratory (docs/statistics.md, "Confirmatory and exploratory rows").
 REFERENCE: dict[str, str] = {"representation": "last", "transform": "raw"}
+#: The trivial predictors a correlational claim may declare as its ``baseline``, each read from
+#: the data the claim measures (docs/statistics.md, "Baselines and the beyond reading"): the
+#: number of model tokens of a word (``WordData.token_counts()``), the length of a text in the
+#: tokens its surprisal sums over (``TextData.lengths``), the length of a prefix.
+BASELINES: dict[str, str] = {"token_count": "token count", "length": "length",
+                             "prefix_length": "prefix length"}
 #: The two roles a result can have in an audit.
 ROLES: tuple[str, ...] = ("confirmatory", "exploratory")
 #: The entry-point group through which an installed package adds claims.
@@ -174,6 +180,11 @@ class Claim:
     #: the threshold (or margin) one step looser and one step stricter than the criterion's:
     #: the ``margin`` choice of the robustness analysis (docs/statistics.md, "Robustness")
     margins: tuple[Any, Any] | None = None
+    #: the trivial predictor of the claim's information (a key of :data:`BASELINES`): the
+    #: measurement reports ρ(information, baseline) and the correspondence *beyond* it as the
+    #: components ``baseline`` and ``beyond`` (:mod:`normtest.stats.baseline`), and the row is
+    #: judged beyond it too; None: the claim correlates nothing a trivial predictor explains
+    baseline: str | None = None
 
     def __post_init__(self) -> None:
         if not self.id or self.id != self.id.strip() or " " in self.id:
@@ -187,6 +198,9 @@ class Claim:
         unknown = set(self.axes) - set(AXES)
         if unknown:
             raise NormtestError(f"{self.id}: unknown variant axes {sorted(unknown)}; use {AXES}")
+        if self.baseline is not None and self.baseline not in BASELINES:
+            raise NormtestError(f"{self.id}: baseline must be one of {tuple(BASELINES)}, got "
+                                f"{self.baseline!r}")
         if self.margins is not None:
             if len(self.margins) != 2:
                 raise NormtestError(f"{self.id}: margins is (looser, stricter), got "
@@ -239,6 +253,18 @@ class Claim:
             return self.criterion
         looser, stricter = self.margins
         return self.criterion.with_threshold(looser if margin == "looser" else stricter, self.id)
+
+    @property
+    def baseline_name(self) -> str:
+        """The baseline in words (``token count``), empty when the claim declares none."""
+        return "" if self.baseline is None else BASELINES[self.baseline]
+
+    @property
+    def detect(self) -> Any | None:
+        """The smallest effect the claim's criterion must detect: one step beyond its threshold
+        (the stricter of :attr:`margins`), where a positive control is planted; None when the
+        claim declares no margins."""
+        return None if self.margins is None else self.margins[1]
 
     def needs_text(self) -> str:
         """The capabilities needed, in words ("a or (b and c)")."""
@@ -517,6 +543,9 @@ def describe(claim: Claim) -> str:
         which = variant_key(named, ", ") or "every variant"
         note = f" ({e.note})" if e.note else ""
         lines.append(f"  expected:   {e.verdict.value} for {who}, {which}{note} (confirmatory)")
+    if claim.baseline is not None:
+        lines.append(f"  baseline:   {claim.baseline_name} (each row also reports ρ(information, "
+                     f"{claim.baseline_name}) and is judged beyond it)")
     if claim.notes:
         lines.append(f"  notes:      {claim.notes}")
     return "\n".join(lines)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from normtest.result import Result
 
-__all__ = ["MISSING", "bounds", "general", "interval", "number", "threshold"]
+__all__ = ["MISSING", "beside", "bounds", "general", "interval", "number", "threshold"]
 
 #: What a missing or non-finite number is written as.
 MISSING = "—"
@@ -66,3 +66,20 @@ def threshold(result: Result, digits: Callable[[Any], str] = number, bare: bool 
     if bare:
         return digits(t)
     return f"{'>' if c.direction == 'greater' else '<'} {digits(t)}"
+
+
+def beside(result: Result, part: str, digits: Callable[[Any], str] = number) -> str:
+    """A row's ``baseline`` or ``beyond`` component as one cell: ``0.749 [0.74, 0.758]``, the
+    beyond one with its verdict (``0.237 [0.216, 0.257] FAIL``); — where the row has none."""
+    m = None if result.measurement is None else result.measurement.components.get(part)
+    if m is None:
+        return MISSING
+    alpha = result.criterion.alpha if result.criterion is not None else 0.05
+    low, high = m.interval(1 - 2 * alpha)
+    text = f"{digits(m.estimate)} {bounds((low, high), digits)}" if m.sampling is not None \
+        else f"{MISSING} ({m.reason or 'not estimable'})" if part == "baseline" else MISSING
+    if part == "beyond":
+        judged = result.details.get("beyond")
+        verdict = judged.get("verdict") if isinstance(judged, dict) else None
+        text += f" {verdict}" if verdict else ""
+    return text

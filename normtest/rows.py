@@ -10,11 +10,11 @@ from typing import Any
 
 from normtest.catalogue import Claim, is_builtin
 from normtest.errors import NormtestError
-from normtest.measurement import invalid
-from normtest.result import Criterion, Measurement, Result, Verdict
+from normtest.measurement import finite_or_none, invalid
+from normtest.result import Criterion, Measurement, Result, Verdict, judge
 from normtest.settings import AuditSettings
 
-__all__ = ["measure_row", "merge_identical"]
+__all__ = ["beyond_criterion", "judge_beyond", "measure_row", "merge_identical"]
 
 
 def measure_row(claim: Claim, data: Any, variant: Mapping[str, str], settings: AuditSettings,
@@ -45,12 +45,35 @@ def measure_row(claim: Claim, data: Any, variant: Mapping[str, str], settings: A
         return Result(Verdict.ERROR, f"the measurement of {claim.id} ({claim.origin}) "
                       f"returned an invalid Measurement: {problem}", **row)
     try:
-        return replace(Result.judged(measurement, criterion), **row)
+        judged = replace(Result.judged(measurement, criterion), **row)
+        return judged if claim.baseline is None else judge_beyond(judged,
+                                                                   claim.baseline_name)
     except Exception as exc:  # what the checks above cannot foresee (a Sampling subclass …)
         if is_builtin(claim):
             raise
         return Result(Verdict.ERROR, f"the measurement of {claim.id} ({claim.origin}) cannot "
                       f"be judged: {type(exc).__name__}: {exc}", **row)
+
+
+def beyond_criterion(criterion: Criterion) -> Criterion:
+    """The criterion a row's beyond reading is held to: the claim's own headline threshold
+    (its components judge the headline's parts, which the beyond measurement lacks)."""
+    return replace(criterion, components={})
+
+
+def judge_beyond(row: Result, baseline: str) -> Result:
+    """The row with its beyond reading judged (``details["beyond"]``: the baseline in words,
+    the verdict, its reason and p-values), from its measurement's ``beyond`` component against
+    :func:`beyond_criterion`; a measurement without one says it was not measured."""
+    measured = None if row.measurement is None else row.measurement.components.get("beyond")
+    if measured is None or row.criterion is None:
+        found: dict[str, Any] = {"baseline": baseline, "verdict": None,
+                                 "reason": "the measurement reports no beyond component"}
+    else:
+        j = judge(measured, beyond_criterion(row.criterion))
+        found = {"baseline": baseline, "verdict": j.verdict.value, "reason": j.reason,
+                 "p_pass": finite_or_none(j.p_pass), "p_fail": finite_or_none(j.p_fail)}
+    return replace(row, details={**row.details, "beyond": found})
 
 
 def merge_identical(results: Sequence[Result]) -> list[Result]:

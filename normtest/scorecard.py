@@ -75,16 +75,33 @@ class Line:
     rests_on: str = ""
     #: for an invalid line, the status its rows gave before its controls overruled it
     measured: str = ""
+    #: the line's reading beyond its rows' baseline (``beyond token count``): whether the norm
+    #: carries the information beyond what the trivial predictor gives; None when no deciding
+    #: row declares a baseline
+    beyond: Reading | None = None
 
     @property
     def verdict(self) -> str:
         """The status with its readings where they disagree: ``contradicted in raw geometry;
-        replicated after centring`` (else the bare status)."""
+        replicated after centring``, ``replicated as stated · not beyond token count`` (else the
+        bare status)."""
         others = [r for r in self.readings if r.status != self.status]
-        if not others:
-            return self.status
-        head = f"{self.status} {self.reference}".strip()
-        return "; ".join([head, *(f"{r.status} {r.name}" for r in others)])
+        head = self.status
+        if others:
+            head = "; ".join([f"{self.status} {self.reference}".strip(),
+                              *(f"{r.status} {r.name}" for r in others)])
+        phrase = self.beyond_phrase
+        return f"{head} as stated · {phrase}" if phrase else head
+
+    @property
+    def beyond_phrase(self) -> str:
+        """``not beyond token count`` where the beyond reading differs from the line's status
+        (``beyond token count``, ``undecided beyond length``), else empty."""
+        b = self.beyond
+        if b is None or self.status in ("not tested",) or _BEYOND_STATUS.get(b.status) == \
+                _BEYOND_STATUS.get(self.measured or self.status):
+            return ""
+        return beyond_words(b)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (the ``scorecard`` key of ``report.json``)."""
@@ -93,11 +110,66 @@ class Line:
             "status": self.status, "verdict": self.verdict, "reason": self.reason,
             "reference": self.reference, "readings": [r.to_dict() for r in self.readings],
             "basis": self.basis, "rests_on": self.rests_on, "measured": self.measured,
+            "beyond": None if self.beyond is None else {**self.beyond.to_dict(),
+                                                         "words": beyond_words(self.beyond)},
             "rows": [{"id": r.id, **{k: row[k] for k in ("verdict", "expected", "estimate",
                                                            "ci", "threshold")},
                       "reading": r.details.get("reading")}
                      for r, row in ((r, r.to_dict()) for r in self.rows)],
         }
+
+
+#: How a beyond reading's status reads (its name is ``beyond token count``).
+_BEYOND_STATUS = {"replicated": "holds", "contradicted": "not", "undecided": "undecided",
+                  "invalid": "undecided"}
+
+
+def beyond_words(b: Reading) -> str:
+    """A beyond reading in words: ``beyond token count``, ``not beyond token count``,
+    ``undecided beyond length``."""
+    how = _BEYOND_STATUS.get(b.status, b.status)
+    return b.name if how == "holds" else f"{how} {b.name}"
+
+
+def _holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values (NaN stays NaN)."""
+    order = sorted((p, i) for i, p in enumerate(p_values) if p == p)
+    out = [float("nan")] * len(p_values)
+    k, running = len(order), 0.0
+    for j, (p, i) in enumerate(order):
+        running = max(running, min(1.0, (k - j) * p))
+        out[i] = running
+    return out
+
+
+def _number(value: Any) -> float:
+    return float("nan") if value is None else float(value)
+
+
+def _beyond(rows: Sequence[Result]) -> Reading | None:
+    """The beyond reading of a line's deciding rows that declare a baseline: each row's beyond
+    measurement judged against its own threshold, PASS unadjusted (replicated needs every row:
+    an intersection–union test), FAIL at Holm's level over the line's beyond rows; decided as
+    the line is (:func:`_decide`)."""
+    measured = [r for r in rows if isinstance(r.details.get("beyond"), Mapping)]
+    if not measured:
+        return None
+    names = list(dict.fromkeys(str(r.details["beyond"].get("baseline") or "baseline")
+                               for r in measured))
+    p_fail = _holm([_number(r.details["beyond"].get("p_fail")) for r in measured])
+    judged = []
+    for r, pf in zip(measured, p_fail, strict=True):
+        b = r.details["beyond"]
+        part = None if r.measurement is None else r.measurement.components.get("beyond")
+        crit = None if r.criterion is None else replace(r.criterion, components={})
+        verdict = Verdict(b["verdict"]) if b.get("verdict") else Verdict.ERROR
+        alpha = crit.alpha if crit is not None else 0.05
+        if verdict is Verdict.FAIL and not pf < alpha:
+            verdict = Verdict.INCONCLUSIVE
+        judged.append(replace(r, verdict=verdict, measurement=part, criterion=crit,
+                              details={k: v for k, v in r.details.items() if k != "power"}))
+    status, reason = _decide(judged)
+    return Reading("beyond " + " & ".join(names), status, reason)
 
 
 def _effect(r: Result) -> str:
@@ -175,8 +247,11 @@ def _line(key: str, title: str, source: str, results: Sequence[Result],
     for other in readings:
         if other.status != status:
             reason += f"; {other.name}: {other.status}, {other.reason}"
+    beyond = _beyond(deciding)
+    if beyond is not None and _BEYOND_STATUS.get(beyond.status) != _BEYOND_STATUS.get(status):
+        reason += f"; {beyond_words(beyond)}: {beyond.reason}"
     return Line(key, title, status, reason, rows, source, short, reference if readings else "",
-                readings, _basis(rows), _rests_on(deciding))
+                readings, _basis(rows), _rests_on(deciding), beyond=beyond)
 
 
 def _basis(rows: Sequence[Result]) -> str:

@@ -197,7 +197,8 @@ def scorecard_part(lines: Sequence[Line], *, head: str = "", reasons: bool = Fal
     """The question (after ``head``, on a line of its own where the two do not fit ``width``),
     ``notes`` (what the answer must be read with, such as a sample the model covers only in
     part), one line per hypothesis — its status, its short name (``*``: its criterion is
-    reconstructed by normtest, not stated by the paper), its controls, and whether it survives
+    reconstructed by normtest, not stated by the paper), its beyond reading where it differs
+    from the status (``· not beyond token count``), its controls, and whether it survives
     the other reasonable analyses (or, without them, what it rests on) — with ``reasons`` its
     title and reason below it, then the tally."""
     question = "Does the model behave as the paper says?"
@@ -206,13 +207,14 @@ def scorecard_part(lines: Sequence[Line], *, head: str = "", reasons: bool = Fal
                                  else [_line(head, "bold"), _line(question, "bold")])
     out += [_line(f"  ! {note}", "bold yellow") for note in notes]
     grid = Table.grid(padding=(0, 2, 0, 0))
-    for _ in range(4):
+    for _ in range(5):
         grid.add_column(no_wrap=True)
     for line in lines:
         status = Text(line.status.upper(), style=_STATUS.get(line.status, ""))
         name = Text(line.short or line.key).append(
             "*" if line.basis == "reconstructed" else " ", style="dim")
-        grid.add_row(status, name, _controlled(line, (controls or {}).get(line.key)),
+        grid.add_row(status, name, _beyond(line),
+                     _controlled(line, (controls or {}).get(line.key)),
                      _rests(line, (robustness or {}).get(line.key)))
         if reasons:  # the title and the reason below it, wrapped
             grid.add_row(Text(""), Text(line.title).append(f"\n{line.reason}", style="dim"))
@@ -224,6 +226,16 @@ def scorecard_part(lines: Sequence[Line], *, head: str = "", reasons: bool = Fal
     marked = any(line.basis == "reconstructed" for line in lines)
     out.append(_line(f"scorecard: {tally}" + (" (* reconstructed criterion)" if marked else "")))
     return out
+
+
+def _beyond(line: Line) -> Text:
+    """``· not beyond token count`` where the line's beyond reading differs from its status
+    (the status is the reading as the paper states it), else nothing."""
+    phrase = line.beyond_phrase
+    if not phrase:
+        return Text("")
+    assert line.beyond is not None
+    return Text(f"· {phrase}", style=_STATUS.get(line.beyond.status, ""))
 
 
 def _controlled(line: Line, controls: Any | None) -> Text:
@@ -246,7 +258,7 @@ def _rests(line: Line, robustness: Any | None = None) -> Text:
     REPLICATED after centring``), else the analysis its rows were judged under."""
     if robustness is not None and robustness.specifications:
         return Text(robustness.short(), style="" if robustness.robust else "yellow")
-    if line.verdict != line.status:
+    if any(r.status != line.status for r in line.readings):
         out = Text(line.reference)
         for reading in line.readings:
             if reading.status != line.status:

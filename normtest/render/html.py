@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from normtest.formatting import beside
 from normtest.formatting import interval as _interval
 from normtest.formatting import number as _number
 from normtest.formatting import threshold as _threshold
@@ -241,8 +242,11 @@ class _Page(Figures):
         """Rows grouped by claim (the claim's statement heads its group)."""
         paper = any(r.expected is not None for r in rows)
         roles = len({r.role for r in rows}) > 1  # named under the variant only when they differ
+        based = any("beyond" in r.details for r in rows)
         columns = ["variant", "estimate", "interval", "threshold", "verdict",
-                   *(["paper"] if paper else []), "p (adjusted)", "n", "reason"]
+                   *(["paper"] if paper else []),
+                   *(["baseline ρ", "beyond baseline"] if based else []),
+                   "p (adjusted)", "n", "reason"]
         out = ['<div class="wide"><table class="claims"><thead><tr>'
                + "".join(f"<th>{c}</th>" for c in columns) + "</tr></thead><tbody>"]
         for family in fmt.families(rows):
@@ -272,7 +276,9 @@ class _Page(Figures):
                     f'<td class="num">{esc(_interval(r))}</td>'
                     f'<td class="num">{esc(_threshold(r))}</td>'
                     f"<td>{badge(r.verdict.value)}</td>{cell}"
-                    f"<td class='num'>{esc(fmt.p_value(p))}</td>"
+                    + (f"<td class='num'>{esc(beside(r, 'baseline'))}</td>"
+                       f"<td class='num'>{esc(beside(r, 'beyond'))}</td>" if based else "")
+                    + f"<td class='num'>{esc(fmt.p_value(p))}</td>"
                     f"<td class='num'>{r.n or '—'}</td>"
                     f"<td class='reason'>{esc(r.reason)}</td></tr>")
         out.append("</tbody></table></div>")

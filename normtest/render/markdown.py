@@ -23,6 +23,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from normtest.formatting import beside
 from normtest.formatting import interval as _interval
 from normtest.formatting import number as _number
 from normtest.formatting import threshold as _threshold
@@ -169,8 +170,10 @@ def _table(results: Sequence[Result]) -> list[str]:
     """The rows, with the paper's expectation and agreement when any row has one, then the
     reasons of the rows that did not PASS."""
     paper = any(r.expected is not None for r in results)
+    based = any("beyond" in r.details for r in results)
     head = ["row", "estimate", "interval", "threshold", "verdict",
-            *(["paper", "agrees"] if paper else []), "p (adjusted)", "n"]
+            *(["paper", "agrees"] if paper else []),
+            *(["baseline ρ", "beyond baseline"] if based else []), "p (adjusted)", "n"]
     out = [_row(head), "|" + "---|" * len(head)]
     for r in results:
         p = r.p_adjusted if r.p_adjusted is not None else r.p_value
@@ -179,6 +182,7 @@ def _table(results: Sequence[Result]) -> list[str]:
             f"**{r.verdict.value}**" if r.verdict is Verdict.FAIL else r.verdict.value,
             *([r.expected.value if r.expected else "—", fmt.agreement(r) or "—"] if paper
               else []),
+            *([md_text(beside(r, "baseline")), md_text(beside(r, "beyond"))] if based else []),
             md_text(fmt.p_value(p)), str(r.n) if r.n else "—",
         ]))
     explained = [r for r in results if r.verdict is not Verdict.PASS]

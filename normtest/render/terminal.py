@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from normtest.formatting import general, number, threshold
+from normtest.formatting import beside, general, number, threshold
 from normtest.render._format import agreement
 from normtest.result import Result
 
@@ -22,9 +22,11 @@ def _ascii(value: float) -> str:
 
 def table_rows(results: Sequence[Result]) -> list[tuple[str, ...]]:
     """The header, then one row of cells per result: id, role, estimate, interval, threshold,
-    verdict, expectation, agreement."""
+    verdict, expectation, agreement, and — when any row declares a baseline — the baseline's ρ
+    and the beyond reading (estimate, interval, verdict)."""
+    based = any("beyond" in r.details for r in results)
     header = ("claim", "role", "estimate", "interval", "threshold", "verdict", "expected",
-              "agrees")
+              "agrees", *(("baseline", "beyond") if based else ()))
     rows: list[tuple[str, ...]] = [header]
     for r in results:
         low, high = r.ci
@@ -33,7 +35,8 @@ def table_rows(results: Sequence[Result]) -> list[tuple[str, ...]]:
         rows.append((
             r.label, _ROLE.get(r.role or "", "—"), _ascii(r.estimate),
             f"[{_ascii(low)}, {_ascii(high)}]", threshold(r, general), r.verdict.value, expected,
-            agrees,
+            agrees, *((beside(r, "baseline", _ascii), beside(r, "beyond", _ascii)) if based
+                      else ()),
         ))
     return rows
 

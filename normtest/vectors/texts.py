@@ -67,6 +67,9 @@ class TextData:
     documents: np.ndarray
     information: np.ndarray
     surprisal_model: str
+    #: each sentence's length in the tokens its surprisal sums over (the surprisal model's
+    #: tokenisation): the trivial predictor of its information (the claim's ``baseline``)
+    lengths: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
     _vectors: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
     _tokens: dict[str, Any] = field(default_factory=dict)
     #: a view of another text data's sentences (:meth:`view`): that data and the rows kept
@@ -80,13 +83,14 @@ class TextData:
         ic = self.information[rows] if information is None else np.asarray(information,
                                                                             dtype=np.float64)
         return TextData(self.adapter, [self.sentences[i] for i in rows], self.documents[rows],
-                        ic, name or self.surprisal_model, _source=(self, rows))
+                        ic, name or self.surprisal_model, self.lengths[rows],
+                        _source=(self, rows))
 
     def with_norms(self, norms: Mapping[tuple[str, str], np.ndarray]) -> TextData:
         """The same sentences, documents and surprisal with these squared norms (by
         (composition, representation)) — a control's data, made rather than measured."""
         return TextData(self.adapter, list(self.sentences), self.documents, self.information,
-                        self.surprisal_model, _vectors=dict(norms))
+                        self.surprisal_model, self.lengths, _vectors=dict(norms))
 
     # -- what the report keeps of it (the data-kind registry, normtest.vectors.audit_data) ------
     def provenance(self, settings: AuditSettings) -> dict[str, Any]:
@@ -95,8 +99,8 @@ class TextData:
 
     def plot_data(self, variants: Sequence[Mapping[str, str]] = ()) -> dict[str, Any] | None:
         """The report's ``data["texts"]`` (``variants``, the word claims' measured variants, do
-        not concern it): sentence ids, the surprisal model and values, the
-        documents and the squared norms measured; None when none was measured."""
+        not concern it): sentence ids, the surprisal model and values, the documents, the
+        lengths (the baseline) and the squared norms measured; None when none was measured."""
         if not self._vectors:
             return None
         return {
@@ -104,6 +108,7 @@ class TextData:
             "surprisal_model": self.surprisal_model,
             "information": rounded(self.information),
             "document": [int(d) for d in self.documents],
+            "lengths": [int(n) for n in self.lengths],
             "squared_norms": {variant_key({"composition": c, "representation": r}): rounded(v)
                               for (c, r), v in self._vectors.items() if not profiled(r)},
         }
@@ -131,8 +136,9 @@ class TextData:
         lm = cast("LogProbModel", adapter) if supports(adapter, Capability.TOKEN_LOGPROBS) \
             else surprisal_model(settings.surprisal_model, adapter)
         texts = [t for _, t in pairs]
+        scored = stored_surprisal(lm, texts)
         return cls(adapter, texts, np.array([d for d, _ in pairs], dtype=np.intp),
-                   stored_surprisal(lm, texts).information, lm.name)
+                   scored.information, lm.name, scored.n_tokens.astype(np.intp))
 
     def squared_norms(self, variant: Mapping[str, str]) -> np.ndarray:
         """‖e(t)‖² of each sentence under the variant's pooling and representation."""
