@@ -4,13 +4,18 @@ documents and prefix grids, sentences and their surprisal, at the audit's sample
 vectors are made up, so that the line holds (positive) or fails (negative) by construction.
 
 - **words** (``word_level``): squared norms a known noisy function of the claim's quantity — a
-  rank correlation of :data:`POSITIVE_EFFECT` with IC (or with 2·KL for ``word.norm_kl``) — on
-  random directions; the negative control's norms are unrelated to it. Subword models get
+  rank correlation with IC (or with 2·KL for ``word.norm_kl``) of the smallest effect the claim
+  must detect (:attr:`~normtest.catalogue.Claim.detect`: ρ 0.4 against the threshold 0.3) —
+  on random directions; the negative control's norms are unrelated to it. Subword models get
   :class:`~normtest.synthetic.SubwordModel` tokens (the audit's own token counts) whose scaled
   average is that norm.
-- **composition**: subword tokens whose scaled average carries IC and whose plain
-  mean cannot, its norm divided by a token count that is the audit's own distribution shuffled
-  among the words; negatively, no composition carries IC.
+- **composition**: subword tokens, as many as the audit's own words have, whose scaled
+  average carries IC (ρ 0.4) and whose plain mean, its norm divided by that token count,
+  carries what the token count gives; negatively, no composition carries IC.
+- **confound** (every line whose rows declare a baseline): the audit's own token counts (or
+  sentence lengths) kept, and norms a noisy function of them (rank correlation
+  :data:`CONFOUND_EFFECT`) carrying nothing beyond them: the line as stated may pass, its
+  beyond reading must not.
 - **conditions**: vectors whose Gram matrix is the reference corpus's PMI of the audit's pairs
   with noise (ρ of :data:`POSITIVE_EFFECT`) off the diagonal and IC on it — C1 and C2 hold by
   construction (slope 1 on both sides); negatively, random directions with ‖e‖² = IC.
@@ -19,7 +24,7 @@ vectors are made up, so that the line holds (positive) or fails (negative) by co
   at all; negatively a fading sum (the tokens shrink geometrically), which saturates.
 - **fixed points**: a state converging to a fixed point (s_L → μ at rate e^(−L/16)); negatively
   an additive one (a sum of independent vectors), which grows linearly.
-- **texts**: sentence norms a noisy function of surprisal (ρ of :data:`POSITIVE_EFFECT`);
+- **texts**: sentence norms a noisy function of surprisal (ρ 0.4, the claim's ``detect``);
   negatively unrelated to it.
 """
 
@@ -36,18 +41,43 @@ from scipy.stats import rankdata
 from normtest.controls import ControlContext
 from normtest.errors import NormtestError
 
-__all__ = ["POSITIVE_EFFECT", "composition_controls", "condition_controls",
+__all__ = ["CONFOUND_EFFECT", "POSITIVE_EFFECT", "composition_controls", "condition_controls",
            "fixed_point_controls", "growth_controls", "text_controls", "word_controls"]
 
 #: The rank correlation a positive control carries: halfway between the threshold its claims
 #: are held to (ρ > 0.3) and a perfect correspondence, 0.3 + (1 − 0.3)/2 — a model for which the
 #: claim clearly holds, as the paper's "strong correspondence" does.
 POSITIVE_EFFECT = 0.65
+#: The rank correlation of a confound control's norms with the baseline (token count, length):
+#: a norm that is nearly a function of the trivial predictor.
+CONFOUND_EFFECT = 0.9
+#: The spread (of log ‖e‖²) of the composition's negative control: wide enough that dividing by
+#: a token count (at most a factor of ten or so) barely reorders the words.
+NEGATIVE_SPREAD = 12.0
 DIM = 32
 
 
+def _planted(context: ControlContext, claim_id: str) -> float:
+    """The effect a control plants for a claim: the smallest effect the claim must detect (its
+    ``detect``, one step beyond its threshold) for the positive control, 0 otherwise."""
+    from normtest.catalogue import get
+
+    if context.kind != "positive":
+        return 0.0
+    detect = get(claim_id).detect
+    return float(detect) if isinstance(detect, int | float) else POSITIVE_EFFECT
+
+
+def _confounded(baseline: np.ndarray, rng: np.random.Generator,
+                spread: float = 1.0) -> np.ndarray:
+    """Positive numbers that are a noisy function of ``baseline`` alone (ties broken at random):
+    a rank correlation of :data:`CONFOUND_EFFECT` with it, nothing else."""
+    jittered = np.asarray(baseline, dtype=np.float64) + 0.5 * rng.random(baseline.size)
+    return _targets(jittered, CONFOUND_EFFECT, rng, spread)
+
+
 def _rng(context: ControlContext) -> np.random.Generator:
-    return np.random.default_rng([context.seed, 0 if context.kind == "positive" else 1])
+    return np.random.default_rng([context.seed, {"positive": 0, "negative": 1}.get(context.kind, 2)])
 
 
 def _targets(values: np.ndarray, effect: float, rng: np.random.Generator,
@@ -94,48 +124,66 @@ def _subword_words(words: Any, squared: np.ndarray, counts: np.ndarray, name: st
 
 
 def word_controls(context: ControlContext) -> tuple[Mapping[str, Any], str]:
-    """Word-level controls: ‖e(w)‖² with a rank correlation of :data:`POSITIVE_EFFECT` with IC
-    (2·KL for ``word.norm_kl``), or none."""
+    """Word-level controls: ‖e(w)‖² with a rank correlation with IC (2·KL for
+    ``word.norm_kl``) of the claim's ``detect`` (positive) or none (negative), or a noisy
+    function of the words' token counts (confound)."""
     from normtest.catalogue import get
 
     words = context.data.word()
     rng = _rng(context)
-    effect = POSITIVE_EFFECT if context.kind == "positive" else 0.0
     out: dict[str, Any] = {}
+    effect = 0.0
     for row in context.rows:
         claim = get(str(row.claim))
         if claim.id in out:
             continue
-        squared = _targets(words.information, effect, rng)
-        if "information_gain" in claim.quantities:  # the words whose KL the corpus gives
-            rows, kl = words.information_gain()
-            squared[rows] = _targets(2 * kl, effect, rng)
+        effect = _planted(context, claim.id)
+        if context.kind == "confound":
+            squared = _confounded(words.token_counts(), rng)
+        else:
+            squared = _targets(words.information, effect, rng)
+            if "information_gain" in claim.quantities:  # the words whose KL the corpus gives
+                rows, kl = words.information_gain()
+                squared[rows] = _targets(2 * kl, effect, rng)
         name = f"{context.kind} control"
         out[claim.id] = (_static_words(words, squared, rng, name, corpus=True)
                          if context.family in ("static", "sentence") else
                          _subword_words(words, squared, words.token_counts(), name,
                                         context.seed))
     how = (f"norms with a rank correlation of {effect:g} with the claim's quantity, on the "
-           f"audit's {len(words.words):,} words")
+           f"audit's {len(words.words):,} words" if context.kind != "confound" else
+           f"norms a noisy function of the words' own token counts (ρ {CONFOUND_EFFECT:g} with "
+           f"them), nothing beyond them, on the audit's {len(words.words):,} words")
     return out, how
 
 
 def composition_controls(context: ControlContext) -> tuple[Mapping[str, Any], str]:
-    """Composition controls on the audit's words, as many of them multi-token as the model
-    has: the scaled average carries IC (ρ of :data:`POSITIVE_EFFECT`, its norms within a
-    narrow range) and the plain
-    mean divides it by a token count unrelated to IC (2 to 8 tokens drawn for the multi-token
-    words: ‖mean‖² = ‖sqrt_n‖²/n); negatively, no composition carries IC."""
+    """Composition controls on the audit's words with their own token counts, the plain mean
+    dividing the scaled average's squared norm by the token count (‖mean‖² = ‖sqrt_n‖²/n): the
+    scaled average carries IC (positive: ρ of the word line's ``detect``, its norms within a
+    narrow range, so the division reorders them) or nothing (negative: spread so widely that
+    the division does not reorder them); the confound control's scaled average is a noisy
+    function of the token count alone."""
     words = context.data.word()
     rng = _rng(context)
-    several = rng.permutation(words.token_counts() >= 2)
-    counts = np.where(several, rng.integers(2, 9, size=several.size), 1)
-    effect = POSITIVE_EFFECT if context.kind == "positive" else 0.0
-    squared = _targets(words.information, effect, rng, spread=0.15)
+    counts = words.token_counts()
+    several = int((counts >= 2).sum())
+    if context.kind == "confound":
+        squared = _confounded(counts, rng, spread=0.15)
+        how = (f"subword tokens, the words' own counts ({several:,} multi-token), whose scaled "
+               f"average's ‖·‖² is a noisy function of the token count (ρ {CONFOUND_EFFECT:g})")
+    elif context.kind == "positive":
+        effect = _planted(context, "word.norm_ic")
+        squared = _targets(words.information, effect, rng, spread=0.15)
+        how = (f"subword tokens, the words' own counts ({several:,} multi-token), whose scaled "
+               f"average's ‖·‖² has a rank correlation of {effect:g} with IC")
+    else:  # norms unrelated to IC, spread so wide that dividing by a count cannot reorder them
+        squared = _targets(words.information, 0.0, rng, spread=NEGATIVE_SPREAD)
+        how = (f"subword tokens, the words' own counts ({several:,} multi-token), whose scaled "
+               "average's ‖·‖² is unrelated to IC and spread so widely that the plain mean "
+               "(divided by the token count) ranks the words alike: no composition carries IC")
     data = _subword_words(words, squared, counts, f"{context.kind} control", context.seed)
-    return {"words": data}, (f"subword tokens whose scaled average's ‖·‖² has a rank "
-                             f"correlation of {effect:g} with IC, {int(several.sum()):,} of "
-                             "them multi-token (2 to 8 tokens, unrelated to IC)")
+    return {"words": data}, how
 
 
 #: The most words a condition control factorises (a Cholesky factor of their Gram matrix).
@@ -287,16 +335,23 @@ def fixed_point_controls(context: ControlContext) -> tuple[Mapping[str, Any], st
 
 
 def text_controls(context: ControlContext) -> tuple[Mapping[str, Any], str]:
-    """Text controls: each sentence's ‖e(t)‖² with a rank correlation of
-    :data:`POSITIVE_EFFECT` with its surprisal, or none."""
+    """Text controls: each sentence's ‖e(t)‖² with a rank correlation with its surprisal of
+    the claim's ``detect`` (positive) or none (negative), or a noisy function of its length
+    (confound)."""
 
     texts = context.data.text()
     rng = _rng(context)
-    effect = POSITIVE_EFFECT if context.kind == "positive" else 0.0
     norms = {}
+    effect = 0.0
     for row in context.rows:
         key = (str(row.variant.get("composition")), row.variant.get("representation", "last"))
-        norms[key] = _targets(texts.information, effect, rng)
+        effect = _planted(context, str(row.claim))
+        norms[key] = (_confounded(texts.lengths, rng) if context.kind == "confound"
+                      else _targets(texts.information, effect, rng))
     made = texts.with_norms(norms)
+    if context.kind == "confound":
+        return {"texts": made}, (f"sentence norms a noisy function of their length (ρ "
+                                 f"{CONFOUND_EFFECT:g} with it), nothing beyond it, on the "
+                                 f"audit's {len(texts.sentences)} sentences")
     return {"texts": made}, (f"sentence norms with a rank correlation of {effect:g} with "
                              f"their surprisal, on the audit's {len(texts.sentences)} sentences")

@@ -9,7 +9,18 @@ validation, as in a laboratory):
 - a **positive control**, a model for which the line holds by construction: the line must come
   out *replicated* (the audit has the power to see the effect);
 - a **negative control**, a model for which it fails by construction: the line must come out
-  *contradicted* (the audit can refuse it).
+  *contradicted* (the audit can refuse it);
+- for a line whose rows declare a baseline (token count, length), a **confound control**: the
+  model's own token counts or lengths kept, and norms that are a function of them plus noise,
+  carrying no information beyond them. The line *as stated* may pass on it (the trivial
+  predictor carries it), the reading *beyond* the baseline must not.
+
+The positive control of a correlational line is planted **at the margin**: its effect is the
+smallest one the line's criterion must detect (:attr:`~normtest.catalogue.Claim.detect`, one step
+beyond the threshold), and it counts only where the audit's own sample gives the criterion a
+power of at least :data:`POWER_AT_MARGIN` there (read from the control row's own interval, as
+``normtest plan`` reads a row): an audit whose sample cannot see the smallest effect worth
+seeing cannot vouch for its verdict.
 
 When a control misbehaves — the positive one undecided at this sample, say — the line is
 **invalid**, with the reason, and never replicated or contradicted (:mod:`normtest.scorecard`).
@@ -30,11 +41,16 @@ from normtest.result import Result, Verdict
 if TYPE_CHECKING:
     from normtest.vectors import AuditData
 
-__all__ = ["KINDS", "Control", "ControlContext", "LineControls", "assess", "builder_of",
-           "controls"]
+__all__ = ["KINDS", "POWER_AT_MARGIN", "Control", "ControlContext", "LineControls", "assess",
+           "builder_of", "controls"]
 
-#: The two controls, and the status each must give the line.
-KINDS: dict[str, str] = {"positive": "replicated", "negative": "contradicted"}
+#: The controls, and what each must give the line: the positive one its status replicated, the
+#: negative one contradicted, the confound one a beyond reading that is not replicated.
+KINDS: dict[str, str] = {"positive": "replicated", "negative": "contradicted",
+                         "confound": "not replicated beyond its baseline"}
+#: The power the audit's sample must give a line's criterion at the smallest effect it must
+#: detect, for its positive control to count (the conventional planning power).
+POWER_AT_MARGIN = 0.8
 
 
 @dataclass(frozen=True)
@@ -76,27 +92,59 @@ def builder_of(line: str) -> Builder | None:
 
 @dataclass(frozen=True)
 class Control:
-    """One control of a line: the status the line took on it, and its rows."""
+    """One control of a line: the status the line took on it (and its beyond reading), its
+    rows, and for a positive control planted at the margin, the effect planted and the power
+    the audit's sample gives the criterion there."""
 
     kind: str
     status: str
     rows: tuple[Mapping[str, Any], ...] = ()
     note: str = ""
+    #: the line's beyond reading on the control (empty: no row declares a baseline)
+    beyond: str = ""
+    #: the smallest effect the line must detect, where a positive control is planted
+    planted: float | None = None
+    #: the power of the line's criterion at ``planted`` with the audit's sample (the weakest
+    #: row's), and what the sample must become for :data:`POWER_AT_MARGIN` (``--words 9,200``)
+    power: float | None = None
+    needs: str = ""
 
     @property
     def expected(self) -> str:
-        """The status the control must give: replicated (positive) or contradicted."""
+        """What the control must give: replicated (positive), contradicted (negative), a beyond
+        reading that is not replicated (confound)."""
         return KINDS[self.kind]
 
     @property
+    def powered(self) -> bool:
+        """Whether the sample gives the criterion the power it needs at the planted effect
+        (True where no power was computed)."""
+        return self.power is None or self.power >= POWER_AT_MARGIN
+
+    @property
     def ok(self) -> bool:
-        """Whether the line took the status the control was built to give."""
-        return self.status == self.expected
+        """Whether the control gave the line what it was built to give."""
+        if self.kind == "confound":
+            return self.beyond != "replicated"
+        return self.status == self.expected and (self.kind != "positive" or self.powered)
+
+    @property
+    def came_out(self) -> str:
+        """What the control gave, in words (``undecided``, ``replicated beyond token count``,
+        ``replicated with power 0.52 at the margin``)."""
+        if self.kind == "confound":
+            return f"{self.beyond or 'no'} beyond its baseline"
+        if self.kind == "positive" and not self.powered and self.power is not None:
+            return f"{self.status} with power {self.power:.2f} at the margin"
+        return self.status
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form."""
-        return {"kind": self.kind, "status": self.status, "expected": self.expected,
-                "ok": self.ok, "note": self.note, "rows": [dict(r) for r in self.rows]}
+        return {"kind": self.kind, "status": self.status, "beyond": self.beyond,
+                "expected": self.expected, "ok": self.ok, "note": self.note,
+                "planted": self.planted,
+                "power": None if self.power is None else round(self.power, 4),
+                "needs": self.needs, "rows": [dict(r) for r in self.rows]}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Control:
@@ -104,8 +152,11 @@ class Control:
         kind = str(data["kind"])
         if kind not in KINDS:
             raise ValueError(f"unknown control {kind!r}")
+        planted, power = data.get("planted"), data.get("power")
         return cls(kind, str(data["status"]), tuple(dict(r) for r in data.get("rows", ())),
-                   str(data.get("note", "")))
+                   str(data.get("note", "")), str(data.get("beyond") or ""),
+                   None if planted is None else float(planted),
+                   None if power is None else float(power), str(data.get("needs") or ""))
 
 
 @dataclass(frozen=True)
@@ -118,16 +169,20 @@ class LineControls:
     #: why the controls could not be run (an error building them), if so
     problem: str = ""
     seconds: float = 0.0
+    #: the confound control, for a line whose rows declare a baseline
+    confound: Control | None = None
 
     @property
     def ran(self) -> tuple[Control, ...]:
         """The controls that ran."""
-        return tuple(c for c in (self.positive, self.negative) if c is not None)
+        return tuple(c for c in (self.positive, self.negative, self.confound) if c is not None)
 
     @property
     def valid(self) -> bool:
-        """Both controls ran and gave the line the status they were built to give."""
-        return not self.problem and len(self.ran) == 2 and all(c.ok for c in self.ran)
+        """The positive and negative controls (and the confound one, where it ran) ran and
+        gave the line what they were built to give."""
+        return (not self.problem and self.positive is not None and self.negative is not None
+                and all(c.ok for c in self.ran))
 
     def reason(self) -> str:
         """Why the line is invalid (empty when it is valid)."""
@@ -135,11 +190,21 @@ class LineControls:
             return f"its controls could not be run: {self.problem}"
         out = []
         for c in self.ran:
-            if not c.ok:
-                what = ("the audit cannot see the effect at this sample" if c.kind == "positive"
-                        else "the audit cannot refuse the effect at this sample")
-                out.append(f"the {c.kind} control (built to be {c.expected}) came out "
-                           f"{c.status}: {what}")
+            if c.ok:
+                continue
+            if c.kind == "positive" and c.status == c.expected and not c.powered:
+                out.append(f"the positive control planted at {c.planted:g} (the smallest "
+                           f"effect the line must detect) has power {c.power:.2f} < "
+                           f"{POWER_AT_MARGIN:g} at this sample"
+                           + (f"; {c.needs} would give it {POWER_AT_MARGIN:g}" if c.needs
+                              else ""))
+                continue
+            what = {"positive": "the audit cannot see the effect at this sample",
+                    "negative": "the audit cannot refuse the effect at this sample",
+                    "confound": "the beyond reading passes on norms that carry nothing beyond "
+                                "the baseline"}[c.kind]
+            out.append(f"the {c.kind} control (built to be {c.expected}) came out "
+                       f"{c.came_out}: {what}")
         return "; ".join(out)
 
     def short(self) -> str:
@@ -148,14 +213,15 @@ class LineControls:
             return "controls not run"
         if self.valid:
             return "controls ok"
-        return ", ".join(f"{c.kind} {c.status}" for c in self.ran if not c.ok)
+        return ", ".join(f"{c.kind} {c.came_out}" for c in self.ran if not c.ok)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (an entry of ``controls`` in ``report.json``)."""
         return {"line": self.line, "valid": self.valid, "reason": self.reason(),
                 "problem": self.problem, "seconds": round(self.seconds, 3),
-                "positive": None if self.positive is None else self.positive.to_dict(),
-                "negative": None if self.negative is None else self.negative.to_dict()}
+                **{kind: None if c is None else c.to_dict() for kind, c in (
+                    ("positive", self.positive), ("negative", self.negative),
+                    ("confound", self.confound))}}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> LineControls:
@@ -165,7 +231,8 @@ class LineControls:
             return None if found is None else Control.from_dict(found)
 
         return cls(str(data["line"]), one("positive"), one("negative"),
-                   str(data.get("problem") or ""), float(data.get("seconds") or 0.0))
+                   str(data.get("problem") or ""), float(data.get("seconds") or 0.0),
+                   one("confound"))
 
 
 def assess(results: Sequence[Result], data: AuditData, family: str,
@@ -180,7 +247,8 @@ def assess(results: Sequence[Result], data: AuditData, family: str,
     out = []
     tested = [line for line in build(results) if line.status != "not tested"
               and (lines is None or line.key in lines)]
-    with progress.task("controls", total=2 * len(tested), unit="controls") as bar:
+    total = sum(2 + (line.beyond is not None) for line in tested)
+    with progress.task("controls", total=total, unit="controls") as bar:
         for line in tested:
             builder = builder_of(line.key)
             if builder is None:
@@ -193,6 +261,8 @@ def assess(results: Sequence[Result], data: AuditData, family: str,
             ran: dict[str, Control] = {}
             problem = ""
             for kind in KINDS:
+                if kind == "confound" and line.beyond is None:
+                    continue
                 bar.describe(f"{kind} control of {line.key}")
                 context = ControlContext(data, family, deciding, kind, seed)
                 try:
@@ -201,7 +271,7 @@ def assess(results: Sequence[Result], data: AuditData, family: str,
                     problem = str(exc)
                 bar.update(1)
             out.append(LineControls(line.key, ran.get("positive"), ran.get("negative"),
-                                    problem, time.monotonic() - began))
+                                    problem, time.monotonic() - began, ran.get("confound")))
     return out
 
 
@@ -211,7 +281,7 @@ def _run(builder: Builder, context: ControlContext, others: Sequence[Result]) ->
     from normtest.catalogue import get
     from normtest.robustness import _adjusted, _p_values
     from normtest.rows import measure_row
-    from normtest.scorecard import _decide
+    from normtest.scorecard import _beyond, _decide
 
     made, note = builder(context)
     settings = context.data.settings
@@ -225,7 +295,42 @@ def _run(builder: Builder, context: ControlContext, others: Sequence[Result]) ->
         rows.append(replace(judged, expected=r.expected, role=r.role, hypothesis=r.hypothesis))
     rows = _adjusted(rows, others, _p_values(others))
     status = _decide(rows)[0] if rows else "not tested"
-    return Control(context.kind, status, tuple(_row(r) for r in rows), note)
+    beyond = _beyond(rows)
+    planted, power, needs = None, None, ""
+    if context.kind == "positive":
+        planted, power, needs = _margin_power(rows, settings)
+    return Control(context.kind, status, tuple(_row(r) for r in rows), note,
+                   "" if beyond is None else beyond.status, planted, power, needs)
+
+
+def _margin_power(rows: Sequence[Result], settings: Any) -> tuple[float | None, float | None,
+                                                                  str]:
+    """The smallest effect the line must detect (its claims' :attr:`~Claim.detect`), the power
+    the audit's sample gives the criterion there (the weakest one-sided row's, read from the
+    control row's own interval) and, where short of :data:`POWER_AT_MARGIN`, the sample that
+    would give it."""
+    from normtest.catalogue import get
+    from normtest.power import margin_power
+
+    planted: float | None = None
+    weakest: tuple[float, Any] | None = None
+    for r in rows:
+        detect = get(str(r.claim)).detect
+        if r.criterion is None or r.criterion.direction == "within" \
+                or not isinstance(detect, int | float):
+            continue
+        found = margin_power(r, float(detect), POWER_AT_MARGIN, settings)
+        if found is None:
+            continue
+        planted = float(detect) if planted is None else max(planted, float(detect))
+        if weakest is None or found[0] < weakest[0]:
+            weakest = found
+    if weakest is None:
+        return planted, None, ""
+    power, need = weakest
+    needs = "" if need is None or need.setting is None or need.needed is None else \
+        f"--{need.setting} {need.needed:,}"
+    return planted, power, needs
 
 
 def _row(r: Result) -> dict[str, Any]:
@@ -234,6 +339,13 @@ def _row(r: Result) -> dict[str, Any]:
     def finite(v: float) -> float | None:
         return None if not math.isfinite(v) else round(float(v), 6)
 
-    return {"id": r.id, "verdict": r.verdict.value, "expected": None if r.expected is None
-            else r.expected.value, "estimate": finite(r.estimate),
-            "ci": [finite(low), finite(high)], "reason": r.reason}
+    out = {"id": r.id, "verdict": r.verdict.value, "expected": None if r.expected is None
+           else r.expected.value, "estimate": finite(r.estimate),
+           "ci": [finite(low), finite(high)], "reason": r.reason}
+    beyond = None if r.measurement is None else r.measurement.components.get("beyond")
+    if beyond is not None and isinstance(r.details.get("beyond"), Mapping):
+        b_low, b_high = beyond.interval(1 - 2 * (r.criterion.alpha if r.criterion else 0.05))
+        out["beyond"] = {"verdict": r.details["beyond"].get("verdict"),
+                         "estimate": finite(beyond.estimate),
+                         "ci": [finite(b_low), finite(b_high)]}
+    return out

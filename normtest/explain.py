@@ -67,6 +67,16 @@ def explain_line(line: Hypothesis) -> str:
         out += _field("readings", f"the status is decided {line.reference}; "
                       + "; ".join(f"the line also reports its status {o}" for o in others)
                       + " (each reading's rows are confirmatory, Holm over all of them)")
+    based = [c for c in deciding if c.baseline is not None]
+    if based:
+        names = " & ".join(dict.fromkeys(c.baseline_name for c in based))
+        out += _field("beyond", f"the line is also read beyond its baseline ({names}): "
+                      "each deciding row's beyond ρ is judged against the row's own threshold; "
+                      "beyond holds when every row passes there (no adjustment: all must "
+                      "pass), fails when a row fails at Holm's level over the line's rows, else "
+                      "is undecided; the terminal shows it where it differs from the status "
+                      "(“· not beyond " + names + "”)")
+    out += _items("controls", _controls_text(line.key, deciding))
     for claim in deciding:
         out += ["", *_claim_block(claim, line.key)]
     if explored:
@@ -100,6 +110,17 @@ def _claim_block(claim: Claim, line: str | None) -> list[str]:
                   f"({claim.unit})", 2)
     out += _field("criterion", f"{claim.statistic} {claim.criterion.describe()}", 2)
     out += _field("why", claim.rationale or "— (no rationale declared)", 2)
+    if claim.baseline is not None:
+        out += _field("baseline", f"{claim.baseline_name}: each row also reports Spearman's ρ "
+                      f"of the information with the {claim.baseline_name} on the same rows and "
+                      "draws (what the trivial predictor reaches alone)", 2)
+        out += _field("beyond", f"the rank partial correlation of the information and the norm "
+                      f"with the {claim.baseline_name} partialled out, as a step function over "
+                      "its strata (its values in order, adjacent ones merged until each "
+                      "stratum holds at least max(20, n/12) rows) and linearly; 0 in expectation when the norm carries "
+                      "nothing beyond it; judged against the same threshold"
+                      + (" (a contrast: the difference of the two compositions' beyond ρ)"
+                         if "versus" in claim.axes else ""), 2)
     stated = [e for e in claim.expected if line is None or _counts_towards(claim, e, line)]
     out += _items("confirmatory", _expectations(claim, stated)
                   or ["none: every row is exploratory"], 2)
@@ -110,6 +131,29 @@ def _claim_block(claim: Claim, line: str | None) -> list[str]:
         out += _field("notes", claim.notes, 2)
     out += _items("backed by", list(claim.backed_by) or ["— (no known-truth test declared)"],
                   2)
+    return out
+
+
+def _controls_text(key: str, deciding: list[Claim]) -> list[str]:
+    """The controls a line runs (when it declares them) and the effect each plants."""
+    from normtest.controls import POWER_AT_MARGIN, builder_of
+
+    if builder_of(key) is None:
+        return ["none declared for this line"]
+    detect = [f"{c.id} {c.detect:g}" for c in deciding if isinstance(c.detect, int | float)]
+    out = [("positive: a model built from the audit's own data for which the line holds, "
+            + (f"planted at the smallest effect each claim must detect ({', '.join(detect)}); "
+               f"it counts only where the audit's sample gives the criterion power "
+               f"≥ {POWER_AT_MARGIN:g} there, else the line is invalid and the report says "
+               "which sample would" if detect else "clearly") + "; it must come out replicated"),
+           "negative: the same data with the effect absent; it must come out contradicted"]
+    if any(c.baseline is not None for c in deciding):
+        names = " & ".join(dict.fromkeys(c.baseline_name for c in deciding if c.baseline))
+        out.append(f"confound: the audit's own {names} kept, norms a noisy function of it "
+                   "carrying nothing beyond it; the line as stated may pass, its beyond reading "
+                   "must not")
+    doc = (getattr(builder_of(key), "__doc__", None) or "").strip().split("\n\n")[0]
+    out.append("built by: " + " ".join(doc.replace("``", "").split()))
     return out
 
 

@@ -139,6 +139,33 @@ def power_at(result: Result, alpha: float, factor: float) -> float | None:
     return float(min(special.ndtr(z * root - level) for z in pass_side))
 
 
+def margin_power(result: Result, effect: float, target: float,
+                 settings: Any = None) -> tuple[float, Requirement | None] | None:
+    """The power of ``result``'s one-sided criterion to pass a true effect of ``effect`` at this
+    sample, and the sample that would give it power ``target`` (None when it has it): the
+    standard error read from the row's own (1 − 2α) interval (normal approximation), the
+    distance from ``effect`` to the threshold over it, less z₁₋α. None when the row has no
+    readable interval or its criterion is not one-sided."""
+    m, c = result.measurement, result.criterion
+    if m is None or c is None or m.sampling is None or c.threshold is None \
+            or c.direction == "within":
+        return None
+    low, high = m.interval(1 - 2 * c.alpha)
+    level = float(special.ndtri(1 - c.alpha))
+    if not (math.isfinite(low) and math.isfinite(high)) or high <= low:
+        return None
+    error = (high - low) / (2 * level)
+    distance = (effect - c.threshold) if c.direction == "greater" else (c.threshold - effect)
+    if distance <= 0:
+        return 0.0, None
+    power = float(special.ndtr(distance / error - level))
+    if power >= target:
+        return power, None
+    factor = ((level + float(special.ndtri(target))) * error / distance) ** 2
+    setting, now = _setting(result, settings)
+    return power, Requirement(factor, c.alpha, setting, now)
+
+
 def _setting(result: Result, settings: Any) -> tuple[str | None, int | None]:
     """The audit setting that grows this row's sample, and its current value."""
     from normtest.catalogue import get

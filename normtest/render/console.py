@@ -248,7 +248,10 @@ def _controlled(line: Line, controls: Any | None) -> Text:
     if controls.problem:
         return Text("controls not run", style="magenta")
     bad = next(c for c in controls.ran if not c.ok)
-    return Text(f"{bad.kind}: {bad.status}", style="magenta")
+    shown = (f"power {bad.power:.2f}" if bad.kind == "positive" and not bad.powered
+             and bad.power is not None else f"{bad.beyond} beyond" if bad.kind == "confound"
+             else bad.status)
+    return Text(f"{bad.kind}: {shown}", style="magenta")
 
 
 def _rests(line: Line, robustness: Any | None = None) -> Text:
