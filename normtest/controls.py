@@ -102,7 +102,8 @@ class Control:
     note: str = ""
     #: the line's beyond reading on the control (empty: no row declares a baseline)
     beyond: str = ""
-    #: the smallest effect the line must detect, where a positive control is planted
+    #: the smallest effect the line must detect (one step beyond its threshold), where the
+    #: positive control of a correlational line is planted
     planted: float | None = None
     #: the power of the line's criterion at ``planted`` with the audit's sample (the weakest
     #: row's), and what the sample must become for :data:`POWER_AT_MARGIN` (``--words 9,200``)
@@ -192,10 +193,12 @@ class LineControls:
         for c in self.ran:
             if c.ok:
                 continue
-            if c.kind == "positive" and c.status == c.expected and not c.powered:
-                out.append(f"the positive control planted at {c.planted:g} (the smallest "
-                           f"effect the line must detect) has power {c.power:.2f} < "
-                           f"{POWER_AT_MARGIN:g} at this sample"
+            if c.kind == "positive" and not c.powered:
+                came = "" if c.status == c.expected else f"; it came out {c.status}"
+                out.append(f"the audit's sample gives the line's criterion power {c.power:.2f} "
+                           f"< {POWER_AT_MARGIN:g} at the smallest effect it must detect "
+                           f"({c.planted:g}, where its positive control is planted{came}): it "
+                           "cannot see that effect at this sample"
                            + (f"; {c.needs} would give it {POWER_AT_MARGIN:g}" if c.needs
                               else ""))
                 continue

@@ -157,6 +157,8 @@ class _Page(Figures):
             readings = "".join(f"<br><small>{esc(line.reference)}; {esc(r.status)} "
                                f"{esc(r.name)}</small>" for r in line.readings
                                if r.status != line.status)
+            if line.beyond_phrase:
+                readings += f"<br><small>as stated · {esc(line.beyond_phrase)}</small>"
             robust = self.report.robustness_of(line.key)
             robust_text = (f" · {esc(robust.short())}"
                            if robust is not None and robust.specifications else "")

@@ -255,8 +255,11 @@ class Figures:
                '<p class="note">For each line, two models built from the audit\'s own words, '
                "documents, sentences and corpus, at its sample sizes, go through the same claims, "
                "criteria and adjustment: a <b>positive</b> control for which the line holds by "
-               "construction must come out replicated, a <b>negative</b> one for which it fails "
-               "must come out contradicted. Otherwise the line is invalid.</p>",
+               "construction, planted at the smallest effect the line must detect, must come "
+               "out replicated with power at least 0.8 at this sample; a <b>negative</b> one for "
+               "which it fails must come out contradicted; a <b>confound</b> one (the model's "
+               "own token counts or lengths, norms carrying nothing beyond them) must not be "
+               "replicated beyond its baseline. Otherwise the line is invalid.</p>",
                '<table class="controls"><thead><tr><th>line</th><th>control</th><th>came out'
                "</th><th>built as</th><th>rows</th></tr></thead><tbody>"]
         for item in ran:
@@ -265,11 +268,17 @@ class Figures:
                            f"{esc(item.problem)}</td></tr>")
                 continue
             for c in item.ran:
-                rows = "; ".join(f"<code>{esc(r['id'])}</code> {badge(str(r['verdict']))}"
+                rows = "; ".join(f"<code>{esc(r['id'])}</code> {badge(str(r['verdict']))} "
+                                 f"{esc(_number(r.get('estimate')))}"
                                  for r in c.rows)
                 mark = "✅" if c.ok else "❌"
+                power = "" if c.power is None else (
+                    f"; power {c.power:.2f} at the smallest effect to detect ({c.planted:g})"
+                    + (f" ({esc(c.needs)} would give 0.8)" if c.needs else ""))
+                beyond = f"; beyond: {esc(c.beyond)}" if c.beyond else ""
                 out.append(f"<tr><td><b>{esc(item.line)}</b></td><td>{esc(c.kind)}</td>"
-                           f"<td>{mark} {esc(c.status)} (built to be {esc(c.expected)})</td>"
+                           f"<td>{mark} {esc(c.status)} (built to be {esc(c.expected)})"
+                           f"{beyond}{power}</td>"
                            f"<td>{esc(c.note)}</td><td>{rows}</td></tr>")
         out.append("</tbody></table></section>")
         return Section("controls", "Controls", "".join(out))

@@ -122,12 +122,40 @@ def scorecard_markdown(lines: Sequence[Line], ids: Sequence[str] | set[str] = ()
     return out
 
 
+def controls_markdown(controls: Sequence[Any]) -> list[str]:
+    """Each line's controls: what each was built as, what it came out, the effect a positive
+    control planted and the power the sample gives there, and its rows' estimates."""
+    ran = [c for c in controls if c.ran or c.problem]
+    if not ran:
+        return []
+    out = ["### Controls", "", "| line | control | came out | built as | rows |",
+           "|---|---|---|---|---|"]
+    for item in ran:
+        if item.problem:
+            out.append(_row([md_text(item.line), "—", f"not run: {md_text(item.problem)}", "",
+                             ""]))
+            continue
+        for c in item.ran:
+            came = f"{'ok' if c.ok else '**not ok**'}: {c.status}"
+            came += f"; beyond {c.beyond}" if c.beyond else ""
+            if c.power is not None:
+                came += f"; power {c.power:.2f} at the smallest effect to detect ({c.planted:g})"
+                came += f" ({c.needs} would give 0.8)" if c.needs else ""
+            rows = "; ".join(
+                f"{md_code(r['id'])} {r['verdict']} {_number(r.get('estimate'))}"
+                + (f" (beyond {_number(r['beyond'].get('estimate'))})"
+                   if isinstance(r.get("beyond"), Mapping) else "") for r in c.rows)
+            out.append(_row([md_text(item.line), c.kind, md_text(came), md_text(c.note),
+                             rows]))
+    return [*out, ""]
+
+
 def _summary(report: Report) -> list[str]:
     name, about = fmt.model_line(report.model)
     results = list(report.results)
     out = [f"## normtest audit of {md_code(name)}" + (f" ({md_text(about)})" if about else ""),
            "", *scorecard_markdown(report.scorecard, _ids(results), report.robustness,
-                                   report.controls), "",
+                                   report.controls), "", *controls_markdown(report.controls),
            "### Claims", "",
            f"**{fmt.counts_text(report.summary)}** — {fmt.agreement_text(results)}.", ""]
     rejudged = report.provenance.get("rejudged")
