@@ -47,12 +47,14 @@ from normtest.vectors import TextData
 def norm_surprisal(texts: TextData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
     """Spearman ρ of ‖e(t)‖² with IC_LM(t) over sentences, documents resampled as clusters."""
     norms = texts.squared_norms(variant)
-    drawn = dict(clusters=texts.documents, n_resamples=s.resamples, seed=s.seed, alpha=s.alpha)
-    measured = measure_correlation(texts.information, norms, **drawn).with_settings(
-        surprisal_model=texts.surprisal_model)
+    measured = measure_correlation(texts.information, norms, clusters=texts.documents,
+                                   n_resamples=s.resamples, seed=s.seed, alpha=s.alpha
+                                   ).with_settings(surprisal_model=texts.surprisal_model)
     if texts.lengths.size != norms.size:  # text data made without lengths: no baseline
         return measured
-    beside = measure_baseline(texts.information, norms, texts.lengths, **drawn)
+    beside = measure_baseline(texts.information, norms, texts.lengths,
+                              clusters=texts.documents, n_resamples=s.resamples, seed=s.seed,
+                              alpha=s.alpha)
     return replace(measured, components={**measured.components, **beside})
 
 

@@ -77,7 +77,8 @@ def _confounded(baseline: np.ndarray, rng: np.random.Generator,
 
 
 def _rng(context: ControlContext) -> np.random.Generator:
-    return np.random.default_rng([context.seed, {"positive": 0, "negative": 1}.get(context.kind, 2)])
+    stream = {"positive": 0, "negative": 1}.get(context.kind, 2)
+    return np.random.default_rng([context.seed, stream])
 
 
 def _targets(values: np.ndarray, effect: float, rng: np.random.Generator,

@@ -342,9 +342,10 @@ def _row(r: Result) -> dict[str, Any]:
     def finite(v: float) -> float | None:
         return None if not math.isfinite(v) else round(float(v), 6)
 
-    out = {"id": r.id, "verdict": r.verdict.value, "expected": None if r.expected is None
-           else r.expected.value, "estimate": finite(r.estimate),
-           "ci": [finite(low), finite(high)], "reason": r.reason}
+    out: dict[str, Any] = {
+        "id": r.id, "verdict": r.verdict.value,
+        "expected": None if r.expected is None else r.expected.value,
+        "estimate": finite(r.estimate), "ci": [finite(low), finite(high)], "reason": r.reason}
     beyond = None if r.measurement is None else r.measurement.components.get("beyond")
     if beyond is not None and isinstance(r.details.get("beyond"), Mapping):
         b_low, b_high = beyond.interval(1 - 2 * (r.criterion.alpha if r.criterion else 0.05))

@@ -117,8 +117,9 @@ def _claim_block(claim: Claim, line: str | None) -> list[str]:
         out += _field("beyond", f"the rank partial correlation of the information and the norm "
                       f"with the {claim.baseline_name} partialled out, as a step function over "
                       "its strata (its values in order, adjacent ones merged until each "
-                      "stratum holds at least max(20, n/12) rows) and linearly; 0 in expectation when the norm carries "
-                      "nothing beyond it; judged against the same threshold"
+                      "stratum holds at least max(20, n/12) rows) and linearly; 0 in "
+                      "expectation when the norm carries nothing beyond it; judged against the "
+                      "same threshold"
                       + (" (a contrast: the difference of the two compositions' beyond ρ)"
                          if "versus" in claim.axes else ""), 2)
     stated = [e for e in claim.expected if line is None or _counts_towards(claim, e, line)]

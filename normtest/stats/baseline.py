@@ -92,11 +92,13 @@ def measure_baseline(
     doc), resampled as the headline is (``units`` or ``clusters``, ``seed``, ``n_resamples``)."""
     from normtest.stats.correlation import measure_correlation, measure_partial_correlation
 
-    own = dict(units=units, clusters=clusters, n_resamples=n_resamples, seed=seed, alpha=alpha,
-               interval=interval)
-    base = measure_correlation(information, baseline, **own)
+    base = measure_correlation(information, baseline, units=units, clusters=clusters,
+                               n_resamples=n_resamples, seed=seed, alpha=alpha,
+                               interval=interval)
     beyond = measure_partial_correlation(information, norms, baseline_covariates(baseline),
-                                         **own)
+                                         units=units, clusters=clusters,
+                                         n_resamples=n_resamples, seed=seed, alpha=alpha,
+                                         interval=interval)
     codes = strata(np.asarray(baseline, dtype=np.float64))
     n_strata = int(codes.max()) + 1 if codes.size else 0
     return {"baseline": base,
