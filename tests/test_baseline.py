@@ -68,7 +68,7 @@ def test_strata_keep_every_common_value_and_merge_the_rare_ones() -> None:
     lengths = np.arange(240) % 60  # 60 lengths, four sentences each: merged to ≤ 12 strata
     assert 1 < np.unique(strata(lengths)).size <= 12
     design = baseline_covariates(counts)
-    assert design.shape == (counts.size, 3)  # the value, then one indicator per later stratum
+    assert design.shape == (counts.size, 2)  # the value, then one indicator per later stratum
     with pytest.raises(NormtestError, match="one value per row"):
         strata(np.zeros((3, 2)))
 
@@ -242,7 +242,7 @@ def test_the_scorecard_shows_both_readings_where_they_differ() -> None:
     assert "replicated as stated · not beyond token count" in markdown
     assert "baseline ρ" in markdown and "beyond baseline" in markdown
     page = render_html(report)
-    assert "not beyond token count" in page and "beyond baseline" in page
+    assert "not beyond token count" in page and "baseline ρ</b>" in page and "beyond it" in page
     stored = json.loads(report.to_json())
     assert stored["scorecard"][0]["beyond"]["words"] == "not beyond token count"
     components = stored["results"][0]["measurement"]["components"]

@@ -18,7 +18,10 @@ from normtest.result import Result, Verdict
 from normtest.synthetic import SubwordModel
 
 WORDS = 600
-SETTINGS = AuditSettings(words=WORDS, resamples=300)
+#: The criterion on known truth, the line decided by its rows: without controls (at 600 words
+#: the composition line's positive control lacks the power 0.8 at its margin, which makes it
+#: invalid; tests/test_controls.py holds the controls to that)
+SETTINGS = AuditSettings(words=WORDS, resamples=300, controls=False)
 CONTRAST = "word.norm_ic.contrast"
 
 

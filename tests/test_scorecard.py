@@ -255,7 +255,7 @@ def test_the_scorecard_heads_every_rendering(glove_report: Report, tmp_path: Pat
     assert markdown.index("Does the model behave as the paper says?") < markdown.index("| claim")
     html = render(glove_report, "html")
     assert html.index('id="scorecard"') < html.index('id="summary"')
-    code = main(["audit", "--model", "glove-6b-50d", "--words", "300", "--resamples", "200",
+    code = main(["audit", "--model", "glove-6b-50d", "--words", "1500", "--resamples", "200",
                  "--suite", "word"])
     out = capsys.readouterr().out
     assert code == 0

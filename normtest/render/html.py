@@ -246,9 +246,8 @@ class _Page(Figures):
         roles = len({r.role for r in rows}) > 1  # named under the variant only when they differ
         based = any("beyond" in r.details for r in rows)
         columns = ["variant", "estimate", "interval", "threshold", "verdict",
-                   *(["paper"] if paper else []),
-                   *(["baseline ρ", "beyond baseline"] if based else []),
-                   "p (adjusted)", "n", "reason"]
+                   *(["paper"] if paper else []), "p (adjusted)", "n",
+                   "baseline ρ · beyond it · reason" if based else "reason"]
         out = ['<div class="wide"><table class="claims"><thead><tr>'
                + "".join(f"<th>{c}</th>" for c in columns) + "</tr></thead><tbody>"]
         for family in fmt.families(rows):
@@ -278,11 +277,9 @@ class _Page(Figures):
                     f'<td class="num">{esc(_interval(r))}</td>'
                     f'<td class="num">{esc(_threshold(r))}</td>'
                     f"<td>{badge(r.verdict.value)}</td>{cell}"
-                    + (f"<td class='num'>{esc(beside(r, 'baseline'))}</td>"
-                       f"<td class='num'>{esc(beside(r, 'beyond'))}</td>" if based else "")
-                    + f"<td class='num'>{esc(fmt.p_value(p))}</td>"
+                    f"<td class='num'>{esc(fmt.p_value(p))}</td>"
                     f"<td class='num'>{r.n or '—'}</td>"
-                    f"<td class='reason'>{esc(r.reason)}</td></tr>")
+                    f"<td class='reason'>{_beside(r)}{esc(r.reason)}</td></tr>")
         out.append("</tbody></table></div>")
         return "".join(out)
 
@@ -351,6 +348,14 @@ class _Page(Figures):
             f"<body><main>\n{body}\n<footer>Rendered by normtest {esc(__version__)} from a "
             f"report of schema <code>{esc(SCHEMA)}</code>. Self-contained: no script, no "
             "network, no font file.</footer></main></body></html>\n")
+
+
+def _beside(r: Result) -> str:
+    """A row's baseline and beyond readings, ahead of its reason (nothing without them)."""
+    if "beyond" not in r.details:
+        return ""
+    return (f"<b>baseline ρ</b> {esc(beside(r, 'baseline'))} · <b>beyond it</b> "
+            f"{esc(beside(r, 'beyond'))}<br>")
 
 
 def render_html(report: Report) -> str:

@@ -261,10 +261,10 @@ class Figures:
                "own token counts or lengths, norms carrying nothing beyond them) must not be "
                "replicated beyond its baseline. Otherwise the line is invalid.</p>",
                '<table class="controls"><thead><tr><th>line</th><th>control</th><th>came out'
-               "</th><th>built as</th><th>rows</th></tr></thead><tbody>"]
+               "</th><th>built as, and its rows</th></tr></thead><tbody>"]
         for item in ran:
             if item.problem:
-                out.append(f"<tr><td><b>{esc(item.line)}</b></td><td colspan=\"4\">not run: "
+                out.append(f"<tr><td><b>{esc(item.line)}</b></td><td colspan=\"3\">not run: "
                            f"{esc(item.problem)}</td></tr>")
                 continue
             for c in item.ran:
@@ -273,13 +273,12 @@ class Figures:
                                  for r in c.rows)
                 mark = "✅" if c.ok else "❌"
                 power = "" if c.power is None else (
-                    f"; power {c.power:.2f} at the smallest effect to detect ({c.planted:g})"
-                    + (f" ({esc(c.needs)} would give 0.8)" if c.needs else ""))
-                beyond = f"; beyond: {esc(c.beyond)}" if c.beyond else ""
+                    f" · power {c.power:.2f} at {c.planted:g}"
+                    + (f" ({esc(c.needs)} for 0.8)" if c.needs else ""))
+                beyond = f" · beyond {esc(c.beyond)}" if c.beyond else ""
                 out.append(f"<tr><td><b>{esc(item.line)}</b></td><td>{esc(c.kind)}</td>"
-                           f"<td>{mark} {esc(c.status)} (built to be {esc(c.expected)})"
-                           f"{beyond}{power}</td>"
-                           f"<td>{esc(c.note)}</td><td>{rows}</td></tr>")
+                           f"<td>{mark} {esc(c.status)}{beyond}{power}</td>"
+                           f"<td>{esc(c.note)}<br>{rows}</td></tr>")
         out.append("</tbody></table></section>")
         return Section("controls", "Controls", "".join(out))
 

@@ -199,7 +199,7 @@ def _correlation_measurement(
     x, y = x[order], y[order]
     if cov is not None:
         cov = cov[order]
-        cov = cov[:, np.ptp(cov, axis=0) > 0]
+        cov = cov[:, np.ptp(cov, axis=0) > 0] if n else cov[:, :0]
     if codes is not None:
         codes = codes[order]
     k = 0 if cov is None else cov.shape[1]
