@@ -153,11 +153,10 @@ def fixed_point(prefixes: PrefixData, variant: Mapping[str, str],
                                seed=s.seed, alpha=s.alpha)
 
 
-# what a prefix length counts, which lengths, and the margins one step either side
+# what a prefix length counts and which lengths
 for _line in (CER_GROWTH, FIXED_POINTS):
     specifications(_line, prefix_unit=("tokens", "words"),
-                   grid=("every", "every_other", "short"),
-                   margin=("stated", "looser", "stricter"))
+                   grid=("every", "every_other", "short"))
 
 # the controls on the audit's own data (normtest.control_data)
 controls(CER_GROWTH, growth_controls)

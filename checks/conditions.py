@@ -15,7 +15,6 @@ from normtest.checks.axes import CONDITIONS, REPRESENTATIONS, TRANSFORMS, ZIPF_C
 from normtest.checks.word import (
     GEOMETRIES,
     IC_SOURCES,
-    MARGINS,
     MIN_RHO,
     MIN_RHO_RATIONALE,
     RHO_MARGINS,
@@ -214,8 +213,8 @@ def centered(words: WordData, variant: Mapping[str, str], s: AuditSettings) -> M
 
 
 # the reference reading's geometry, IC (the diagonal of C2), PMI's pairs and the margin
-specifications(CONDITIONS, transform=GEOMETRIES, ic_source=IC_SOURCES, min_pair_count=(10, 30),
-               margin=MARGINS)
+specifications(CONDITIONS, transform=GEOMETRIES, ic_source=IC_SOURCES,
+               min_pair_count=(10, 30))
 
 # the controls on the audit's own data (normtest.control_data)
 controls(CONDITIONS, condition_controls)

@@ -58,9 +58,9 @@ def norm_surprisal(texts: TextData, variant: Mapping[str, str], s: AuditSettings
     return replace(measured, components={**measured.components, **beside})
 
 
-# a sentence's information measured another way, which sentences, and the margin
-specifications(TEXT_LEVEL, text_ic=("surprisal", "unigram"), sentences=("all", "short", "long"),
-               margin=("stated", "looser", "stricter"))
+# a sentence's information measured another way, and which sentences
+specifications(TEXT_LEVEL, text_ic=("surprisal", "unigram"),
+               sentences=("all", "short", "long"))
 
 # the controls on the audit's own data (normtest.control_data)
 controls(TEXT_LEVEL, text_controls)

@@ -1,22 +1,30 @@
 """Robustness: does a scorecard line's verdict survive another reasonable analysis?
 
-Each line of the scorecard is decided under one specification: one geometry, one source of IC,
-one word sample, one margin, one minimum pair count, one prefix unit. A *multiverse* (Steegen et
-al. 2016), or *specification curve* (Simonsohn, Simmons & Nelson 2020), re-decides the line
-under every reasonable specification and says how many agree. Each line declares its space of
-specifications next to its claims in ``checks/`` (:func:`specifications`); the audit
-(:func:`assess`) re-measures the line's deciding rows under every combination of the choices,
-reusing the vectors already computed, judges them, adjusts them together with the audit's other
-confirmatory rows (Holm, as the headline is), and decides the line again. It reports:
+Each line of the scorecard is decided under one analysis: one geometry, one source of IC, one
+word sample, one minimum pair count, one prefix unit. A *multiverse* (Steegen et al. 2016), or
+*specification curve* (Simonsohn, Simmons & Nelson 2020), re-decides the line under every
+reasonable analysis and says how many agree. Each line declares its space of analyses next to
+its claims in ``checks/`` (:func:`specifications`); the audit (:func:`assess`) re-measures the
+line's deciding rows under every combination of the choices, reusing the vectors already
+computed, judges them, adjusts them together with the audit's other confirmatory rows (Holm, as
+the headline is), and decides the line again. The criterion is not one of the choices: the
+margin's effect is the line's *sensitivity* (:mod:`normtest.scorecard`), reported apart.
 
-- the line's status under the audit's own specification (the headline, unchanged);
-- the share of specifications under which the line has that status: **robust** at 90% or more,
-  **fragile** below;
+Analyses that could not tell are left out and counted, never counted as disagreeing: one whose
+deciding rows cannot be estimated or whose criterion has power below :data:`POWER_AT_MARGIN` at
+the smallest effect it must detect (the frequent half's five multi-token words), and one whose
+data are identical to an analysis already counted (C1 reads no IC, so the IC source does not
+change it). It reports:
+
+- the line's status under the audit's own analysis (the headline, unchanged);
+- the share of the counted analyses under which the line has that status (``holds in 83% of 54
+  analyses``): **robust** at :data:`ROBUST_SHARE` or more, and the modal status where it
+  differs from the headline;
 - the choices that flip it: a value of one choice that, the others at the audit's own, gives
   the line another status ("contradicted in raw geometry, replicated after Zipfian centring").
 
-The share is descriptive: the headline keeps its error control, and the specifications are not
-a family of tests (docs/statistics.md, "Robustness").
+The share is descriptive: the headline keeps its error control, and the analyses are not a
+family of tests (docs/statistics.md, "Robustness").
 """
 
 from __future__ import annotations
@@ -36,8 +44,8 @@ from normtest.result import Result, Verdict
 if TYPE_CHECKING:
     from normtest.vectors import AuditData
 
-__all__ = ["CHOICES", "ROBUST_SHARE", "LineRobustness", "Space", "Specification", "assess",
-           "space_of", "spaces", "specifications"]
+__all__ = ["CHOICES", "MIN_ANALYSES", "POWER_AT_MARGIN", "ROBUST_SHARE", "LineRobustness", "Space",
+           "Specification", "assess", "space_of", "spaces", "specifications"]
 
 #: The choices a line's space may name, what each changes, and its values (the first is the
 #: value an audit takes unless its settings say otherwise).
@@ -50,8 +58,6 @@ CHOICES: dict[str, tuple[str, tuple[str, ...]]] = {
     "population": ("which words: all, those the model keeps as one token, those of two or more "
                    "tokens, the more frequent or the rarer half (by IC)",
                    ("all", "one_token", "multitoken", "frequent", "rare")),
-    "margin": ("the claims' thresholds or margins: as stated, one step looser, one step stricter",
-               ("stated", "looser", "stricter")),
     "min_pair_count": ("the fewest co-occurrences of a pair for its PMI", ("10", "30")),
     "prefix_unit": ("what a prefix length counts: model tokens or words", ("tokens", "words")),
     "grid": ("which prefix lengths: every one, every other one, the shorter half",
@@ -61,11 +67,19 @@ CHOICES: dict[str, tuple[str, tuple[str, ...]]] = {
     "sentences": ("which sentences: all, the shorter half, the longer half (by words)",
                   ("all", "short", "long")),
 }
-#: The choices that change the data a measurement reads (the others: the variant or margin).
+#: The choices that change the data a measurement reads (the other, ``transform``: the variant).
 _DATA_CHOICES = {"words": ("ic_source", "population", "min_pair_count"),
                  "prefixes": ("prefix_unit", "grid"), "texts": ("text_ic", "sentences")}
-#: A line is robust when at least this share of its specifications agree with the headline.
-ROBUST_SHARE = 0.9
+#: An analysis counts only where its criterion has at least this power at the smallest effect it
+#: must detect (the claims' ``detect``), read from its own rows' intervals.
+POWER_AT_MARGIN = 0.8
+#: A line is robust when at least this share of its counted analyses agree with the headline.
+#: Every counted analysis has power ≥ :data:`POWER_AT_MARGIN` at the margin, so where the line's
+#: effect truly lies beyond the margin under every analysis, sampling alone leaves about that
+#: share agreeing; a lower share means the analyses disagree, not that the samples were small.
+ROBUST_SHARE = POWER_AT_MARGIN
+#: The fewest counted analyses (the audit's own among them) whose share is read at all.
+MIN_ANALYSES = 3
 
 
 @dataclass(frozen=True)
@@ -83,6 +97,11 @@ def specifications(line: str, **choices: Iterable[str | int]) -> Space:
     """Declare the reasonable specifications of scorecard line ``line`` (in ``checks/``, next to
     its claims): each keyword is a choice of :data:`CHOICES` and its values. Declaring the same
     space again is free; another space for the same line is an error."""
+    if "margin" in choices:
+        raise NormtestError(
+            f"specifications of {line!r}: the margin is the criterion, not an analysis; a line "
+            "reports its sensitivity to the margin apart from its robustness "
+            "(docs/statistics.md, \"Robustness\"): leave margin= out")
     unknown = set(choices) - set(CHOICES)
     if unknown:
         raise NormtestError(f"specifications of {line!r}: unknown choices {sorted(unknown)}; "
@@ -114,8 +133,8 @@ def spaces() -> dict[str, Space]:
 
 
 def space_of(line: str) -> Space:
-    """The declared space of a line, or one with the margin alone."""
-    return spaces().get(line) or Space(line, {"margin": CHOICES["margin"][1]})
+    """The declared space of a line, or an empty one (its robustness is not assessed)."""
+    return spaces().get(line) or Space(line, {})
 
 
 @dataclass(frozen=True)
@@ -151,19 +170,61 @@ class LineRobustness:
     #: choices (and values) left out for this model, with why
     notes: tuple[str, ...] = ()
     seconds: float = 0.0
+    #: analyses left out, by why (``too small``: a row not estimable or its criterion's power
+    #: below :data:`POWER_AT_MARGIN` at the margin; ``identical``: the same data as one counted)
+    left_out: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def share(self) -> float:
-        """The share of specifications under which the line has its headline status."""
+        """The share of the counted analyses under which the line has its headline status."""
         if not self.specifications:
             return math.nan
         return sum(s.status == self.status for s in self.specifications) / len(
             self.specifications)
 
     @property
+    def assessed(self) -> bool:
+        """Whether enough analyses count for the share to be read (:data:`MIN_ANALYSES`)."""
+        return len(self.specifications) >= MIN_ANALYSES
+
+    @property
     def robust(self) -> bool:
-        """At least :data:`ROBUST_SHARE` of the specifications agree."""
-        return bool(self.share >= ROBUST_SHARE)
+        """At least :data:`ROBUST_SHARE` of at least :data:`MIN_ANALYSES` counted analyses
+        agree."""
+        return self.assessed and bool(self.share >= ROBUST_SHARE)
+
+    @property
+    def modal(self) -> str:
+        """The status the most counted analyses give (the headline's on a tie)."""
+        if not self.specifications:
+            return self.status
+        tally: dict[str, int] = {}
+        for s in self.specifications:
+            tally[s.status] = tally.get(s.status, 0) + 1
+        best = max(tally.values())
+        return self.status if tally.get(self.status) == best else \
+            next(k for k, v in tally.items() if v == best)
+
+    @property
+    def label(self) -> str:
+        """``holds in 83% of 54 analyses`` (``; mostly undecided`` where the modal status
+        differs): the one wording of the share, in every view."""
+        if not self.specifications and not self.left_out:
+            return "robustness not assessed"
+        n = len(self.specifications)
+        if not self.assessed:
+            return f"too few analyses: {n} of {n + sum(self.left_out.values())} can tell"
+        head = f"holds in {self.share:.0%} of {n} analyses"
+        return head if self.modal == self.status else f"{head}; mostly {self.modal}"
+
+    @property
+    def left_out_text(self) -> str:
+        """``12 left out: 9 too small, 3 identical`` (empty when none)."""
+        total = sum(self.left_out.values())
+        if not total:
+            return ""
+        return f"{total} left out: " + ", ".join(f"{n} {why}" for why, n in
+                                                  self.left_out.items() if n)
 
     @property
     def flips(self) -> list[tuple[str, str, str]]:
@@ -177,21 +238,17 @@ class LineRobustness:
         return out
 
     def short(self) -> str:
-        """``robust 96%`` or ``fragile 58% (transform=center_zipf)`` (the first choice that
-        flips it), for one-line views."""
-        if not self.specifications:
-            return "robustness not assessed"
-        head = f"{'robust' if self.robust else 'fragile'} {self.share:.0%}"
-        flips = self.flips
-        return head if not flips else f"{head} ({flips[0][0]}={flips[0][1]})"
+        """The label for one-line views (:attr:`label`)."""
+        return self.label
 
     def summary(self) -> str:
-        """``robust (96% of 135)`` or ``fragile (58% of 81): transform=center_zipf gives
-        replicated``."""
-        if not self.specifications:
-            return "robustness not assessed"
-        word = "robust" if self.robust else "fragile"
-        head = f"{word} ({self.share:.0%} of {len(self.specifications)})"
+        """``holds in 58% of 81 analyses (robust at 80%; 12 left out: 12 too small):
+        transform=center_zipf gives replicated``."""
+        if not self.assessed:
+            return self.label + (f" ({self.left_out_text})" if self.left_out_text else "")
+        extra = ", ".join(x for x in (f"{'robust' if self.robust else 'not robust'} at "
+                                      f"{ROBUST_SHARE:.0%}", self.left_out_text) if x)
+        head = f"{self.label} ({extra})"
         flips = self.flips
         if not flips:
             return head
@@ -202,7 +259,8 @@ class LineRobustness:
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (an entry of ``robustness`` in ``report.json``)."""
         return {"line": self.line, "status": self.status, "share": _finite(self.share),
-                "robust": self.robust, "n": len(self.specifications),
+                "robust": self.robust, "n": len(self.specifications), "label": self.label,
+                "modal": self.modal, "left_out": dict(self.left_out),
                 "reference": dict(self.reference),
                 "flips": [{"choice": c, "value": v, "status": s} for c, v, s in self.flips],
                 "notes": list(self.notes), "seconds": round(self.seconds, 3),
@@ -215,7 +273,8 @@ class LineRobustness:
                    {str(k): str(v) for k, v in data.get("reference", {}).items()},
                    tuple(Specification.from_dict(s) for s in data.get("specifications", ())),
                    tuple(str(n) for n in data.get("notes", ())),
-                   float(data.get("seconds") or 0.0))
+                   float(data.get("seconds") or 0.0),
+                   {str(k): int(v) for k, v in (data.get("left_out") or {}).items()})
 
 
 def _finite(value: float) -> float | None:
@@ -234,8 +293,8 @@ class _Context:
     source: Any
     views: dict[tuple[str, tuple[tuple[str, str], ...]], Any] = field(default_factory=dict)
     information: dict[str, Any] = field(default_factory=dict)
-    #: rows measured under the line's specifications, by everything but the margin (a margin
-    #: moves the threshold, not the measurement: the row is judged again, not measured again)
+    #: rows measured under the line's analyses, by what their measurement depends on (an
+    #: analysis that changes nothing a row reads reuses its measurement)
     measured: dict[tuple[Any, ...], Result] = field(default_factory=dict)
 
 
@@ -267,25 +326,39 @@ def _assess_line(line: Any, results: Sequence[Result], context: _Context) -> Lin
 
     deciding = [r for r in line.rows if not r.details.get("reading")]
     options, reference, notes = _choices(space_of(line.key), deciding, context)
-    # the choices that change the data vary slowest, then the geometry, then the margin: the
-    # draws and what is derived from them for one set of data stay in the memo while used
+    # the choices that change the data vary slowest, then the geometry: the draws and what is
+    # derived from them for one set of data stay in the memo while used
     data_choices = {c for kinds in _DATA_CHOICES.values() for c in kinds}
-    names = sorted(options, key=lambda n: (n not in data_choices, n == "margin"))
+    names = sorted(options, key=lambda n: n not in data_choices)
     others = [r for r in results if r.confirmatory and r.verdict is not Verdict.SKIPPED
               and not any(r is d for d in deciding)]
     base = _p_values(others)
-    for r in deciding:  # the audit's own measurements, judged again at the other margins
+    for r in deciding:  # the audit's own measurements
         context.measured[_measurement_key(get(str(r.claim)), r, reference)[0]] = r
     specs = []
+    seen: set[tuple[Any, ...]] = set()
+    left_out = {"too small": 0, "identical": 0}
     combos = list(itertools.product(*(options[n] for n in names)))
-    with progress.task(f"robustness of {line.key}", total=len(combos), unit="specifications") \
+    # the audit's own analysis first: an analysis identical to it is the one left out
+    combos.sort(key=lambda combo: dict(zip(names, combo, strict=True)) != reference)
+    with progress.task(f"robustness of {line.key}", total=len(combos), unit="analyses") \
             as bar:
         for combo in combos:
             choices = dict(zip(names, combo, strict=True))
-            if choices == reference:
+            own = choices == reference
+            same = tuple(_measurement_key(get(str(r.claim)), r, choices)[0] for r in deciding)
+            bar.update(1)
+            if same in seen:
+                left_out["identical"] += 1
+                continue
+            seen.add(same)
+            if own:
                 rows = deciding
             else:
                 rows = [_measured(get(str(r.claim)), r, choices, context) for r in deciding]
+                if _too_small(rows):
+                    left_out["too small"] += 1
+                    continue
                 rows = _adjusted(rows, others, base)
             from normtest.scorecard import _decide
 
@@ -293,8 +366,28 @@ def _assess_line(line: Any, results: Sequence[Result], context: _Context) -> Lin
             specs.append(Specification(choices, status, tuple(
                 _row(r, k, reference_row) for k, (r, reference_row) in enumerate(
                     zip(rows, deciding, strict=True)))))
-            bar.update(1)
-    return LineRobustness(line.key, line.status, reference, tuple(specs), tuple(notes))
+    return LineRobustness(line.key, line.status, reference, tuple(specs), tuple(notes),
+                          left_out={k: v for k, v in left_out.items() if v})
+
+
+def _too_small(rows: Sequence[Result]) -> bool:
+    """Whether an analysis cannot tell: a deciding row could not be estimated, or the criterion
+    of a one-sided row has power below :data:`POWER_AT_MARGIN` at the smallest effect its claim
+    must detect (read from the row's own interval, :func:`normtest.power.margin_power`)."""
+    from normtest.catalogue import get
+    from normtest.power import margin_power
+
+    for r in rows:
+        if r.measurement is None or r.measurement.sampling is None:
+            return True
+        detect = get(str(r.claim)).detect
+        if r.criterion is None or r.criterion.direction == "within" \
+                or not isinstance(detect, int | float):
+            continue
+        found = margin_power(r, float(detect), POWER_AT_MARGIN)
+        if found is not None and found[0] < POWER_AT_MARGIN:
+            return True
+    return False
 
 
 def _row(r: Result, position: int, reference: Result) -> dict[str, Any]:
@@ -340,12 +433,12 @@ def _choices(space: Space, deciding: Sequence[Result], context: _Context,
                 notes.append("prefix_unit: a sentence encoder's prefixes are cut on a word grid")
                 continue
         else:
-            ref = values[0] if name != "margin" else "stated"
+            ref = values[0]
         kept = tuple(dict.fromkeys((ref, *values)))
         if name == "population" and context.family in ("static", "sentence"):
             kept = tuple(v for v in kept if v not in ("one_token", "multitoken"))
             notes.append("population: one_token and multitoken left out (whole words)")
-        relevant = name == "margin" or name == "transform" or any(
+        relevant = name == "transform" or any(
             name in _DATA_CHOICES.get(str(k), ()) for k in kinds)
         if not relevant:
             continue
@@ -355,17 +448,18 @@ def _choices(space: Space, deciding: Sequence[Result], context: _Context,
 
 
 def _measured(claim: Any, row: Result, choices: Mapping[str, str], context: _Context) -> Result:
-    """A deciding row measured and judged under a specification (unadjusted); a row already
-    measured under the same choices but another margin is judged again, not measured again."""
+    """A deciding row measured and judged under an analysis (unadjusted); a row already
+    measured on the same data (a choice its claim does not read) is not measured again."""
     from normtest.rows import measure_row
 
     key, variant, choices = _measurement_key(claim, row, choices)
     data, settings = _respecified(str(claim.data), choices, context)
-    criterion = claim.criterion_at(choices.get("margin", "stated"))
+    criterion = claim.criterion
     earlier = context.measured.get(key)
     if earlier is not None and earlier.measurement is not None:
         judged = replace(Result.judged(earlier.measurement, criterion.with_alpha(settings.alpha)),
-                         claim=earlier.claim, variant=dict(earlier.variant))
+                         claim=earlier.claim, variant=dict(earlier.variant),
+                         details=earlier.details)
     else:
         judged = measure_row(claim, data, variant, settings, criterion)
         context.measured[key] = judged
@@ -376,8 +470,8 @@ def _measured(claim: Any, row: Result, choices: Mapping[str, str], context: _Con
 
 def _measurement_key(claim: Any, row: Result, choices: Mapping[str, str],
                      ) -> tuple[tuple[Any, ...], dict[str, str], dict[str, str]]:
-    """What a row's measurement under ``choices`` depends on (everything but the margin), the
-    variant it is measured at, and the choices that apply to its claim."""
+    """What a row's measurement under ``choices`` depends on, the variant it is measured at, and
+    the choices that apply to its claim."""
     variant = dict(row.variant)
     if "transform" in choices and "transform" in claim.axes:
         variant["transform"] = choices["transform"]
@@ -386,7 +480,7 @@ def _measurement_key(claim: Any, row: Result, choices: Mapping[str, str],
     uses = {"ic_source": "information_content", "min_pair_count": "pmi"}
     kept = {k: v for k, v in choices.items() if k not in uses or uses[k] in claim.quantities}
     key = (claim.id, tuple(sorted(variant.items())),
-           tuple(sorted((k, v) for k, v in kept.items() if k != "margin")))
+           tuple(sorted(kept.items())))
     return key, variant, kept
 
 
@@ -437,7 +531,7 @@ def _adjusted(rows: Sequence[Result], others: Sequence[Result],
 
 def _respecified(kind: str, choices: Mapping[str, str], context: _Context) -> tuple[Any, Any]:
     """The data a claim reads (``kind``) and the settings, under the specification's choices
-    (kept while the line is assessed: every row and margin of a specification shares them)."""
+    (kept while the line is assessed: every row of an analysis shares them)."""
     # an analytic interval where one holds (an unclustered Spearman ρ and the difference of
     # two): many specifications, each read in microseconds rather than a bootstrap's tens of ms
     settings = replace(context.data.settings, intervals="analytic")

@@ -27,6 +27,7 @@ report gives the same scorecard as the audit that wrote it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -75,6 +76,9 @@ class Line:
     rests_on: str = ""
     #: for an invalid line, the status its rows gave before its controls overruled it
     measured: str = ""
+    #: how far the criterion's threshold could move before a deciding row changed: the row
+    #: whose deciding bound lies nearest its threshold (empty when none can be read)
+    sensitivity: str = ""
     #: the line's reading beyond its rows' baseline (``beyond token count``): whether the norm
     #: carries the information beyond what the trivial predictor gives; None when no deciding
     #: row declares a baseline
@@ -110,6 +114,7 @@ class Line:
             "status": self.status, "verdict": self.verdict, "reason": self.reason,
             "reference": self.reference, "readings": [r.to_dict() for r in self.readings],
             "basis": self.basis, "rests_on": self.rests_on, "measured": self.measured,
+            "sensitivity": self.sensitivity,
             "beyond": None if self.beyond is None else {**self.beyond.to_dict(),
                                                          "words": beyond_words(self.beyond)},
             "rows": [{"id": r.id, **{k: row[k] for k in ("verdict", "expected", "estimate",
@@ -251,7 +256,47 @@ def _line(key: str, title: str, source: str, results: Sequence[Result],
     if beyond is not None and _BEYOND_STATUS.get(beyond.status) != _BEYOND_STATUS.get(status):
         reason += f"; {beyond_words(beyond)}: {beyond.reason}"
     return Line(key, title, status, reason, rows, source, short, reference if readings else "",
-                readings, _basis(rows), _rests_on(deciding), beyond=beyond)
+                readings, _basis(rows), _rests_on(deciding), beyond=beyond,
+                sensitivity=sensitivity(deciding))
+
+
+def _deciding_bound(r: Result) -> tuple[float, float] | None:
+    """(the bound of a row's interval that decides it against its threshold or margin, how far
+    that bound lies from it), at the row's own α; None when it cannot be read."""
+    m, c = r.measurement, r.criterion
+    if m is None or c is None or m.sampling is None:
+        return None
+    low, high = m.interval(1 - 2 * c.alpha)
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return None
+    if c.direction == "within":
+        assert c.margin is not None
+        a, b = c.margin
+        pairs = [(low, abs(low - a)), (high, abs(b - high))]
+        if high < a:
+            pairs = [(high, a - high)]
+        elif low > b:
+            pairs = [(low, low - b)]
+        return min(pairs, key=lambda p: p[1])
+    t = float(c.threshold or 0.0)
+    return min(((low, abs(low - t)), (high, abs(high - t))), key=lambda p: p[1]) \
+        if r.verdict not in (Verdict.PASS, Verdict.FAIL) else (
+            (low, abs(low - t)) if (r.verdict is Verdict.PASS) == (c.direction == "greater")
+            else (high, abs(high - t)))
+
+
+def sensitivity(rows: Sequence[Result]) -> str:
+    """The criterion's sensitivity of a line, in words: the deciding row whose deciding bound
+    lies nearest its threshold, and how far (``decided at the stated thresholds; the nearest
+    deciding bound, 0.462 for word.norm_ic[…] against > 0.3, is 0.162 away: a threshold moved
+    that far changes that row``)."""
+    found = [(r, *b) for r in rows if (b := _deciding_bound(r)) is not None]
+    if not found:
+        return ""
+    r, bound, distance = min(found, key=lambda x: x[2])
+    return (f"decided at the stated thresholds; the nearest deciding bound, {number(bound)} "
+            f"for {r.label} against {threshold(r)}, is {number(distance)} away: a threshold "
+            "moved that far changes that row")
 
 
 def _basis(rows: Sequence[Result]) -> str:

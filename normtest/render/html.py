@@ -165,6 +165,8 @@ class _Page(Figures):
             checked = self.report.controls_of(line.key)
             if checked is not None and line.status != "not tested":
                 robust_text += f" · {esc(checked.short())}"
+            if line.sensitivity:
+                robust_text += f" · margin: {esc(line.sensitivity)}"
             basis = (f'<br><span class="muted">criterion {esc(line.basis)}'
                      + (f" · {esc(line.rests_on)}" if line.rests_on else "") + robust_text
                      + "</span>" if line.basis else "")

@@ -117,6 +117,8 @@ def scorecard_markdown(lines: Sequence[Line], ids: Sequence[str] | set[str] = ()
             rests += f"; **{md_text(robust[line.key].short())}**"
         if line.key in checked and line.status != "not tested":
             rests += f"; {md_text(checked[line.key].short())}"
+        if line.sensitivity:
+            rests += f"; margin: {md_text(line.sensitivity)}"
         out.append(_row([f"**{md_text(line.verdict)}**", md_text(line.title),
                          f"{md_text(line.basis or '—')}{rests}", md_prose(line.reason, ids)]))
     return out
