@@ -35,9 +35,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from normtest.adapters.protocol import optional_method
+from normtest.analysis_data import DATA_CHOICES, AnalysisContext, respecified
 from normtest.errors import NormtestError
 from normtest.result import Result, Verdict
 
@@ -67,9 +65,6 @@ CHOICES: dict[str, tuple[str, tuple[str, ...]]] = {
     "sentences": ("which sentences: all, the shorter half, the longer half (by words)",
                   ("all", "short", "long")),
 }
-#: The choices that change the data a measurement reads (the other, ``transform``: the variant).
-_DATA_CHOICES = {"words": ("ic_source", "population", "min_pair_count"),
-                 "prefixes": ("prefix_unit", "grid"), "texts": ("text_ic", "sentences")}
 #: An analysis counts only where its criterion has at least this power at the smallest effect it
 #: must detect (the claims' ``detect``), read from its own rows' intervals.
 POWER_AT_MARGIN = 0.8
@@ -284,20 +279,6 @@ def _finite(value: float) -> float | None:
 # -- the assessment ----------------------------------------------------------------------------
 
 
-@dataclass
-class _Context:
-    """What re-measuring under a specification reads: the audit's data and its settings."""
-
-    data: AuditData
-    family: str
-    source: Any
-    views: dict[tuple[str, tuple[tuple[str, str], ...]], Any] = field(default_factory=dict)
-    information: dict[str, Any] = field(default_factory=dict)
-    #: rows measured under the line's analyses, by what their measurement depends on (an
-    #: analysis that changes nothing a row reads reuses its measurement)
-    measured: dict[tuple[Any, ...], Result] = field(default_factory=dict)
-
-
 def assess(results: Sequence[Result], data: AuditData, family: str,
            source: Any | None = None, lines: Iterable[str] | None = None,
            ) -> list[LineRobustness]:
@@ -307,7 +288,7 @@ def assess(results: Sequence[Result], data: AuditData, family: str,
 
     from normtest.scorecard import build
 
-    context = _Context(data, family, source)
+    context = AnalysisContext(data, family, source)
     out = []
     for line in build(results):
         if line.status == "not tested" or (lines is not None and line.key not in lines):
@@ -320,7 +301,7 @@ def assess(results: Sequence[Result], data: AuditData, family: str,
     return out
 
 
-def _assess_line(line: Any, results: Sequence[Result], context: _Context) -> LineRobustness:
+def _assess_line(line: Any, results: Sequence[Result], context: AnalysisContext) -> LineRobustness:
     from normtest import progress
     from normtest.catalogue import get
 
@@ -328,7 +309,7 @@ def _assess_line(line: Any, results: Sequence[Result], context: _Context) -> Lin
     options, reference, notes = _choices(space_of(line.key), deciding, context)
     # the choices that change the data vary slowest, then the geometry: the draws and what is
     # derived from them for one set of data stay in the memo while used
-    data_choices = {c for kinds in _DATA_CHOICES.values() for c in kinds}
+    data_choices = {c for kinds in DATA_CHOICES.values() for c in kinds}
     names = sorted(options, key=lambda n: n not in data_choices)
     others = [r for r in results if r.confirmatory and r.verdict is not Verdict.SKIPPED
               and not any(r is d for d in deciding)]
@@ -401,7 +382,7 @@ def _row(r: Result, position: int, reference: Result) -> dict[str, Any]:
             "threshold": list(threshold) if isinstance(threshold, tuple) else threshold}
 
 
-def _choices(space: Space, deciding: Sequence[Result], context: _Context,
+def _choices(space: Space, deciding: Sequence[Result], context: AnalysisContext,
              ) -> tuple[dict[str, tuple[str, ...]], dict[str, str], list[str]]:
     """The values of each choice that apply to this line and model, the audit's own value of
     each, and notes on what was left out."""
@@ -439,7 +420,7 @@ def _choices(space: Space, deciding: Sequence[Result], context: _Context,
             kept = tuple(v for v in kept if v not in ("one_token", "multitoken"))
             notes.append("population: one_token and multitoken left out (whole words)")
         relevant = name == "transform" or any(
-            name in _DATA_CHOICES.get(str(k), ()) for k in kinds)
+            name in DATA_CHOICES.get(str(k), ()) for k in kinds)
         if not relevant:
             continue
         options[name] = kept
@@ -447,13 +428,14 @@ def _choices(space: Space, deciding: Sequence[Result], context: _Context,
     return options, reference, notes
 
 
-def _measured(claim: Any, row: Result, choices: Mapping[str, str], context: _Context) -> Result:
+def _measured(claim: Any, row: Result, choices: Mapping[str, str],
+              context: AnalysisContext) -> Result:
     """A deciding row measured and judged under an analysis (unadjusted); a row already
     measured on the same data (a choice its claim does not read) is not measured again."""
     from normtest.rows import measure_row
 
     key, variant, choices = _measurement_key(claim, row, choices)
-    data, settings = _respecified(str(claim.data), choices, context)
+    data, settings = respecified(str(claim.data), choices, context)
     criterion = claim.criterion
     earlier = context.measured.get(key)
     if earlier is not None and earlier.measurement is not None:
@@ -524,160 +506,3 @@ def _adjusted(rows: Sequence[Result], others: Sequence[Result],
                            p_fail_adjusted=float(adjusted_fail[k])))
         k += 1
     return out
-
-
-# -- the data under a specification ------------------------------------------------------------
-
-
-def _respecified(kind: str, choices: Mapping[str, str], context: _Context) -> tuple[Any, Any]:
-    """The data a claim reads (``kind``) and the settings, under the specification's choices
-    (kept while the line is assessed: every row of an analysis shares them)."""
-    # an analytic interval where one holds (an unclustered Spearman ρ and the difference of
-    # two): many specifications, each read in microseconds rather than a bootstrap's tens of ms
-    settings = replace(context.data.settings, intervals="analytic")
-    if "min_pair_count" in choices and kind == "words":
-        settings = replace(settings, min_pair_count=int(choices["min_pair_count"]))
-    relevant = tuple((k, v) for k, v in sorted(choices.items())
-                     if k in _DATA_CHOICES.get(kind, ()))
-    key = (kind, relevant)
-    if key not in context.views:
-        context.views[key] = _view(kind, dict(relevant), settings, context)
-    return context.views[key], settings
-
-
-def _view(kind: str, choices: Mapping[str, str], settings: Any, context: _Context) -> Any:
-    data = context.data.get(kind)
-    if kind == "words":
-        return _word_view(data, choices, settings, context)
-    if kind == "prefixes":
-        return _prefix_view(data, choices, context)
-    if kind == "texts":
-        return _text_view(data, choices, context)
-    raise NormtestError(f"no specification of {kind!r} data")
-
-
-def _word_view(words: Any, choices: Mapping[str, str], settings: Any, context: _Context) -> Any:
-    """The words under an IC source and a population (and the settings' minimum pair count)."""
-    rows = np.arange(len(words.words))
-    information = None
-    source = choices.get("ic_source", "wordfreq")
-    if source != "wordfreq":
-        ic = _information(source, words, context)
-        known = {w: v for w, v in zip(ic.words, ic.values, strict=True)}
-        rows = np.array([i for i, w in enumerate(words.words) if w in known], dtype=np.intp)
-        information = np.array([known[words.words[i]] for i in rows], dtype=np.float64)
-    population = choices.get("population", "all")
-    if population != "all":
-        ic = words.information[rows] if information is None else information
-        counts = words.token_counts()[rows]
-        median = float(np.median(ic))
-        keep = {"one_token": counts == 1, "multitoken": counts >= 2,
-                "frequent": ic <= median, "rare": ic > median}[population]
-        rows = rows[keep]
-        information = None if information is None else information[keep]
-    if information is None and rows.size == len(words.words) \
-            and settings.min_pair_count == words.settings.min_pair_count:
-        return words
-    # the audit's geometry: another IC source changes what is correlated, not the transforms
-    return words.view(rows, information=information, settings=settings, refit=False)
-
-
-def _information(source: str, words: Any, context: _Context) -> Any:
-    """The sample words' IC from another source (kept for the assessment)."""
-    if source not in context.information:
-        if source == "corpus":
-            found = words.corpus().information_content(list(words.words))
-        elif source == "subtitles":
-            from normtest.information import opensubtitles_source
-
-            found = opensubtitles_source().information_content(list(words.words))
-        else:
-            raise NormtestError(f"unknown IC source {source!r}")
-        context.information[source] = found
-    return context.information[source]
-
-
-def _prefix_view(prefixes: Any, choices: Mapping[str, str], context: _Context) -> Any:
-    """The prefixes on another grid, their lengths in another unit."""
-    unit = choices.get("prefix_unit")
-    grid = choices.get("grid", "every")
-    own = "words" if prefixes.unit == "words" else "tokens"
-    if (unit in (None, own)) and grid == "every":
-        return prefixes
-    if unit in (None, own):
-        lengths = [plan.lengths.astype(np.float64) for plan in prefixes.plans]
-    elif own == "words":  # a word grid read in model tokens: its lengths in tokens
-        lengths = [np.asarray(plan.tokens, dtype=np.float64) for plan in prefixes.plans]
-    else:
-        lengths = _words_of_prefixes(prefixes, context)
-    at = [np.arange(plan.lengths.size) for plan in prefixes.plans]
-    if grid == "every_other":
-        keep = [i % 2 == 0 for i in at]
-    elif grid == "short":
-        keep = [i < np.ceil(i.size / 2) for i in at]
-    else:
-        keep = [np.ones(i.size, dtype=bool) for i in at]
-    return prefixes.view(_flat(keep, bool), _flat(lengths, np.float64),
-                         "words" if (unit or own) == "words" else "model tokens")
-
-
-def _flat(parts: Sequence[np.ndarray], dtype: Any) -> np.ndarray:
-    return np.concatenate(parts).astype(dtype) if parts else np.empty(0, dtype=dtype)
-
-
-def _words_of_prefixes(prefixes: Any, context: _Context) -> list[np.ndarray]:
-    """How many whole (whitespace-separated) words each token prefix holds: a document's
-    words take the model tokens they take in running text (``word_token_counts``; the
-    pre-tokenisers of WordPiece and byte-level BPE split at whitespace first), and the prefix
-    of L tokens holds the words whose tokens all fit in L (at least one)."""
-    key = "prefix words"
-    if key in context.information:
-        return list(context.information[key])
-    adapter = context.data.adapter
-    counter = optional_method(adapter, "word_token_counts")
-    texts = []
-    for plan in prefixes.plans:
-        most = int(plan.lengths.max()) if plan.lengths.size else 0
-        texts.append(plan.document.text.split()[:most])
-    flat = [w for words in texts for w in words]
-    if counter is not None:
-        counts = np.asarray(counter(flat), dtype=np.int64)
-    else:
-        tokens = getattr(adapter, "word_tokens")  # noqa: B009 (every token model has it)
-        counts = np.array([len(tokens(w).ids) for w in flat], dtype=np.int64)
-    out, start = [], 0
-    for plan, words in zip(prefixes.plans, texts, strict=True):
-        ends = np.cumsum(counts[start:start + len(words)])
-        start += len(words)
-        whole = np.searchsorted(ends, plan.lengths, side="right")
-        out.append(np.maximum(whole, 1).astype(np.float64))
-    context.information[key] = tuple(out)
-    return out
-
-
-def _text_view(texts: Any, choices: Mapping[str, str], context: _Context) -> Any:
-    """The sentences of another length, their IC from another measure."""
-    rows = np.arange(len(texts.sentences))
-    information, name = None, None
-    if choices.get("text_ic", "surprisal") == "unigram":
-        information, name = _unigram_ic(texts.sentences), "unigram IC (wordfreq)"
-    part = choices.get("sentences", "all")
-    if part != "all":
-        sizes = np.array([len(t.split()) for t in texts.sentences])
-        median = float(np.median(sizes))
-        rows = rows[sizes <= median] if part == "short" else rows[sizes > median]
-    if information is None and rows.size == len(texts.sentences):
-        return texts
-    return texts.view(rows, None if information is None else information[rows], name)
-
-
-def _unigram_ic(sentences: Sequence[str]) -> np.ndarray:
-    """Σ IC(w) over each sentence's words under wordfreq (a word it does not know counts as a
-    word of frequency 10⁻⁸): a text's information without its context."""
-    from wordfreq import tokenize, word_frequency
-
-    out = []
-    for text in sentences:
-        out.append(sum(-math.log(max(word_frequency(w, "en"), 1e-8))
-                       for w in tokenize(text, "en")))
-    return np.array(out, dtype=np.float64)

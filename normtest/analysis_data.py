@@ -1,0 +1,196 @@
+"""The audit's data under another reasonable analysis (:mod:`normtest.robustness`): the words
+under another IC source or population, the prefixes on another grid or unit, the sentences
+with another information measure or length — views of the vectors already computed, kept while
+one line is assessed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from normtest.adapters.protocol import optional_method
+from normtest.errors import NormtestError
+from normtest.result import Result
+
+if TYPE_CHECKING:
+    from normtest.vectors import AuditData
+
+__all__ = ["DATA_CHOICES", "AnalysisContext", "respecified"]
+
+#: The choices that change the data a measurement reads (the other, ``transform``: the variant).
+DATA_CHOICES = {"words": ("ic_source", "population", "min_pair_count"),
+                "prefixes": ("prefix_unit", "grid"), "texts": ("text_ic", "sentences")}
+
+
+@dataclass
+class AnalysisContext:
+    """What re-measuring under a specification reads: the audit's data and its settings."""
+
+    data: AuditData
+    family: str
+    source: Any
+    views: dict[tuple[str, tuple[tuple[str, str], ...]], Any] = field(default_factory=dict)
+    information: dict[str, Any] = field(default_factory=dict)
+    #: rows measured under the line's analyses, by what their measurement depends on (an
+    #: analysis that changes nothing a row reads reuses its measurement)
+    measured: dict[tuple[Any, ...], Result] = field(default_factory=dict)
+
+
+def respecified(kind: str, choices: Mapping[str, str], context: AnalysisContext) -> tuple[Any, Any]:
+    """The data a claim reads (``kind``) and the settings, under the specification's choices
+    (kept while the line is assessed: every row of an analysis shares them)."""
+    # an analytic interval where one holds (an unclustered Spearman ρ and the difference of
+    # two): many specifications, each read in microseconds rather than a bootstrap's tens of ms
+    settings = replace(context.data.settings, intervals="analytic")
+    if "min_pair_count" in choices and kind == "words":
+        settings = replace(settings, min_pair_count=int(choices["min_pair_count"]))
+    relevant = tuple((k, v) for k, v in sorted(choices.items())
+                     if k in DATA_CHOICES.get(kind, ()))
+    key = (kind, relevant)
+    if key not in context.views:
+        context.views[key] = _view(kind, dict(relevant), settings, context)
+    return context.views[key], settings
+
+
+def _view(kind: str, choices: Mapping[str, str], settings: Any, context: AnalysisContext) -> Any:
+    data = context.data.get(kind)
+    if kind == "words":
+        return _word_view(data, choices, settings, context)
+    if kind == "prefixes":
+        return _prefix_view(data, choices, context)
+    if kind == "texts":
+        return _text_view(data, choices, context)
+    raise NormtestError(f"no specification of {kind!r} data")
+
+
+def _word_view(words: Any, choices: Mapping[str, str], settings: Any,
+               context: AnalysisContext) -> Any:
+    """The words under an IC source and a population (and the settings' minimum pair count)."""
+    rows = np.arange(len(words.words))
+    information = None
+    source = choices.get("ic_source", "wordfreq")
+    if source != "wordfreq":
+        ic = _information(source, words, context)
+        known = {w: v for w, v in zip(ic.words, ic.values, strict=True)}
+        rows = np.array([i for i, w in enumerate(words.words) if w in known], dtype=np.intp)
+        information = np.array([known[words.words[i]] for i in rows], dtype=np.float64)
+    population = choices.get("population", "all")
+    if population != "all":
+        ic = words.information[rows] if information is None else information
+        counts = words.token_counts()[rows]
+        median = float(np.median(ic))
+        keep = {"one_token": counts == 1, "multitoken": counts >= 2,
+                "frequent": ic <= median, "rare": ic > median}[population]
+        rows = rows[keep]
+        information = None if information is None else information[keep]
+    if information is None and rows.size == len(words.words) \
+            and settings.min_pair_count == words.settings.min_pair_count:
+        return words
+    # the audit's geometry: another IC source changes what is correlated, not the transforms
+    return words.view(rows, information=information, settings=settings, refit=False)
+
+
+def _information(source: str, words: Any, context: AnalysisContext) -> Any:
+    """The sample words' IC from another source (kept for the assessment)."""
+    if source not in context.information:
+        if source == "corpus":
+            found = words.corpus().information_content(list(words.words))
+        elif source == "subtitles":
+            from normtest.information import opensubtitles_source
+
+            found = opensubtitles_source().information_content(list(words.words))
+        else:
+            raise NormtestError(f"unknown IC source {source!r}")
+        context.information[source] = found
+    return context.information[source]
+
+
+def _prefix_view(prefixes: Any, choices: Mapping[str, str], context: AnalysisContext) -> Any:
+    """The prefixes on another grid, their lengths in another unit."""
+    unit = choices.get("prefix_unit")
+    grid = choices.get("grid", "every")
+    own = "words" if prefixes.unit == "words" else "tokens"
+    if (unit in (None, own)) and grid == "every":
+        return prefixes
+    if unit in (None, own):
+        lengths = [plan.lengths.astype(np.float64) for plan in prefixes.plans]
+    elif own == "words":  # a word grid read in model tokens: its lengths in tokens
+        lengths = [np.asarray(plan.tokens, dtype=np.float64) for plan in prefixes.plans]
+    else:
+        lengths = _words_of_prefixes(prefixes, context)
+    at = [np.arange(plan.lengths.size) for plan in prefixes.plans]
+    if grid == "every_other":
+        keep = [i % 2 == 0 for i in at]
+    elif grid == "short":
+        keep = [i < np.ceil(i.size / 2) for i in at]
+    else:
+        keep = [np.ones(i.size, dtype=bool) for i in at]
+    return prefixes.view(_flat(keep, bool), _flat(lengths, np.float64),
+                         "words" if (unit or own) == "words" else "model tokens")
+
+
+def _flat(parts: Sequence[np.ndarray], dtype: Any) -> np.ndarray:
+    return np.concatenate(parts).astype(dtype) if parts else np.empty(0, dtype=dtype)
+
+
+def _words_of_prefixes(prefixes: Any, context: AnalysisContext) -> list[np.ndarray]:
+    """How many whole (whitespace-separated) words each token prefix holds: a document's
+    words take the model tokens they take in running text (``word_token_counts``; the
+    pre-tokenisers of WordPiece and byte-level BPE split at whitespace first), and the prefix
+    of L tokens holds the words whose tokens all fit in L (at least one)."""
+    key = "prefix words"
+    if key in context.information:
+        return list(context.information[key])
+    adapter = context.data.adapter
+    counter = optional_method(adapter, "word_token_counts")
+    texts = []
+    for plan in prefixes.plans:
+        most = int(plan.lengths.max()) if plan.lengths.size else 0
+        texts.append(plan.document.text.split()[:most])
+    flat = [w for words in texts for w in words]
+    if counter is not None:
+        counts = np.asarray(counter(flat), dtype=np.int64)
+    else:
+        tokens = getattr(adapter, "word_tokens")  # noqa: B009 (every token model has it)
+        counts = np.array([len(tokens(w).ids) for w in flat], dtype=np.int64)
+    out, start = [], 0
+    for plan, words in zip(prefixes.plans, texts, strict=True):
+        ends = np.cumsum(counts[start:start + len(words)])
+        start += len(words)
+        whole = np.searchsorted(ends, plan.lengths, side="right")
+        out.append(np.maximum(whole, 1).astype(np.float64))
+    context.information[key] = tuple(out)
+    return out
+
+
+def _text_view(texts: Any, choices: Mapping[str, str], context: AnalysisContext) -> Any:
+    """The sentences of another length, their IC from another measure."""
+    rows = np.arange(len(texts.sentences))
+    information, name = None, None
+    if choices.get("text_ic", "surprisal") == "unigram":
+        information, name = _unigram_ic(texts.sentences), "unigram IC (wordfreq)"
+    part = choices.get("sentences", "all")
+    if part != "all":
+        sizes = np.array([len(t.split()) for t in texts.sentences])
+        median = float(np.median(sizes))
+        rows = rows[sizes <= median] if part == "short" else rows[sizes > median]
+    if information is None and rows.size == len(texts.sentences):
+        return texts
+    return texts.view(rows, None if information is None else information[rows], name)
+
+
+def _unigram_ic(sentences: Sequence[str]) -> np.ndarray:
+    """Σ IC(w) over each sentence's words under wordfreq (a word it does not know counts as a
+    word of frequency 10⁻⁸): a text's information without its context."""
+    from wordfreq import tokenize, word_frequency
+
+    out = []
+    for text in sentences:
+        out.append(sum(-math.log(max(word_frequency(w, "en"), 1e-8))
+                       for w in tokenize(text, "en")))
+    return np.array(out, dtype=np.float64)
