@@ -124,8 +124,8 @@ def run_audit(
     words: Sequence[str] | None = None,
     source: Any | None = None,
 ) -> Report:
-    """Audit ``adapter`` on the chosen claims and return one report (Holm over the confirmatory
-    rows, Benjamini–Hochberg over the exploratory rows).
+    """Audit ``adapter`` on the chosen claims and return one report (each scorecard line's
+    confirmatory rows by the line's rule, Benjamini–Hochberg over the exploratory rows).
 
     ``words`` replaces the default word sample; ``source`` the default frequency source.
     A run in which no claim could run raises NormtestError (never an empty green report).

@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from normtest.errors import NormtestError
-from normtest.result import Result, Verdict
+from normtest.result import Result
 
 if TYPE_CHECKING:
     from normtest.vectors import AuditData
@@ -258,8 +258,6 @@ def assess(results: Sequence[Result], data: AuditData, family: str,
                 continue
             began = time.monotonic()
             deciding = tuple(r for r in line.rows if not r.details.get("reading"))
-            others = [r for r in results if r.confirmatory and r.verdict is not Verdict.SKIPPED
-                      and not any(r is d for d in deciding)]
             seed = data.settings.seed * 1009 + zlib.crc32(line.key.encode("utf-8"))
             ran: dict[str, Control] = {}
             problem = ""
@@ -269,7 +267,7 @@ def assess(results: Sequence[Result], data: AuditData, family: str,
                 bar.describe(f"{kind} control of {line.key}")
                 context = ControlContext(data, family, deciding, kind, seed)
                 try:
-                    ran[kind] = _run(builder, context, others)
+                    ran[kind] = _run(builder, context)
                 except NormtestError as exc:
                     problem = str(exc)
                 bar.update(1)
@@ -278,13 +276,13 @@ def assess(results: Sequence[Result], data: AuditData, family: str,
     return out
 
 
-def _run(builder: Builder, context: ControlContext, others: Sequence[Result]) -> Control:
-    """One control: the line's deciding rows measured on the control data, judged, adjusted
-    with the audit's other confirmatory rows (as the headline is), and the line decided."""
+def _run(builder: Builder, context: ControlContext) -> Control:
+    """One control: the line's deciding rows measured on the control data, judged, adjusted by
+    the line's own rule (as the headline is), and the line decided."""
     from normtest.catalogue import get
-    from normtest.robustness import _adjusted, _p_values
     from normtest.rows import measure_row
     from normtest.scorecard import _beyond, _decide
+    from normtest.stats.multiplicity import adjust
 
     made, note = builder(context)
     settings = context.data.settings
@@ -296,7 +294,7 @@ def _run(builder: Builder, context: ControlContext, others: Sequence[Result]) ->
             raise NormtestError(f"the controls of {r.hypothesis} build no data for {claim.id}")
         judged = measure_row(claim, data, r.variant, settings, claim.criterion)
         rows.append(replace(judged, expected=r.expected, role=r.role, hypothesis=r.hypothesis))
-    rows = _adjusted(rows, others, _p_values(others))
+    rows = adjust(rows, "line")  # the line's own decision, as the headline's
     status = _decide(rows)[0] if rows else "not tested"
     beyond = _beyond(rows)
     planted, power, needs = None, None, ""

@@ -66,7 +66,7 @@ def explain_line(line: Hypothesis) -> str:
                          if e.reading and _counts_towards(c, e, line.key)})
         out += _field("readings", f"the status is decided {line.reference}; "
                       + "; ".join(f"the line also reports its status {o}" for o in others)
-                      + " (each reading's rows are confirmatory, Holm over all of them)")
+                      + " (each reading's rows are confirmatory and decided apart)")
     based = [c for c in deciding if c.baseline is not None]
     if based:
         names = " & ".join(dict.fromkeys(c.baseline_name for c in based))
@@ -77,6 +77,10 @@ def explain_line(line: Hypothesis) -> str:
                       "is undecided; the terminal shows it where it differs from the status "
                       "(“· not beyond " + names + "”)")
     out += _items("controls", _controls_text(line.key, deciding))
+    out += _field("decision", "from the line's own confirmatory rows: replicated when every row "
+                  "is decided as the paper expects (PASS unadjusted: an intersection–union "
+                  "test at α), contradicted when one is decided against it (FAIL at Holm's "
+                  "level over the line's rows), undecided otherwise")
     out += _field("robustness", _robustness_text(line.key))
     for claim in deciding:
         out += ["", *_claim_block(claim, line.key)]

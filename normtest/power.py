@@ -5,8 +5,9 @@ a part is the normal deviate z of its p-value, and z grows as √n with the numb
 units n (words for the word claims; documents for the text and CER claims, whose bootstraps
 resample whole documents). Taking the measured estimate as the true effect, the sample that
 decides the row with power 0.9 at level α′ is the current one times ((z₁₋α′ + z₀.₉) / z)², with
-α′ the level the row is held to after the audit's adjustment (α over the number of confirmatory
-rows, Holm's first step: the conservative case).
+α′ the level the row is held to by its line's rule: α towards PASS (replicated needs every row,
+no adjustment), α over the number of the line's rows towards FAIL (Holm's first step: the
+conservative case).
 
 This is the normal approximation every sample-size formula uses; it is a planning figure, not a
 guarantee: the estimate itself is uncertain (docs/statistics.md, "Power").
@@ -94,7 +95,8 @@ def _evidence(result: Result) -> tuple[list[float], list[float], int] | None:
     return pass_side, fail_side, len(parts)
 
 
-def required(result: Result, alpha: float, settings: Any = None) -> Requirement | None:
+def required(result: Result, alpha: float, settings: Any = None,
+             fail_alpha: float | None = None) -> Requirement | None:
     """The sample that decides ``result`` with power :data:`POWER` at level ``alpha``, taking its
     estimate as the truth; None when the row has no readable sampling distribution.
 
@@ -111,6 +113,7 @@ def required(result: Result, alpha: float, settings: Any = None) -> Requirement 
     pass_side, fail_side, k = evidence
     z_power = float(special.ndtri(POWER))
     if fail_side:
+        alpha = alpha if fail_alpha is None else fail_alpha
         target = float(special.ndtri(1 - alpha / k)) + z_power
         factor = min((target / z) ** 2 if z > 0 else math.inf for z in fail_side)
     else:
@@ -179,22 +182,24 @@ def _setting(result: Result, settings: Any) -> tuple[str | None, int | None]:
     return name, value if isinstance(value, int) else None
 
 
-def holm_first_level(results: Sequence[Result]) -> float:
-    """α′: the audit's α over the number of its measured confirmatory rows — the level of Holm's
-    first step, the conservative case a row is planned for."""
+def line_levels(result: Result, results: Sequence[Result]) -> tuple[float, float]:
+    """(α, α′) a confirmatory row is planned for under its line's rule: PASS at α (replicated
+    needs every row, no adjustment), FAIL at α′ = α over the number of the line's measured rows
+    (of its reading) — the level of Holm's first step, the conservative case."""
     measured = [r for r in results if r.confirmatory and r.measurement is not None
-                and r.measurement.sampling is not None]
-    level = next((r.criterion.alpha for r in measured if r.criterion is not None), 0.05)
-    return level / max(1, len(measured))
+                and r.measurement.sampling is not None and r.hypothesis == result.hypothesis
+                and r.details.get("reading") == result.details.get("reading")]
+    level = result.criterion.alpha if result.criterion is not None else 0.05
+    return level, level / max(1, len(measured))
 
 
 def annotate(results: Sequence[Result], settings: Any = None) -> list[Result]:
     """Every undecided confirmatory row with the sample that would decide it (``details``
     ``power`` and a clause of its reason); other rows unchanged."""
-    alpha = holm_first_level(results)
     out = []
     for r in results:
-        need = (required(r, alpha, settings)
+        need = (required(r, line_levels(r, results)[0], settings,
+                         fail_alpha=line_levels(r, results)[1])
                 if r.confirmatory and r.verdict is Verdict.INCONCLUSIVE else None)
         if need is None:
             out.append(r)
@@ -246,7 +251,8 @@ def plan(results: Sequence[Result], settings: Any) -> Plan:
     """For every confirmatory row of a (pilot) audit: None when it is decided, else the sample
     that would decide it (:func:`required`, at the audit's Holm level for its first step)."""
     confirmatory = [r for r in results if r.confirmatory and r.measurement is not None]
-    alpha = holm_first_level(results)
     rows = tuple((r, None if r.verdict in (Verdict.PASS, Verdict.FAIL)
-                  else required(r, alpha, settings)) for r in confirmatory)
+                  else required(r, line_levels(r, results)[0], settings,
+                                fail_alpha=line_levels(r, results)[1]))
+                 for r in confirmatory)
     return Plan(rows, settings)

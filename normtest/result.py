@@ -369,7 +369,7 @@ class Result:
     p_fail_adjusted: float | None = None
     expected: Verdict | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
-    #: ``confirmatory`` (a hypothesis the paper states: Holm over all of them in one audit),
+    #: ``confirmatory`` (a hypothesis the paper states: decided line by line in one audit),
     #: ``exploratory`` (every other variant: Benjamini–Hochberg), or None outside an audit
     role: str | None = None
     #: the scorecard line a confirmatory row counts towards (normtest.scorecard)

@@ -6,9 +6,10 @@ word sample, one minimum pair count, one prefix unit. A *multiverse* (Steegen et
 reasonable analysis and says how many agree. Each line declares its space of analyses next to
 its claims in ``checks/`` (:func:`specifications`); the audit (:func:`assess`) re-measures the
 line's deciding rows under every combination of the choices, reusing the vectors already
-computed, judges them, adjusts them together with the audit's other confirmatory rows (Holm, as
-the headline is), and decides the line again. The criterion is not one of the choices: the
-margin's effect is the line's *sensitivity* (:mod:`normtest.scorecard`), reported apart.
+computed, judges them, adjusts them by the line's own rule (as the headline is: PASS
+unadjusted, FAIL at Holm's level over the line's rows), and decides the line again. The
+criterion is not one of the choices: the margin's effect is the line's *sensitivity*
+(:mod:`normtest.scorecard`), reported apart.
 
 Analyses that could not tell are left out and counted, never counted as disagreeing: one whose
 deciding rows cannot be estimated or whose criterion has power below :data:`POWER_AT_MARGIN` at
@@ -37,7 +38,8 @@ from typing import TYPE_CHECKING, Any
 
 from normtest.analysis_data import DATA_CHOICES, AnalysisContext, respecified
 from normtest.errors import NormtestError
-from normtest.result import Result, Verdict
+from normtest.result import Result
+from normtest.stats.multiplicity import adjust
 
 if TYPE_CHECKING:
     from normtest.vectors import AuditData
@@ -311,9 +313,6 @@ def _assess_line(line: Any, results: Sequence[Result], context: AnalysisContext)
     # derived from them for one set of data stay in the memo while used
     data_choices = {c for kinds in DATA_CHOICES.values() for c in kinds}
     names = sorted(options, key=lambda n: n not in data_choices)
-    others = [r for r in results if r.confirmatory and r.verdict is not Verdict.SKIPPED
-              and not any(r is d for d in deciding)]
-    base = _p_values(others)
     for r in deciding:  # the audit's own measurements
         context.measured[_measurement_key(get(str(r.claim)), r, reference)[0]] = r
     specs = []
@@ -340,7 +339,7 @@ def _assess_line(line: Any, results: Sequence[Result], context: AnalysisContext)
                 if _too_small(rows):
                     left_out["too small"] += 1
                     continue
-                rows = _adjusted(rows, others, base)
+                rows = adjust(rows, "line")  # the line's own decision, as the headline's
             from normtest.scorecard import _decide
 
             status = _decide(rows)[0] if rows else "not tested"
@@ -466,43 +465,3 @@ def _measurement_key(claim: Any, row: Result, choices: Mapping[str, str],
     return key, variant, kept
 
 
-def _p_values(rows: Sequence[Result]) -> list[tuple[float, float]]:
-    from normtest.result import judge
-
-    out = []
-    for r in rows:
-        if r.measurement is None or r.criterion is None or r.measurement.sampling is None:
-            out.append((math.nan, math.nan))
-            continue
-        j = judge(r.measurement, r.criterion)
-        out.append((j.p_pass, j.p_fail))
-    return out
-
-
-def _adjusted(rows: Sequence[Result], others: Sequence[Result],
-              base: Sequence[tuple[float, float]]) -> list[Result]:
-    """``rows`` judged at Holm-adjusted p-values over the audit's confirmatory family in which
-    they replace the line's own rows (as the headline's are)."""
-    from normtest.result import judge
-    from normtest.stats.multiplicity import holm
-
-    mine = _p_values(rows)
-    pairs = [p for p in (*base, *mine) if not math.isnan(p[0]) and not math.isnan(p[1])]
-    if not pairs:
-        return list(rows)
-    adjusted_pass = holm([p for p, _ in pairs])
-    adjusted_fail = holm([f for _, f in pairs])
-    offset = sum(1 for p in base if not math.isnan(p[0]) and not math.isnan(p[1]))
-    out = []
-    k = offset
-    for r, (pp, pf) in zip(rows, mine, strict=True):
-        if math.isnan(pp) or math.isnan(pf) or r.measurement is None or r.criterion is None:
-            out.append(r)
-            continue
-        j = judge(r.measurement, r.criterion, p_pass=float(adjusted_pass[k]),
-                  p_fail=float(adjusted_fail[k]))
-        out.append(replace(r, verdict=j.verdict, reason=j.reason,
-                           p_adjusted=float(adjusted_pass[k]),
-                           p_fail_adjusted=float(adjusted_fail[k])))
-        k += 1
-    return out

@@ -2,7 +2,8 @@
 
 Each line is one hypothesis of the paper (declared with :func:`normtest.catalogue.hypothesis`, in
 the paper's order). The confirmatory rows of an audit — the variants for which the paper states
-a verdict, adjusted together by Holm — decide the lines they count towards:
+a verdict, each line from its own rows (PASS unadjusted, FAIL at Holm's level over the line's
+rows) — decide the lines they count towards:
 
 - **replicated**: every confirmatory row of the line was decided, and as the paper expects;
 - **contradicted**: at least one was decided (PASS or FAIL) against the paper's expectation;

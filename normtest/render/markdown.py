@@ -255,7 +255,7 @@ def render_markdown(report: Report) -> str:
     lines = _summary(report) + _layers(report)
     lines += ["", f"### Confirmatory rows ({len(confirmatory)})", ""]
     if confirmatory:
-        lines += ["The rows that decide the scorecard, adjusted together by Holm. Intervals are "
+        lines += ["The rows that decide the scorecard, each line from its own. Intervals are "
                   "two-sided, with ends at the one-sided bounds the verdict used.", ""]
         lines += _table(confirmatory)
     else:
