@@ -30,7 +30,7 @@ measurement returns a :class:`~normtest.result.Measurement`; the audit judges it
 ``criterion``. Which variants run for a model follows from its capabilities (a claim whose
 ``needs`` a model cannot meet is SKIPPED with the reason). ``expected`` holds the paper's
 hypotheses: the variants, per model family, where the paper or a source it builds on states a
-verdict. Those rows are *confirmatory* (each line decided from its own: docs/statistics.md) and count towards the
+verdict. Those rows are *confirmatory* (each line decided from its own) and count towards the
 claim's ``hypothesis``, a line of the scorecard; every other row is *exploratory*
 (Benjamini–Hochberg) (docs/claims.md, docs/statistics.md).
 """

@@ -125,7 +125,8 @@ def required(result: Result, alpha: float, settings: Any = None,
     return Requirement(factor, alpha, setting, now)
 
 
-def power_at(result: Result, alpha: float, factor: float) -> float | None:
+def power_at(result: Result, alpha: float, factor: float,
+             fail_alpha: float | None = None) -> float | None:
     """The chance that a sample ``factor`` times the current one decides ``result`` (in the
     direction its estimate points) at level ``alpha``, taking the estimate as the truth: the
     power curve of the row. PASS needs every part (its weakest part bounds the power); FAIL one
@@ -136,6 +137,7 @@ def power_at(result: Result, alpha: float, factor: float) -> float | None:
     pass_side, fail_side, k = evidence
     root = math.sqrt(factor)
     if fail_side:
+        alpha = alpha if fail_alpha is None else fail_alpha
         level = float(special.ndtri(1 - alpha / k))
         return float(max(special.ndtr(z * root - level) for z in fail_side))
     level = float(special.ndtri(1 - alpha))

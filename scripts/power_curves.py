@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from normtest.power import holm_first_level, power_at, required
+from normtest.power import line_levels, power_at, required
 from normtest.report import Report
 from normtest.result import Verdict
 
@@ -29,19 +29,20 @@ def main() -> int:
     report = Report.read(args.report)
     rows = [r for r in report.results if r.confirmatory and r.measurement is not None
             and r.measurement.sampling is not None]
-    alpha = holm_first_level(report.results)
+    levels = {id(r): line_levels(r, report.results) for r in rows}
     name = report.model.get("name", "the model")
     decided = [r for r in rows if r.verdict in (Verdict.PASS, Verdict.FAIL)]
     rows = [r for r in rows if r not in decided]
     print(f"{name}: {len(decided)} of {len(rows) + len(decided)} confirmatory rows decided; the "
-          f"others, at α′ = {alpha:.2g}:\n")
+          "others, at their lines' levels (PASS at α, FAIL at α over the line's rows):\n")
     print(f"| {name}: undecided confirmatory row | verdict | "
           + " | ".join(f"power at {f:g}×" for f in FACTORS) + " | sample for power 0.9 |")
     print("|---|---|" + "---|" * len(FACTORS) + "---|")
     curves = []
     for r in rows:
-        powers = [power_at(r, alpha, f) for f in FACTORS]
-        need = required(r, alpha)
+        alpha, fail_alpha = levels[id(r)]
+        powers = [power_at(r, alpha, f, fail_alpha) for f in FACTORS]
+        need = required(r, alpha, fail_alpha=fail_alpha)
         cells = " | ".join("—" if p is None else f"{p:.2f}" for p in powers)
         factor = "—" if need is None else f"{need.factor:.2g}×"
         print(f"| `{r.id}` | {r.verdict.value} | {cells} | {factor} |")
@@ -56,12 +57,13 @@ def main() -> int:
         grid = np.geomspace(0.5, 64, 200)
         fig, ax = plt.subplots(figsize=(7, 4))
         for r in curves:
-            ax.plot(grid, [power_at(r, alpha, f) or 0.0 for f in grid], label=r.id)
+            ax.plot(grid, [power_at(r, *levels[id(r)][:1], f, levels[id(r)][1]) or 0.0
+                           for f in grid], label=r.id)
         ax.axhline(0.9, color="grey", linestyle=":", linewidth=1)
         ax.axvline(1.0, color="grey", linestyle="--", linewidth=1)
         ax.set_xscale("log", base=2)
         ax.set_xlabel("sample, as a multiple of the audit's")
-        ax.set_ylabel(f"power at α′ = {alpha:.2g}")
+        ax.set_ylabel("power at the line's level")
         ax.set_title(f"{name}: undecided confirmatory rows")
         ax.legend(fontsize=7, loc="lower right")
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -60,8 +60,9 @@ def test_undecided_confirmatory_rows_say_what_sample_would_decide_them() -> None
     assert undecided.verdict is Verdict.INCONCLUSIVE and decided.verdict is Verdict.PASS
     out = annotate([undecided, decided, explored], AuditSettings(documents=12))
     power = out[0].details["power"]
-    # se 0.5, 0.6 from the nearer edge, two confirmatory rows: α′ = 0.05/2
-    expected = (0.5 * (1.959964 + 1.281552) / 0.6) ** 2
+    # se 0.5, 0.6 from the nearer edge, heading for PASS: planned at α (replicated needs every
+    # row of the line, no adjustment)
+    expected = (0.5 * (1.644854 + 1.281552) / 0.6) ** 2
     assert power["factor"] == pytest.approx(expected, rel=1e-4)
     assert power["setting"] == "documents" and power["needed"] == math.ceil(12 * expected)
     assert f"--documents {power['needed']}" in out[0].reason and "(now 12)" in out[0].reason
@@ -113,7 +114,7 @@ def test_normtest_plan_runs_a_pilot_and_recommends_a_sample(
 def test_a_plan_leaves_out_what_no_affordable_sample_decides() -> None:
     from normtest.power import OUT_OF_REACH, plan
 
-    near, at_edge = _row(1.1, 0.5), _row(1.9, 0.5)  # 0.6 and 0.1 from the margin's edge
+    near, at_edge = _row(1.1, 0.5), _row(1.95, 0.5)  # 0.6 and 0.05 from the margin's edge
     pilot = AuditSettings(documents=12)
     planned = plan([near, at_edge], pilot)
     (_, near_need), (_, edge_need) = planned.rows

@@ -291,9 +291,9 @@ class _Page(Figures):
         if rows:
             out.append(
                 '<p class="note">The rows that decide the scorecard: the variants where the '
-                "paper states a verdict, each line decided from its own rows. The interval is two-sided; "
-                "its ends are the one-sided bounds the verdict used. <i>paper</i> is the paper's "
-                "expectation, with whether the audit agrees (✓), disagrees "
+                "paper states a verdict, each line decided from its own rows. The interval is "
+                "two-sided; its ends are the one-sided bounds the verdict used. <i>paper</i> is "
+                "the paper's expectation, with whether the audit agrees (✓), disagrees "
                 '(<span class="no">NO</span>) or leaves it undecided (?). † marks a claim '
                 "reconstructed from the authors' earlier work.</p>" + self.rows_table(rows))
         else:
