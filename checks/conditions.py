@@ -64,7 +64,7 @@ MAX_CENTERING_RATIO = 0.5
     quantities=("inner_product", "pmi"),
     unit="nats",
     sample="co-occurring pairs of sample words that the model keeps as one token (every word of "
-           "a whole-word model) in the reference corpus, clustered by their first word",
+           "a whole-word model) in the reference corpus, clustered by both their words",
     statistic="spearman_rho",
     criterion=Criterion.minimum_effect(MIN_RHO),
     margins=RHO_MARGINS,
@@ -81,17 +81,20 @@ MAX_CENTERING_RATIO = 0.5
     backed_by=("tests/test_synthetic.py::test_oracle_passes_word_level_and_c1",
                "tests/test_synthetic.py::test_isotropic_model_fails_word_level_and_c1",
                "tests/test_synthetic.py::test_c1_verdict_degrades_through_inconclusive",
-               "tests/test_calibration.py::test_cluster_bootstrap_keeps_false_pass_rate_at_alpha"),
+               "tests/test_calibration.py::test_cluster_bootstrap_keeps_false_pass_rate_at_alpha",
+               "tests/test_calibration.py::test_two_way_clusters_keep_pairs_false_pass_rate_at_"
+               "alpha"),
 ), data="words")
 def inner_pmi(words: WordData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
-    """Spearman ρ of ⟨e(x), e(y)⟩ with PMI(x, y) over pairs of one-token words, pairs
-    resampled by their first word."""
+    """Spearman ρ of ⟨e(x), e(y)⟩ with PMI(x, y) over pairs of one-token words, resampled by
+    word: each word is drawn, and a pair weighs the product of its two words' draws (a word
+    recurs in many pairs, as the first word or the second)."""
     single = words.one_token()
     x, y, pmi = single.pairs()
     vectors = single.transformed(variant)
     inner = np.einsum("ij,ij->i", vectors[x], vectors[y])
-    measured = measure_correlation(pmi, inner, clusters=x, n_resamples=s.resamples, seed=s.seed,
-                                   alpha=s.alpha)
+    measured = measure_correlation(pmi, inner, clusters=np.column_stack([x, y]),
+                                   n_resamples=s.resamples, seed=s.seed, alpha=s.alpha)
     reliability = single.pmi_reliability()
     extra = {"pairs": int(x.size), "words": len(single.words),
              "pmi_reliability": reliability.to_dict()}

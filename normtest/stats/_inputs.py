@@ -90,6 +90,16 @@ def group_codes(name: str, labels: ArrayLike, n: int) -> np.ndarray:
     return codes.astype(np.intp)
 
 
+def pair_codes(name: str, labels: ArrayLike, n: int) -> np.ndarray:
+    """(n, 2) integer codes 0..G−1 of the two units of each row (a pair of words), over the
+    labels of both columns together, in sorted label order: two-way clusters."""
+    arr = np.asarray(labels)
+    if arr.ndim != 2 or arr.shape != (n, 2):
+        raise NormtestError(f"{name} must be two labels per row ({n}, 2), got shape {arr.shape}")
+    codes = group_codes(name, arr.reshape(-1), 2 * n)
+    return codes.reshape(n, 2)
+
+
 def check_resamples(n_resamples: int) -> int:
     """Validate a bootstrap size."""
     if int(n_resamples) != n_resamples or n_resamples < 100:

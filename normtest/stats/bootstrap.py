@@ -107,7 +107,9 @@ def seeded_row_weights(
     n: int, n_resamples: int, seed: int, clusters: np.ndarray | None = None
 ) -> Iterator[np.ndarray]:
     """:func:`row_weights` of ``np.random.default_rng(seed)``, from the kept draws; the row
-    weights of clusters are kept too (per chunk and digest of the cluster codes)."""
+    weights of clusters are kept too (per chunk and digest of the cluster codes). Two-way
+    clusters ((n, 2) codes: each row a pair of units) weigh a row by the product of its two
+    units' draws (the pigeonhole bootstrap, Owen 2007)."""
     if clusters is None:
         yield from seeded_weights(n, n_resamples, seed)
         return
@@ -118,6 +120,9 @@ def seeded_row_weights(
 
     def rows(w: np.ndarray) -> Callable[[], np.ndarray]:
         # codes 0..G−1 are in range: mode="clip" skips numpy's bounds checks
+        if codes.ndim == 2:  # two-way: a pair drawn as often as both its units together
+            return lambda: (np.take(w, codes[:, 0], axis=1, mode="clip")
+                            * np.take(w, codes[:, 1], axis=1, mode="clip"))
         return lambda: np.take(w, codes, axis=1, mode="clip")
 
     for w in seeded_weights(int(codes.max()) + 1, n_resamples, seed):

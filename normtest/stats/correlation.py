@@ -34,6 +34,7 @@ from normtest.stats._inputs import (
     as_vector,
     check_resamples,
     group_codes,
+    pair_codes,
     same_length,
 )
 from normtest.stats._spearman import Spearman, residualise
@@ -62,8 +63,11 @@ def measure_correlation(
     """corr(x, y) with its sampling distribution and (1 − 2α) interval; no verdict.
 
     Pearson without clusters: Fisher's z. Otherwise a percentile bootstrap over rows, or over
-    ``clusters`` when given. ``units`` (one distinct label per row, e.g. the words) draws each
-    row's weight for its unit rather than for its position: measurements over the same units
+    ``clusters`` when given: one label per row (a document), or two per row, an (n, 2) array,
+    for rows that are pairs of units (two words): each unit is drawn, and a pair weighs the
+    product of its two units' draws (two-way clustering, the pigeonhole bootstrap). ``units``
+    (one distinct label per row, e.g. the words) draws each row's weight for its unit rather
+    than for its position: measurements over the same units
     with the same ``seed`` and ``n_resamples`` then resample alike (paired), whatever their y.
     ``interval="analytic"`` reads a Spearman ρ without clusters by Fisher's z with the
     Bonett–Wright standard error √((1 + ρ²/2)/(n − 3)) instead of a bootstrap (no draws: it
@@ -174,7 +178,9 @@ def _correlation_measurement(
     y = as_vector("y", y_in)
     n = same_length(x=x, y=y)
     cov = None if cov_in is None else as_matrix("covariates", cov_in, n)
-    codes = None if clusters_in is None else group_codes("clusters", clusters_in, n)
+    codes = None if clusters_in is None else (
+        pair_codes("clusters", clusters_in, n) if np.ndim(clusters_in) == 2
+        else group_codes("clusters", clusters_in, n))
     units = None if units_in is None else _unit_codes(units_in, n, codes is not None)
 
     partial = cov is not None
@@ -194,6 +200,8 @@ def _correlation_measurement(
         order = np.argsort(units, kind="stable")
     elif codes is None:
         order = np.lexsort([*cov_keys, y, x])
+    elif codes.ndim == 2:
+        order = np.lexsort([y, *cov_keys, x, codes[:, 1], codes[:, 0]])
     else:
         order = np.lexsort([y, *cov_keys, x, codes])
     x, y = x[order], y[order]
@@ -268,7 +276,8 @@ def _measured(x: np.ndarray, y: np.ndarray, cov: np.ndarray | None, codes: np.nd
         reps = bootstrap.replicates(stat, n, n_resamples, seed, codes)
         sampling = Sampling.bootstrap(reps, estimate)
         unit = ("rows drawn by unit" if units is not None else "rows" if codes is None
-                else f"{n_groups} clusters")
+                else f"{n_groups} clusters" if codes.ndim == 1 else
+                f"{n_groups} units, each pair weighted by both its units' draws (two-way)")
         how = f"{label}, percentile bootstrap over {unit} (B={n_resamples})"
     return Measurement(
         statistic=statistic, estimate=estimate, n=n, method=how, sampling=sampling,
