@@ -102,7 +102,8 @@ def test_glove_conditions_and_information_gain() -> None:
     assert kl.verdict is Verdict.PASS and kl.expected is Verdict.PASS, kl.reason
     inner = by_id["cond.inner_pmi[transform=raw]"]
     assert inner.measurement is not None and inner.measurement.settings["pairs"] > 100
-    assert "clusters" in inner.measurement.method  # pairs share words: resampled by word
+    # pairs share words: resampled by word, a pair weighing both its words' draws
+    assert "two-way" in inner.measurement.method
     assert by_id["cond.self_pmi[transform=raw]"].measurement.statistic == "self_pmi_slope_ratio"
     centered = by_id["cond.centered[transform=raw]"]
     assert 0 < centered.estimate < 1  # a ratio of norms, by Cauchy–Schwarz
