@@ -152,6 +152,10 @@ def _is_int(text: str) -> bool:
 #: warm on two cores, against 64 s for the default), the default, and a release (about the sizes
 #: the power analysis of the embedded models asks for to decide their undecided rows).
 #: A size given explicitly (command line, configuration, pytest option) wins over the profile.
+#: The fewest documents the text claim's sentences come from: the cluster bootstrap's false
+#: PASS rate was calibrated at 40 clusters (0.043; docs/statistics.md), and is liberal below.
+TEXT_CLUSTERS = 40
+
 PROFILES: dict[str, dict[str, int]] = {
     "quick": {"words": 1000, "documents": 40, "sentences": 80, "resamples": 400},
     "standard": {},
@@ -169,7 +173,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("words", "word sample size (default 5000)", "int", 5000, minimum=10, metavar="N"),
     Setting("documents", "documents whose prefixes the CER claims follow (default 150)", "int",
             150, minimum=10, metavar="N"),
-    Setting("sentences", "sentences for the text claim, ten per document (default 240)", "int",
+    Setting("sentences", "sentences for the text claim, from at least 40 documents, ten per "
+            "document beyond (default 240)", "int",
             240, minimum=10, metavar="N"),
     Setting("resamples", "bootstrap resamples (default 1000)", "int", 1000, minimum=100,
             metavar="N"),
@@ -306,8 +311,9 @@ class AuditSettings:
     prefix_step: int = 16
     max_prefix: int = 128
     #: text claim: sentences, taken in turn from this many documents (the bootstrap clusters);
-    #: None: one document per ten sentences (at least 24), so that more sentences also means
-    #: more clusters — the between-document spread is what limits the text claim's interval
+    #: None: one document per ten sentences (at least :data:`TEXT_CLUSTERS`), so that more
+    #: sentences also means more clusters — the between-document spread is what limits the
+    #: text claim's interval
     sentences: int = BY_NAME["sentences"].default
     sentence_documents: int | None = None
     #: text files or folders replacing the bundled corpora (documents, sentences, PMI and KL)
@@ -370,10 +376,11 @@ class AuditSettings:
         """How many documents the text claim's sentences come from (see ``sentence_documents``)."""
         if self.sentence_documents is not None:
             return self.sentence_documents
-        return max(24, math.ceil(self.sentences / 10))
+        return max(TEXT_CLUSTERS, math.ceil(self.sentences / 10))
 
     def documents_for(self, n: int) -> list[Any]:
-        """``n`` documents: the user's corpus when one is given, else the bundled ones."""
+        """``n`` documents: the user's corpus when one is given (its first ones, read as a
+        stream), else the bundled ones, drawn by the audit's seed."""
         from normtest.information import corpus_documents, default_documents
 
         if self.corpus:
@@ -384,7 +391,7 @@ class AuditSettings:
                     "more; give longer documents separated by blank lines"
                 )
             return found
-        return default_documents(n)
+        return default_documents(n, seed=self.seed)
 
     def recorded(self) -> dict[str, Any]:
         """The settings as the report records them (``provenance.audit_settings``)."""

@@ -64,13 +64,16 @@ class PrefixPlan:
 
 
 def default_documents(
-    n: int = 24, *, min_words: int = 200, sources: Sequence[str] = ("lee", "wiki")
+    n: int = 24, *, min_words: int = 200, sources: Sequence[str] = ("lee", "wiki"),
+    seed: int | None = None,
 ) -> list[Document]:
     """Up to ``n`` real documents from the bundled corpora, shared evenly between ``sources``.
 
-    Each source gives ⌈n / len(sources)⌉ (the first source) or ⌊n / len(sources)⌋ documents: the
-    first ones in corpus order with at least ``min_words`` words. Fewer are returned when a source
-    runs out (the caller sees the count).
+    Each source gives ⌈n / len(sources)⌉ (the first source) or ⌊n / len(sources)⌋ documents of
+    at least ``min_words`` words: the first ones in corpus order, or with ``seed`` a draw of
+    them without replacement (kept in corpus order), so that another seed audits other
+    documents as it audits other words. Fewer are returned when a source runs out (the caller
+    sees the count).
     """
     from normtest.information.texts import lee_texts, package_version, wiki_articles
 
@@ -86,8 +89,14 @@ def default_documents(
     out: list[Document] = []
     for j, name in enumerate(names):
         quota = n // len(names) + (1 if j < n % len(names) else 0)
-        eligible = (t for t in known[name]() if len(t.text.split()) >= min_words)
-        for _, t in zip(range(quota), eligible, strict=False):
+        eligible = [t for t in known[name]() if len(t.text.split()) >= min_words]
+        if seed is not None and quota < len(eligible):
+            import numpy as np
+
+            rng = np.random.default_rng([int(seed), j])
+            kept = np.sort(rng.choice(len(eligible), size=quota, replace=False))
+            eligible = [eligible[int(i)] for i in kept]
+        for t in eligible[:quota]:
             out.append(Document(t.doc_id, t.text, f"gensim {version} {name}", t.title))
     return out
 
@@ -212,23 +221,31 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'“(A-Z0-9])")
 
 
 def document_sentences(
-    documents: Sequence[Document], n: int, *, min_words: int = 5, max_words: int = 40
+    documents: Sequence[Document], n: int, *, min_words: int = 5, max_words: int = 40,
+    seed: int | None = None,
 ) -> list[tuple[int, str]]:
     """Up to ``n`` (document index, sentence) pairs of ``documents``, taken in turn from each.
 
     A sentence ends at ``.``, ``!`` or ``?`` followed by space and a capital, digit or quote;
     sentences outside ``min_words``..``max_words`` words (headings, run-ons) are left out, and so
-    are repeats. Round-robin over documents so that no one document dominates the sample.
+    are repeats. Round-robin over documents so that no one document dominates the sample: each
+    document's sentences in text order, or with ``seed`` in a seeded order of their own.
     """
     if n < 1 or min_words < 1 or max_words < min_words:
         raise NormtestError(
             f"need n >= 1 and 1 <= min_words <= max_words, got n={n}, min_words={min_words}, "
             f"max_words={max_words}"
         )
-    pools = []
+    pools: list[list[str]] = []
     for d in documents:
         parts = (" ".join(s.split()) for s in _SENTENCE_END.split(d.text))
-        pools.append([s for s in parts if min_words <= len(s.split()) <= max_words])
+        pool = [s for s in parts if min_words <= len(s.split()) <= max_words]
+        if seed is not None and len(pool) > 1:
+            import numpy as np
+
+            order = np.random.default_rng([int(seed), len(pools)]).permutation(len(pool))
+            pool = [pool[int(i)] for i in order]
+        pools.append(pool)
     out: list[tuple[int, str]] = []
     seen: set[str] = set()
     for round_ in range(max((len(p) for p in pools), default=0)):

@@ -70,6 +70,8 @@ class TextData:
     #: each sentence's length in the tokens its surprisal sums over (the surprisal model's
     #: tokenisation): the trivial predictor of its information (the claim's ``baseline``)
     lengths: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
+    #: the id of each document the sentences come from (``documents`` index into it)
+    document_ids: tuple[str, ...] = ()
     _vectors: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
     _tokens: dict[str, Any] = field(default_factory=dict)
     #: a view of another text data's sentences (:meth:`view`): that data and the rows kept
@@ -84,23 +86,26 @@ class TextData:
                                                                             dtype=np.float64)
         return TextData(self.adapter, [self.sentences[i] for i in rows], self.documents[rows],
                         ic, name or self.surprisal_model, self.lengths[rows],
-                        _source=(self, rows))
+                        self.document_ids, _source=(self, rows))
 
     def with_norms(self, norms: Mapping[tuple[str, str], np.ndarray]) -> TextData:
         """The same sentences, documents and surprisal with these squared norms (by
         (composition, representation)) — a control's data, made rather than measured."""
         return TextData(self.adapter, list(self.sentences), self.documents, self.information,
-                        self.surprisal_model, self.lengths, _vectors=dict(norms))
+                        self.surprisal_model, self.lengths, self.document_ids,
+                        _vectors=dict(norms))
 
     # -- what the report keeps of it (the data-kind registry, normtest.vectors.audit_data) ------
     def provenance(self, settings: AuditSettings) -> dict[str, Any]:
         """What the report's provenance says of the sentences (``settings``: the audit's)."""
-        return {"sentences": len(self.sentences), "surprisal_model": self.surprisal_model}
+        return {"sentences": len(self.sentences), "surprisal_model": self.surprisal_model,
+                "sentence_documents": len(set(self.documents.tolist()))}
 
     def plot_data(self, variants: Sequence[Mapping[str, str]] = ()) -> dict[str, Any] | None:
         """The report's ``data["texts"]`` (``variants``, the word claims' measured variants, do
-        not concern it): sentence ids, the surprisal model and values, the documents, the
-        lengths (the baseline) and the squared norms measured; None when none was measured."""
+        not concern it): sentence ids, the surprisal model and values, the documents (by index,
+        and their ids), the lengths (the baseline) and the squared norms measured; None when
+        none was measured."""
         if not self._vectors:
             return None
         return {
@@ -108,6 +113,7 @@ class TextData:
             "surprisal_model": self.surprisal_model,
             "information": rounded(self.information),
             "document": [int(d) for d in self.documents],
+            "document_ids": list(self.document_ids),
             "lengths": [int(n) for n in self.lengths],
             "squared_norms": {variant_key({"composition": c, "representation": r}): rounded(v)
                               for (c, r), v in self._vectors.items() if not profiled(r)},
@@ -128,9 +134,11 @@ class TextData:
         own = adapter_info(adapter).own_texts
         if own is not None:  # precomputed text vectors: their own texts, each its own cluster
             pairs = list(enumerate(own))
+            ids = tuple(f"own:{i}" for i in range(len(own)))
         else:
             documents = settings.documents_for(settings.text_documents)
-            pairs = document_sentences(documents, settings.sentences)
+            pairs = document_sentences(documents, settings.sentences, seed=settings.seed)
+            ids = tuple(d.doc_id for d in documents)
         if not pairs:
             raise NormtestError("the documents hold no sentence of 5 to 40 words")
         lm = cast("LogProbModel", adapter) if supports(adapter, Capability.TOKEN_LOGPROBS) \
@@ -138,7 +146,7 @@ class TextData:
         texts = [t for _, t in pairs]
         scored = stored_surprisal(lm, texts)
         return cls(adapter, texts, np.array([d for d, _ in pairs], dtype=np.intp),
-                   scored.information, lm.name, scored.n_tokens.astype(np.intp))
+                   scored.information, lm.name, scored.n_tokens.astype(np.intp), ids)
 
     def squared_norms(self, variant: Mapping[str, str]) -> np.ndarray:
         """‖e(t)‖² of each sentence under the variant's pooling and representation."""
