@@ -147,30 +147,36 @@ def _line_status(rows: list[Result]) -> str:
     return next(x for x in build(adjust_audit(rows)) if x.key == "h").status
 
 
+def _lines_at_threshold(k: int, runs: int, rng: np.random.Generator, status: str,
+                        verdict: Verdict, scale: float = 0.05) -> tuple[float, float]:
+    """Lines of ``k`` independent rows whose true effects sit exactly at the threshold: the
+    share of runs in which the line took ``status``, and in which some row was ``verdict``."""
+    hits = some = 0
+    for _ in range(runs):
+        rows = [_row(0.3 + float(e), scale, "confirmatory") for e in rng.normal(0, scale, k)]
+        hits += _line_status(rows) == status
+        some += any(r.verdict is verdict for r in rows)
+    return hits / runs, some / runs
+
+
 @pytest.mark.slow
 def test_a_line_is_replicated_at_most_alpha_of_the_time_at_the_margin() -> None:
     """Calibration of the per-line rule (docs/statistics.md, "Each line its own decision"):
     four rows whose true effects sit exactly at the threshold (every PASS is false) replicate
     the line at most α of the time — about α when the rows move together, far less when they
     are independent — although one of the four passes far more often (what the line does not
-    claim); with every effect 4.5
-    standard errors beyond the threshold the line is replicated in at least 95% of the runs
-    (each row's power 0.998, the line's 0.99)."""
+    claim); with every effect 4.5 standard errors beyond the threshold the line is replicated
+    in at least 95% of the runs (each row's power 0.998, the line's 0.99)."""
     rng = np.random.default_rng(7)
     k, runs, scale = 4, 4000, 0.05
-    replicated = any_pass = 0
-    for _ in range(runs):
-        rows = [_row(0.3 + float(e), scale, "confirmatory") for e in rng.normal(0, scale, k)]
-        replicated += _line_status(rows) == "replicated"
-        any_pass += any(r.verdict is Verdict.PASS for r in rows)
-    rate = replicated / runs
+    rate, any_pass = _lines_at_threshold(k, runs, rng, "replicated", Verdict.PASS)
     error = 3 * math.sqrt(ALPHA * (1 - ALPHA) / runs)
     # the worst case: rows that move together (one draw for all four) replicate at α itself
     together = sum(_line_status([_row(0.3 + e, scale, "confirmatory")] * k) == "replicated"
                    for e in rng.normal(0, scale, runs).tolist()) / runs
     print(f"false replication over {k} rows at the margin: {rate:.4f} independent, "
-          f"{together:.4f} moving together (some row passes: {any_pass / runs:.3f})")
-    assert rate <= ALPHA + error and together <= ALPHA + error and any_pass / runs > 0.15
+          f"{together:.4f} moving together (some row passes: {any_pass:.3f})")
+    assert rate <= ALPHA + error and together <= ALPHA + error and any_pass > 0.15
     assert together > ALPHA - error  # the rule spends its whole level, no more
     powered = sum(_line_status([_row(0.3 + 4.5 * scale + float(e), scale, "confirmatory")
                                 for e in rng.normal(0, scale, k)]) == "replicated"
@@ -183,14 +189,9 @@ def test_a_line_is_replicated_at_most_alpha_of_the_time_at_the_margin() -> None:
 def test_a_line_is_contradicted_at_most_alpha_of_the_time_at_the_margin() -> None:
     """Twelve rows exactly at the threshold (every FAIL is false): after Holm within the line
     the line is contradicted at most α of the time; unadjusted it would be most of the time."""
-    rng = np.random.default_rng(11)
-    k, runs, scale = 12, 2000, 0.05
-    contradicted = any_unadjusted = 0
-    for _ in range(runs):
-        rows = [_row(0.3 + float(e), scale, "confirmatory") for e in rng.normal(0, scale, k)]
-        contradicted += _line_status(rows) == "contradicted"
-        any_unadjusted += any(r.verdict is Verdict.FAIL for r in rows)
-    rate, naive = contradicted / runs, any_unadjusted / runs
+    k, runs = 12, 2000
+    rate, naive = _lines_at_threshold(k, runs, np.random.default_rng(11), "contradicted",
+                                      Verdict.FAIL)
     error = 3 * math.sqrt(ALPHA * (1 - ALPHA) / runs)
     print(f"false contradiction over {k} rows: per-line Holm {rate:.3f}, unadjusted {naive:.3f}")
     assert rate <= ALPHA + error and naive > 0.3
