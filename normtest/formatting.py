@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from normtest.result import Result
 
-__all__ = ["MISSING", "beside", "bounds", "general", "interval", "number", "threshold"]
+__all__ = ["MISSING", "beside", "bounds", "general", "interval", "number", "stored_bounds",
+           "threshold"]
 
 #: What a missing or non-finite number is written as.
 MISSING = "—"
@@ -83,3 +84,12 @@ def beside(result: Result, part: str, digits: Callable[[Any], str] = number) -> 
         verdict = judged.get("verdict") if isinstance(judged, dict) else None
         text += f" {verdict}" if verdict else ""
     return text
+
+
+def stored_bounds(ci: Any) -> str:
+    """``[low, high]`` of an interval as a report stores it (a list of two numbers or nulls),
+    or — when an end is missing."""
+    if not isinstance(ci, list | tuple) or len(ci) != 2:
+        return MISSING
+    ends = [math.nan if v is None else float(v) for v in ci]
+    return bounds((ends[0], ends[1]))

@@ -26,6 +26,7 @@ import numpy as np
 from normtest.errors import NormtestError
 from normtest.formatting import interval as _interval
 from normtest.formatting import number as _number
+from normtest.formatting import stored_bounds
 from normtest.render import _format as fmt
 from normtest.render import fits, layers, plots
 from normtest.report import Report
@@ -269,8 +270,8 @@ class Figures:
                 continue
             for c in item.ran:
                 rows = "; ".join(f"<code>{esc(r['id'])}</code> {badge(str(r['verdict']))} "
-                                 f"{esc(_number(r.get('estimate')))}"
-                                 for r in c.rows)
+                                 f"{esc(_number(r.get('estimate')))} "
+                                 f"{esc(stored_bounds(r.get('ci')))}" for r in c.rows)
                 mark = "✅" if c.ok else "❌"
                 power = "" if c.power is None else (
                     f" · power {c.power:.2f} at {c.planted:g}"

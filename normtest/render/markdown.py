@@ -23,7 +23,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from normtest.formatting import beside
+from normtest.formatting import beside, stored_bounds
 from normtest.formatting import interval as _interval
 from normtest.formatting import number as _number
 from normtest.formatting import threshold as _threshold
@@ -124,6 +124,11 @@ def scorecard_markdown(lines: Sequence[Line], ids: Sequence[str] | set[str] = ()
     return out
 
 
+def _control_effect(row: Mapping[str, Any]) -> str:
+    """A stored control row's estimate and interval: ``0.41 [0.38, 0.44]``."""
+    return f"{_number(row.get('estimate'))} {stored_bounds(row.get('ci'))}"
+
+
 def controls_markdown(controls: Sequence[Any]) -> list[str]:
     """Each line's controls: what each was built as, what it came out, the effect a positive
     control planted and the power the sample gives there, and its rows' estimates."""
@@ -144,8 +149,8 @@ def controls_markdown(controls: Sequence[Any]) -> list[str]:
                 came += f"; power {c.power:.2f} at the smallest effect to detect ({c.planted:g})"
                 came += f" ({c.needs} would give 0.8)" if c.needs else ""
             rows = "; ".join(
-                f"{md_code(r['id'])} {r['verdict']} {_number(r.get('estimate'))}"
-                + (f" (beyond {_number(r['beyond'].get('estimate'))})"
+                f"{md_code(r['id'])} {r['verdict']} {_control_effect(r)}"
+                + (f" (beyond {_control_effect(r['beyond'])})"
                    if isinstance(r.get("beyond"), Mapping) else "") for r in c.rows)
             out.append(_row([md_text(item.line), c.kind, md_text(came), md_text(c.note),
                              rows]))
