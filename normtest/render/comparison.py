@@ -103,17 +103,22 @@ def _variant_note(r: Result) -> str:
     return note + (f" ({states})" if states else "")
 
 
-def scorecards(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
-    """(model names, rows of hypothesis title then each model's status)."""
+def scorecards(comparison: Comparison, *, readings: bool = False
+               ) -> tuple[list[str], list[list[str]]]:
+    """(model names, rows of hypothesis title then each model's status — with ``readings``,
+    its verdict with its other readings where they differ: ``replicated as stated · not beyond
+    token count``)."""
     names = list(comparison.provenance.get("models") or [r.model.get("name")
                                                          for r in comparison.reports])
     lines = [report.scorecard for report in comparison.reports]
     titles = list(dict.fromkeys(line.title for card in lines for line in card))
     rows = []
     for title in titles:
-        statuses = [next((x.status for x in card if x.title == title), "—") for card in lines]
+        found = [next((x for x in card if x.title == title), None) for card in lines]
+        statuses = ["—" if x is None else x.status for x in found]
         if any(status not in ("not tested", "—") for status in statuses):
-            rows.append([title, *statuses])
+            rows.append([title, *(["—" if x is None else x.verdict for x in found]
+                                  if readings else statuses)])
     return [str(n) for n in names], rows
 
 
@@ -272,7 +277,7 @@ def render_comparison_markdown(comparison: Comparison) -> str:
                          if math.isfinite(r.estimate) else md_text(r.reason),
                          md_text(_threshold(r)),
                          _expected(r)]))
-    names, rows = scorecards(comparison)
+    names, rows = scorecards(comparison, readings=True)
     out += ["", "### Scorecards", "", _row(["hypothesis", *map(md_code, names)]),
             _row(["---"] * (len(names) + 1))]
     out += [_row([md_text(row[0]), *(md_text(c) for c in row[1:])]) for row in rows]
