@@ -280,8 +280,9 @@ def _run(builder: Builder, context: ControlContext) -> Control:
     """One control: the line's deciding rows measured on the control data, judged, adjusted by
     the line's own rule (as the headline is), and the line decided."""
     from normtest.catalogue import get
+    from normtest.power import weakest_margin_power
     from normtest.rows import measure_row
-    from normtest.scorecard import _beyond, _decide
+    from normtest.scorecard import _decide, beyond_reading
     from normtest.stats.multiplicity import adjust
 
     made, note = builder(context)
@@ -296,42 +297,16 @@ def _run(builder: Builder, context: ControlContext) -> Control:
         rows.append(replace(judged, expected=r.expected, role=r.role, hypothesis=r.hypothesis))
     rows = adjust(rows, "line")  # the line's own decision, as the headline's
     status = _decide(rows)[0] if rows else "not tested"
-    beyond = _beyond(rows)
+    beyond = beyond_reading(rows)
     planted, power, needs = None, None, ""
     if context.kind == "positive":
-        planted, power, needs = _margin_power(rows, settings)
+        weakest = weakest_margin_power(rows, POWER_AT_MARGIN, settings)
+        if weakest is not None:
+            planted, power, need = weakest
+            if need is not None and need.setting is not None and need.needed is not None:
+                needs = f"--{need.setting} {need.needed:,}"
     return Control(context.kind, status, tuple(_row(r) for r in rows), note,
                    "" if beyond is None else beyond.status, planted, power, needs)
-
-
-def _margin_power(rows: Sequence[Result], settings: Any) -> tuple[float | None, float | None,
-                                                                  str]:
-    """The smallest effect the line must detect (its claims' :attr:`~Claim.detect`), the power
-    the audit's sample gives the criterion there (the weakest one-sided row's, read from the
-    control row's own interval) and, where short of :data:`POWER_AT_MARGIN`, the sample that
-    would give it."""
-    from normtest.catalogue import get
-    from normtest.power import margin_power
-
-    planted: float | None = None
-    weakest: tuple[float, Any] | None = None
-    for r in rows:
-        detect = get(str(r.claim)).detect
-        if r.criterion is None or r.criterion.direction == "within" \
-                or not isinstance(detect, int | float):
-            continue
-        found = margin_power(r, float(detect), POWER_AT_MARGIN, settings)
-        if found is None:
-            continue
-        planted = float(detect) if planted is None else max(planted, float(detect))
-        if weakest is None or found[0] < weakest[0]:
-            weakest = found
-    if weakest is None:
-        return planted, None, ""
-    power, need = weakest
-    needs = "" if need is None or need.setting is None or need.needed is None else \
-        f"--{need.setting} {need.needed:,}"
-    return planted, power, needs
 
 
 def _row(r: Result) -> dict[str, Any]:

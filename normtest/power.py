@@ -171,6 +171,28 @@ def margin_power(result: Result, effect: float, target: float,
     return power, Requirement(factor, c.alpha, setting, now)
 
 
+def weakest_margin_power(rows: Sequence[Result], target: float, settings: Any = None,
+                         ) -> tuple[float, float, Requirement | None] | None:
+    """Over the one-sided rows whose claims declare the smallest effect they must detect (a
+    claim's ``detect``): (that effect, the weakest row's :func:`margin_power` there, and what
+    that row needs for ``target``); None where no row can say."""
+    from normtest.catalogue import get
+
+    effect: float | None = None
+    weakest: tuple[float, Requirement | None] | None = None
+    for r in rows:
+        detect = get(str(r.claim)).detect
+        if not isinstance(detect, int | float):
+            continue
+        found = margin_power(r, float(detect), target, settings)
+        if found is None:
+            continue
+        effect = float(detect) if effect is None else max(effect, float(detect))
+        if weakest is None or found[0] < weakest[0]:
+            weakest = found
+    return None if weakest is None or effect is None else (effect, *weakest)
+
+
 def _setting(result: Result, settings: Any) -> tuple[str | None, int | None]:
     """The audit setting that grows this row's sample, and its current value."""
     from normtest.catalogue import get
@@ -182,6 +204,12 @@ def _setting(result: Result, settings: Any) -> tuple[str | None, int | None]:
         return None, None
     value = getattr(settings, name, None) if name else None
     return name, value if isinstance(value, int) else None
+
+
+def _required_at_line(result: Result, results: Sequence[Result],
+                      settings: Any) -> Requirement | None:
+    alpha, fail_alpha = line_levels(result, results)
+    return required(result, alpha, settings, fail_alpha=fail_alpha)
 
 
 def line_levels(result: Result, results: Sequence[Result]) -> tuple[float, float]:
@@ -200,8 +228,7 @@ def annotate(results: Sequence[Result], settings: Any = None) -> list[Result]:
     ``power`` and a clause of its reason); other rows unchanged."""
     out = []
     for r in results:
-        need = (required(r, line_levels(r, results)[0], settings,
-                         fail_alpha=line_levels(r, results)[1])
+        need = (_required_at_line(r, results, settings)
                 if r.confirmatory and r.verdict is Verdict.INCONCLUSIVE else None)
         if need is None:
             out.append(r)
@@ -254,7 +281,5 @@ def plan(results: Sequence[Result], settings: Any) -> Plan:
     that would decide it (:func:`required`, at the audit's Holm level for its first step)."""
     confirmatory = [r for r in results if r.confirmatory and r.measurement is not None]
     rows = tuple((r, None if r.verdict in (Verdict.PASS, Verdict.FAIL)
-                  else required(r, line_levels(r, results)[0], settings,
-                                fail_alpha=line_levels(r, results)[1]))
-                 for r in confirmatory)
+                  else _required_at_line(r, results, settings)) for r in confirmatory)
     return Plan(rows, settings)

@@ -116,6 +116,11 @@ class Criterion:
         sign = 1.0 if alternative == "greater" else -1.0
         return cls(direction=alternative, threshold=sign * float(min_effect), alpha=alpha)
 
+    def headline(self) -> Criterion:
+        """The same criterion judging the headline alone (its components dropped): what a
+        measurement without those components — a row's ``beyond`` reading — is held to."""
+        return replace(self, components={})
+
     def with_alpha(self, alpha: float) -> Criterion:
         """The same criterion, components included, at another level."""
         parts = {k: c.with_alpha(alpha) for k, c in self.components.items()}

@@ -351,23 +351,16 @@ def _assess_line(line: Any, results: Sequence[Result], context: AnalysisContext)
 
 
 def _too_small(rows: Sequence[Result]) -> bool:
-    """Whether an analysis cannot tell: a deciding row could not be estimated, or the criterion
-    of a one-sided row has power below :data:`POWER_AT_MARGIN` at the smallest effect its claim
-    must detect (read from the row's own interval, :func:`normtest.power.margin_power`)."""
-    from normtest.catalogue import get
-    from normtest.power import margin_power
+    """Whether an analysis cannot tell: a deciding row could not be estimated, or the
+    criterion's power at the smallest effect its claims must detect is below
+    :data:`POWER_AT_MARGIN` (the weakest one-sided row's, read from its own interval:
+    :func:`normtest.power.weakest_margin_power`)."""
+    from normtest.power import weakest_margin_power
 
-    for r in rows:
-        if r.measurement is None or r.measurement.sampling is None:
-            return True
-        detect = get(str(r.claim)).detect
-        if r.criterion is None or r.criterion.direction == "within" \
-                or not isinstance(detect, int | float):
-            continue
-        found = margin_power(r, float(detect), POWER_AT_MARGIN)
-        if found is not None and found[0] < POWER_AT_MARGIN:
-            return True
-    return False
+    if any(r.measurement is None or r.measurement.sampling is None for r in rows):
+        return True
+    weakest = weakest_margin_power(rows, POWER_AT_MARGIN)
+    return weakest is not None and weakest[1] < POWER_AT_MARGIN
 
 
 def _row(r: Result, position: int, reference: Result) -> dict[str, Any]:

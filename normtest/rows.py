@@ -14,7 +14,7 @@ from normtest.measurement import finite_or_none, invalid
 from normtest.result import Criterion, Measurement, Result, Verdict, judge
 from normtest.settings import AuditSettings
 
-__all__ = ["beyond_criterion", "judge_beyond", "measure_row", "merge_identical"]
+__all__ = ["judge_beyond", "measure_row", "merge_identical"]
 
 
 def measure_row(claim: Claim, data: Any, variant: Mapping[str, str], settings: AuditSettings,
@@ -55,22 +55,17 @@ def measure_row(claim: Claim, data: Any, variant: Mapping[str, str], settings: A
                       f"be judged: {type(exc).__name__}: {exc}", **row)
 
 
-def beyond_criterion(criterion: Criterion) -> Criterion:
-    """The criterion a row's beyond reading is held to: the claim's own headline threshold
-    (its components judge the headline's parts, which the beyond measurement lacks)."""
-    return replace(criterion, components={})
-
-
 def judge_beyond(row: Result, baseline: str) -> Result:
     """The row with its beyond reading judged (``details["beyond"]``: the baseline in words,
     the verdict, its reason and p-values), from its measurement's ``beyond`` component against
-    :func:`beyond_criterion`; a measurement without one says it was not measured."""
+    the claim's own headline threshold (:meth:`Criterion.headline`); a measurement without one
+    says it was not measured."""
     measured = None if row.measurement is None else row.measurement.components.get("beyond")
     if measured is None or row.criterion is None:
         found: dict[str, Any] = {"baseline": baseline, "verdict": None,
                                  "reason": "the measurement reports no beyond component"}
     else:
-        j = judge(measured, beyond_criterion(row.criterion))
+        j = judge(measured, row.criterion.headline())
         found = {"baseline": baseline, "verdict": j.verdict.value, "reason": j.reason,
                  "p_pass": finite_or_none(j.p_pass), "p_fail": finite_or_none(j.p_fail)}
     return replace(row, details={**row.details, "beyond": found})

@@ -103,7 +103,7 @@ class Line:
         """``not beyond token count`` where the beyond reading differs from the line's status
         (``beyond token count``, ``undecided beyond length``), else empty."""
         b = self.beyond
-        if b is None or self.status in ("not tested",) or _BEYOND_STATUS.get(b.status) == \
+        if b is None or self.status == "not tested" or _BEYOND_STATUS.get(b.status) == \
                 _BEYOND_STATUS.get(self.measured or self.status):
             return ""
         return beyond_words(b)
@@ -126,8 +126,7 @@ class Line:
 
 
 #: How a beyond reading's status reads (its name is ``beyond token count``).
-_BEYOND_STATUS = {"replicated": "holds", "contradicted": "not", "undecided": "undecided",
-                  "invalid": "undecided"}
+_BEYOND_STATUS = {"replicated": "holds", "contradicted": "not", "undecided": "undecided"}
 
 
 def beyond_words(b: Reading) -> str:
@@ -137,44 +136,28 @@ def beyond_words(b: Reading) -> str:
     return b.name if how == "holds" else f"{how} {b.name}"
 
 
-def _holm(p_values: Sequence[float]) -> list[float]:
-    """Holm's step-down adjusted p-values (NaN stays NaN)."""
-    order = sorted((p, i) for i, p in enumerate(p_values) if p == p)
-    out = [float("nan")] * len(p_values)
-    k, running = len(order), 0.0
-    for j, (p, i) in enumerate(order):
-        running = max(running, min(1.0, (k - j) * p))
-        out[i] = running
-    return out
-
-
-def _number(value: Any) -> float:
-    return float("nan") if value is None else float(value)
-
-
-def _beyond(rows: Sequence[Result]) -> Reading | None:
+def beyond_reading(rows: Sequence[Result]) -> Reading | None:
     """The beyond reading of a line's deciding rows that declare a baseline: each row's beyond
-    measurement judged against its own threshold, PASS unadjusted (replicated needs every row:
-    an intersection–union test), FAIL at Holm's level over the line's beyond rows; decided as
-    the line is (:func:`_decide`)."""
+    measurement held to its own headline threshold and adjusted by the line's own rule (PASS
+    unadjusted: replicated needs every row; FAIL at Holm's level over the line's rows), then
+    decided as the line is (:func:`_decide`)."""
+    from normtest.stats.multiplicity import adjust
+
     measured = [r for r in rows if isinstance(r.details.get("beyond"), Mapping)]
     if not measured:
         return None
     names = list(dict.fromkeys(str(r.details["beyond"].get("baseline") or "baseline")
                                for r in measured))
-    p_fail = _holm([_number(r.details["beyond"].get("p_fail")) for r in measured])
     judged = []
-    for r, pf in zip(measured, p_fail, strict=True):
-        b = r.details["beyond"]
-        part = None if r.measurement is None else r.measurement.components.get("beyond")
-        crit = None if r.criterion is None else replace(r.criterion, components={})
-        verdict = Verdict(b["verdict"]) if b.get("verdict") else Verdict.ERROR
-        alpha = crit.alpha if crit is not None else 0.05
-        if verdict is Verdict.FAIL and not pf < alpha:
-            verdict = Verdict.INCONCLUSIVE
-        judged.append(replace(r, verdict=verdict, measurement=part, criterion=crit,
-                              details={k: v for k, v in r.details.items() if k != "power"}))
-    status, reason = _decide(judged)
+    for r in measured:
+        verdict = r.details["beyond"].get("verdict")
+        judged.append(replace(
+            r, verdict=Verdict(verdict) if verdict else Verdict.ERROR,
+            measurement=None if r.measurement is None else r.measurement.components.get(
+                "beyond"),
+            criterion=None if r.criterion is None else r.criterion.headline(),
+            details={k: v for k, v in r.details.items() if k != "power"}))
+    status, reason = _decide(adjust(judged, "line"))
     return Reading("beyond " + " & ".join(names), status, reason)
 
 
@@ -253,7 +236,7 @@ def _line(key: str, title: str, source: str, results: Sequence[Result],
     for other in readings:
         if other.status != status:
             reason += f"; {other.name}: {other.status}, {other.reason}"
-    beyond = _beyond(deciding)
+    beyond = beyond_reading(deciding)
     if beyond is not None and _BEYOND_STATUS.get(beyond.status) != _BEYOND_STATUS.get(status):
         reason += f"; {beyond_words(beyond)}: {beyond.reason}"
     return Line(key, title, status, reason, rows, source, short, reference if readings else "",

@@ -193,6 +193,26 @@ def test_a_positive_control_at_the_margin_fails_where_the_sample_cannot_see_it(
     assert next(r for r in checked.positive.rows)["estimate"] == pytest.approx(0.4, abs=0.05)
 
 
+def test_a_confound_control_that_passes_beyond_makes_the_line_invalid() -> None:
+    """The confound control must not be replicated beyond its baseline: where it is (the beyond
+    reading fooled by the token count), the line is invalid; as stated it may pass."""
+    fooled = LineControls("word_level", Control("positive", "replicated", power=0.95),
+                          Control("negative", "contradicted"),
+                          confound=Control("confound", "replicated", beyond="replicated"))
+    assert not fooled.valid and "confound control" in fooled.reason()
+    assert fooled.short() == "confound replicated beyond its baseline"
+    held = LineControls("word_level", Control("positive", "replicated", power=0.95),
+                        Control("negative", "contradicted"),
+                        confound=Control("confound", "replicated", beyond="contradicted"))
+    assert held.valid and held.reason() == ""
+    unpowered = LineControls("word_level", Control("positive", "replicated", planted=0.4,
+                                                   power=0.6, needs="--words 900"),
+                             Control("negative", "contradicted"))
+    assert not unpowered.valid and "--words 900" in unpowered.reason()
+    again = LineControls.from_dict(fooled.to_dict())
+    assert again.to_dict() == fooled.to_dict() and not again.valid
+
+
 def test_controls_are_declared_once() -> None:
     assert builder_of("word_level") is not None and builder_of("no_such_line") is None
     with pytest.raises(NormtestError, match="declared twice"):

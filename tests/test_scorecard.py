@@ -190,11 +190,34 @@ def test_a_line_is_contradicted_at_most_alpha_of_the_time_at_the_margin() -> Non
     """Twelve rows exactly at the threshold (every FAIL is false): after Holm within the line
     the line is contradicted at most α of the time; unadjusted it would be most of the time."""
     k, runs = 12, 2000
-    rate, naive = _lines_at_threshold(k, runs, np.random.default_rng(11), "contradicted",
-                                      Verdict.FAIL)
+    rng = np.random.default_rng(11)
+    rate, naive = _lines_at_threshold(k, runs, rng, "contradicted", Verdict.FAIL)
     error = 3 * math.sqrt(ALPHA * (1 - ALPHA) / runs)
     print(f"false contradiction over {k} rows: per-line Holm {rate:.3f}, unadjusted {naive:.3f}")
     assert rate <= ALPHA + error and naive > 0.3
+    # power: one row of the twelve 4.5 standard errors below the threshold contradicts the line
+    scale = 0.05
+    found = sum(_line_status([_row(0.3 - 4.5 * scale + float(e[0]), scale, "confirmatory"),
+                              *(_row(0.3 + 4.5 * scale + float(x), scale, "confirmatory")
+                                for x in e[1:])]) == "contradicted"
+                for e in rng.normal(0, scale, (1000, k)))
+    print(f"contradiction with one row 4.5 SE below the margin: {found / 1000:.3f}")
+    assert found / 1000 >= 0.9
+
+
+def test_a_lines_sensitivity_names_its_nearest_deciding_bound() -> None:
+    """The margin's effect on a line, reported apart from its robustness: the deciding bound
+    nearest its threshold — a PASS row's lower bound, an undecided row's nearer one."""
+    from normtest.scorecard import sensitivity
+
+    passing = _row(0.6, 0.05, "confirmatory")  # 90% interval [0.518, 0.682]
+    assert passing.verdict is Verdict.PASS
+    text = sensitivity([passing])
+    assert "0.518" in text and "0.218 away" in text
+    undecided = _row(0.31, 0.05, "confirmatory")  # [0.228, 0.392]: 0.072 below the threshold
+    text = sensitivity([passing, undecided])
+    assert "0.228" in text and "0.0722 away" in text
+    assert sensitivity([]) == ""
 
 
 # -- the scorecard ---------------------------------------------------------------------------------

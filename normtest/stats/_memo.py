@@ -32,7 +32,12 @@ __all__ = ["DEFAULT_BUDGET", "clear", "derived", "digest", "fits", "is_chunk", "
            "lookup", "nbytes", "register", "stats", "store"]
 
 #: Bytes the memo may hold: the draws and shared ranks of a few claims at n = 5,000, B = 1,000.
-DEFAULT_BUDGET = 256 * 2**20
+#: 1 GiB: a partial correlation's shared side (x's ranks, the covariates' orthonormal basis and
+#: x's residual, each n × B floats) is about 200 MB at 5,000 words and 1,000 resamples, and an
+#: audit's baseline readings hold three such sides in turn (all words, multi-token words, the
+#: KL words); at 256 MiB they evicted each other and were rebuilt for nearly every variant
+#: (the default MiniLM audit's measuring stage 30.0 s, against 10.5 s at 768 MiB)
+DEFAULT_BUDGET = 2**30
 
 T = TypeVar("T")
 

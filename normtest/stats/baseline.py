@@ -95,12 +95,11 @@ def measure_baseline(
     base = measure_correlation(information, baseline, units=units, clusters=clusters,
                                n_resamples=n_resamples, seed=seed, alpha=alpha,
                                interval=interval)
-    beyond = measure_partial_correlation(information, norms, baseline_covariates(baseline),
-                                         units=units, clusters=clusters,
-                                         n_resamples=n_resamples, seed=seed, alpha=alpha,
-                                         interval=interval)
-    codes = strata(np.asarray(baseline, dtype=np.float64))
-    n_strata = int(codes.max()) + 1 if codes.size else 0
+    covariates = baseline_covariates(baseline)
+    beyond = measure_partial_correlation(information, norms, covariates, units=units,
+                                         clusters=clusters, n_resamples=n_resamples, seed=seed,
+                                         alpha=alpha, interval=interval)
+    n_strata = covariates.shape[1] if covariates.shape[0] else 0  # the value + k − 1 indicators
     return {"baseline": base,
             "beyond": beyond.with_settings(strata=n_strata, beyond="baseline strata + linear")}
 
@@ -144,8 +143,8 @@ def _normal_difference(name: str, one: Measurement, two: Measurement,
         return Measurement.not_estimable(name, one.n, method, "; ".join(missing),
                                          seed=one.seed, components=parts)
     z = float(_ndtri(1 - alpha))
-    spreads = [(m.interval(1 - 2 * alpha)[1] - m.interval(1 - 2 * alpha)[0]) / (2 * z)
-               for m in (one, two)]
+    spreads = [(high - low) / (2 * z) for low, high in
+               (m.interval(1 - 2 * alpha) for m in (one, two))]
     scale = math.sqrt(sum(s * s for s in spreads))
     estimate = one.estimate - two.estimate
     if not scale > 0:
