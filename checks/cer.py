@@ -13,7 +13,7 @@ from normtest.checks.axes import CER_GROWTH, FIXED_POINTS, PAPER, POOLINGS, REPR
 from normtest.control_data import fixed_point_controls, growth_controls
 from normtest.controls import controls
 from normtest.result import Criterion, Measurement, Verdict
-from normtest.robustness import specifications
+from normtest.robustness import SAMPLES, specifications
 from normtest.settings import AuditSettings
 from normtest.stats import measure_fixed_point, measure_monotone_share
 from normtest.vectors import PrefixData
@@ -156,7 +156,7 @@ def fixed_point(prefixes: PrefixData, variant: Mapping[str, str],
 # what a prefix length counts and which lengths
 for _line in (CER_GROWTH, FIXED_POINTS):
     specifications(_line, prefix_unit=("tokens", "words"),
-                   grid=("every", "every_other", "short"))
+                   grid=("every", "every_other", "short"), sample=SAMPLES)
 
 # the controls on the audit's own data (normtest.control_data)
 controls(CER_GROWTH, growth_controls)

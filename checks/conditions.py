@@ -26,7 +26,7 @@ from normtest.checks.word import (
 from normtest.control_data import condition_controls
 from normtest.controls import controls
 from normtest.result import Criterion, Measurement, Verdict
-from normtest.robustness import specifications
+from normtest.robustness import SAMPLES, specifications
 from normtest.settings import AuditSettings
 from normtest.stats import bootstrap, measure_correlation
 from normtest.vectors import WordData
@@ -215,9 +215,9 @@ def centered(words: WordData, variant: Mapping[str, str], s: AuditSettings) -> M
         s.alpha, inputs=(vectors, p))
 
 
-# the reference reading's geometry, IC (the diagonal of C2), PMI's pairs and the margin
+# the reference reading's geometry, IC (the diagonal of C2), PMI's pairs and the sample
 specifications(CONDITIONS, transform=GEOMETRIES, ic_source=IC_SOURCES,
-               min_pair_count=(10, 30))
+               min_pair_count=(10, 30), sample=SAMPLES)
 
 # the controls on the audit's own data (normtest.control_data)
 controls(CONDITIONS, condition_controls)

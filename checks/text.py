@@ -14,7 +14,7 @@ from normtest.checks.word import MIN_RHO, MIN_RHO_RATIONALE, RHO_MARGINS
 from normtest.control_data import text_controls
 from normtest.controls import controls
 from normtest.result import Criterion, Measurement, Verdict
-from normtest.robustness import specifications
+from normtest.robustness import SAMPLES, specifications
 from normtest.settings import AuditSettings
 from normtest.stats import measure_correlation
 from normtest.stats.baseline import measure_baseline
@@ -60,7 +60,7 @@ def norm_surprisal(texts: TextData, variant: Mapping[str, str], s: AuditSettings
 
 # a sentence's information measured another way, and which sentences
 specifications(TEXT_LEVEL, text_ic=("surprisal", "unigram"),
-               sentences=("all", "short", "long"))
+               sentences=("all", "short", "long"), sample=SAMPLES)
 
 # the controls on the audit's own data (normtest.control_data)
 controls(TEXT_LEVEL, text_controls)

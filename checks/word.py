@@ -23,7 +23,7 @@ from normtest.checks.axes import (
 from normtest.control_data import composition_controls, word_controls
 from normtest.controls import controls
 from normtest.result import Criterion, Measurement, Verdict
-from normtest.robustness import specifications
+from normtest.robustness import SAMPLES, specifications
 from normtest.settings import AuditSettings
 from normtest.stats import (
     measure_correlation,
@@ -285,11 +285,11 @@ def norm_kl(words: WordData, variant: Mapping[str, str], s: AuditSettings) -> Me
 GEOMETRIES = ("raw", "center_zipf", "whiten_zipf")
 IC_SOURCES = ("wordfreq", "corpus", "subtitles")
 specifications(WORD_LEVEL, transform=GEOMETRIES, ic_source=IC_SOURCES,
-               population=("all", "one_token", "multitoken", "frequent", "rare"))
+               population=("all", "one_token", "multitoken", "frequent", "rare"), sample=SAMPLES)
 # the contrast already runs over all words and multi-token words: the frequency halves restrict
 # both further
 specifications(COMPOSITION, transform=GEOMETRIES, ic_source=IC_SOURCES,
-               population=("all", "frequent", "rare"))
+               population=("all", "frequent", "rare"), sample=SAMPLES)
 
 # the controls on the audit's own data (normtest.control_data)
 controls(WORD_LEVEL, word_controls)

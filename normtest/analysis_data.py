@@ -1,7 +1,8 @@
 """The audit's data under another reasonable analysis (:mod:`normtest.robustness`): the words
 under another IC source or population, the prefixes on another grid or unit, the sentences
-with another information measure or length — views of the vectors already computed, kept while
-one line is assessed.
+with another information measure or length, and each of these on either half of the audit's
+sample (:func:`sample_half`) — views of the vectors already computed, kept while one line is
+assessed.
 """
 
 from __future__ import annotations
@@ -20,11 +21,15 @@ from normtest.result import Result
 if TYPE_CHECKING:
     from normtest.vectors import AuditData
 
-__all__ = ["DATA_CHOICES", "AnalysisContext", "respecified"]
+__all__ = ["DATA_CHOICES", "SAMPLES", "AnalysisContext", "respecified", "sample_half"]
 
 #: The choices that change the data a measurement reads (the other, ``transform``: the variant).
-DATA_CHOICES = {"words": ("ic_source", "population", "min_pair_count"),
-                "prefixes": ("prefix_unit", "grid"), "texts": ("text_ic", "sentences")}
+DATA_CHOICES = {"words": ("sample", "ic_source", "population", "min_pair_count"),
+                "prefixes": ("sample", "prefix_unit", "grid"),
+                "texts": ("sample", "text_ic", "sentences")}
+#: The samples a line is re-decided on: the audit's own, and the two disjoint halves of it that
+#: the audit's seed draws (:func:`sample_half`).
+SAMPLES = ("drawn", "half_1", "half_2")
 
 
 @dataclass
@@ -57,6 +62,25 @@ def respecified(kind: str, choices: Mapping[str, str], context: AnalysisContext)
     return context.views[key], settings
 
 
+def sample_half(units: np.ndarray, half: str, seed: int) -> np.ndarray:
+    """The rows of one half of a sample (``half_1`` or ``half_2``; ``drawn``: every row) whose
+    sampling units are ``units`` (a label per row: the word itself, a sentence's document, a
+    prefix's document): the units are shuffled by ``seed`` and cut in two, so that whole units
+    go together and the halves are disjoint, independent samples of the same kind as the audit's,
+    at half its size. Re-deciding a line on each asks whether another sample agrees, without a
+    forward pass (a new draw at full size is another ``--seed``)."""
+    units = np.asarray(units)
+    if half == "drawn":
+        return np.arange(units.size)
+    if half not in SAMPLES:
+        raise NormtestError(f"unknown sample {half!r}; use one of {', '.join(SAMPLES)}")
+    labels, codes = np.unique(units, return_inverse=True)
+    order = np.random.default_rng([int(seed), 0x5A3E]).permutation(labels.size)
+    first = np.zeros(labels.size, dtype=bool)
+    first[order[: (labels.size + 1) // 2]] = True
+    return np.flatnonzero(first[codes] == (half == "half_1"))
+
+
 def _view(kind: str, choices: Mapping[str, str], settings: Any, context: AnalysisContext) -> Any:
     data = context.data.get(kind)
     if kind == "words":
@@ -70,14 +94,16 @@ def _view(kind: str, choices: Mapping[str, str], settings: Any, context: Analysi
 
 def _word_view(words: Any, choices: Mapping[str, str], settings: Any,
                context: AnalysisContext) -> Any:
-    """The words under an IC source and a population (and the settings' minimum pair count)."""
-    rows = np.arange(len(words.words))
+    """The words of a sample under an IC source and a population (and the settings' minimum
+    pair count)."""
+    rows = sample_half(np.arange(len(words.words)), choices.get("sample", "drawn"),
+                       context.data.settings.seed)
     information = None
     source = choices.get("ic_source", "wordfreq")
     if source != "wordfreq":
         ic = _information(source, words, context)
         known = {w: v for w, v in zip(ic.words, ic.values, strict=True)}
-        rows = np.array([i for i, w in enumerate(words.words) if w in known], dtype=np.intp)
+        rows = np.array([i for i in rows if words.words[i] in known], dtype=np.intp)
         information = np.array([known[words.words[i]] for i in rows], dtype=np.float64)
     population = choices.get("population", "all")
     if population != "all":
@@ -111,11 +137,13 @@ def _information(source: str, words: Any, context: AnalysisContext) -> Any:
 
 
 def _prefix_view(prefixes: Any, choices: Mapping[str, str], context: AnalysisContext) -> Any:
-    """The prefixes on another grid, their lengths in another unit."""
+    """The prefixes of a sample of the documents, on another grid, their lengths in another
+    unit."""
     unit = choices.get("prefix_unit")
     grid = choices.get("grid", "every")
+    sample = choices.get("sample", "drawn")
     own = "words" if prefixes.unit == "words" else "tokens"
-    if (unit in (None, own)) and grid == "every":
+    if (unit in (None, own)) and grid == "every" and sample == "drawn":
         return prefixes
     if unit in (None, own):
         lengths = [plan.lengths.astype(np.float64) for plan in prefixes.plans]
@@ -130,6 +158,9 @@ def _prefix_view(prefixes: Any, choices: Mapping[str, str], context: AnalysisCon
         keep = [i < np.ceil(i.size / 2) for i in at]
     else:
         keep = [np.ones(i.size, dtype=bool) for i in at]
+    kept = set(sample_half(np.arange(len(prefixes.plans)), sample,
+                           context.data.settings.seed).tolist())
+    keep = [k & (d in kept) for d, k in enumerate(keep)]
     return prefixes.view(_flat(keep, bool), _flat(lengths, np.float64),
                          "words" if (unit or own) == "words" else "model tokens")
 
@@ -169,14 +200,16 @@ def _words_of_prefixes(prefixes: Any, context: AnalysisContext) -> list[np.ndarr
 
 
 def _text_view(texts: Any, choices: Mapping[str, str], context: AnalysisContext) -> Any:
-    """The sentences of another length, their IC from another measure."""
-    rows = np.arange(len(texts.sentences))
+    """The sentences of a sample of the documents, of another length, their IC from another
+    measure."""
+    rows = sample_half(texts.documents, choices.get("sample", "drawn"),
+                       context.data.settings.seed)
     information, name = None, None
     if choices.get("text_ic", "surprisal") == "unigram":
         information, name = _unigram_ic(texts.sentences), "unigram IC (wordfreq)"
     part = choices.get("sentences", "all")
     if part != "all":
-        sizes = np.array([len(t.split()) for t in texts.sentences])
+        sizes = np.array([len(texts.sentences[i].split()) for i in rows])
         median = float(np.median(sizes))
         rows = rows[sizes <= median] if part == "short" else rows[sizes > median]
     if information is None and rows.size == len(texts.sentences):

@@ -1,10 +1,12 @@
 """Robustness: does a scorecard line's verdict survive another reasonable analysis?
 
-Each line of the scorecard is decided under one analysis: one geometry, one source of IC, one
-word sample, one minimum pair count, one prefix unit. A *multiverse* (Steegen et al. 2016), or
-*specification curve* (Simonsohn, Simmons & Nelson 2020), re-decides the line under every
-reasonable analysis and says how many agree. Each line declares its space of analyses next to
-its claims in ``checks/`` (:func:`specifications`); the audit (:func:`assess`) re-measures the
+Each line of the scorecard is decided under one analysis of one sample: one geometry, one
+source of IC, one word population, one minimum pair count, one prefix unit. A *multiverse*
+(Steegen et al. 2016), or *specification curve* (Simonsohn, Simmons & Nelson 2020), re-decides
+the line under every reasonable analysis and says how many agree; its ``sample`` axis
+re-decides it on each of two disjoint halves of the audit's sample as well, so that the share
+also says whether another sample of the same kind agrees. Each line declares its space of
+analyses next to its claims in ``checks/`` (:func:`specifications`); the audit (:func:`assess`) re-measures the
 line's deciding rows under every combination of the choices, reusing the vectors already
 computed, judges them, adjusts them by the line's own rule (as the headline is: PASS
 unadjusted, FAIL at Holm's level over the line's rows), and decides the line again. The
@@ -36,7 +38,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from normtest.analysis_data import DATA_CHOICES, AnalysisContext, respecified
+from normtest.analysis_data import DATA_CHOICES, SAMPLES, AnalysisContext, respecified
 from normtest.errors import NormtestError
 from normtest.result import Result
 from normtest.stats.multiplicity import adjust
@@ -44,12 +46,16 @@ from normtest.stats.multiplicity import adjust
 if TYPE_CHECKING:
     from normtest.vectors import AuditData
 
-__all__ = ["CHOICES", "MIN_ANALYSES", "POWER_AT_MARGIN", "ROBUST_SHARE", "LineRobustness", "Space",
-           "Specification", "assess", "space_of", "spaces", "specifications"]
+__all__ = ["CHOICES", "MIN_ANALYSES", "POWER_AT_MARGIN", "ROBUST_SHARE", "SAMPLES",
+           "LineRobustness", "Space", "Specification", "assess", "space_of", "spaces",
+           "specifications"]
 
 #: The choices a line's space may name, what each changes, and its values (the first is the
 #: value an audit takes unless its settings say otherwise).
 CHOICES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "sample": ("which sample: the audit's own, or either of two disjoint halves of it that its "
+               "seed draws (whole documents together): other samples of the same kind, at half "
+               "the size", SAMPLES),
     "transform": ("the geometry of the line's word rows (of its reference reading)",
                   ("raw", "center_zipf", "whiten_zipf")),
     "ic_source": ("where a word's IC comes from: wordfreq (the audit's), the reference corpus's "

@@ -5,18 +5,21 @@ norm is a word's IC (plus a little noise) give a word-level line that survives e
 (robust); vectors whose norms follow IC only among the rarer half of the words give a line the
 frequent half contradicts (not robust, and the flipping choice named). Then the declarations
 (the margin is no analysis), analyses left out (too small, identical data), the one wording of
-the share, the stored form, the terminal, the HTML figure and the gate.
+the share, the stored form, the terminal, the HTML figure and the gate; the sample axis (two
+disjoint halves of the audit's sample) and a line only one half supports.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from normtest.adapters.static import StaticVectors
+from normtest.analysis_data import sample_half
 from normtest.audit import AuditSettings, run_audit
 from normtest.cli import main
 from normtest.config import GateConfig
@@ -35,9 +38,9 @@ from normtest.robustness import (
     specifications,
 )
 
-#: Enough words that each frequency half (800 words) gives the criterion power 0.8 at its
-#: margin: an analysis with less is left out rather than counted
-WORDS = 1600
+#: Enough words that each frequency half of each half-sample (800 words) gives the criterion
+#: power 0.8 at its margin: an analysis with less is left out rather than counted
+WORDS = 3200
 SETTINGS = AuditSettings(words=WORDS, resamples=200)
 
 
@@ -150,7 +153,8 @@ def test_no_robustness_when_asked(sample: tuple[list[str], np.ndarray]) -> None:
 
 def test_declarations_are_checked() -> None:
     """The margin is the criterion, not an analysis: a space that names it is refused."""
-    assert set(space_of("word_level").choices) == {"transform", "ic_source", "population"}
+    assert set(space_of("word_level").choices) == {"transform", "ic_source", "population",
+                                                   "sample"}
     assert space_of("no_such_line").choices == {}
     with pytest.raises(NormtestError, match="unknown choices"):
         specifications("word_level", geometry=("raw",))
@@ -201,3 +205,37 @@ def test_analyses_that_cannot_tell_are_left_out(sample: tuple[list[str], np.ndar
     assert line is not None and line.left_out.get("too small", 0) > 0, line.summary()
     assert dict(line.reference) in [dict(s.choices) for s in line.specifications]
     assert "left out" in line.summary()
+
+
+def test_the_halves_of_a_sample_are_disjoint_whole_units_drawn_by_the_seed() -> None:
+    """Each half holds whole units (a document's sentences go together), the two halves part
+    the sample between them, ``drawn`` is all of it, and another seed draws other halves."""
+    documents = np.repeat(np.arange(41), 6)[::-1]
+    first, second = (sample_half(documents, h, seed=0) for h in ("half_1", "half_2"))
+    assert not set(first) & set(second) and sorted([*first, *second]) == list(range(246))
+    assert abs(len(set(documents[first])) - len(set(documents[second]))) == 1
+    assert not set(documents[first]) & set(documents[second])  # no document split
+    assert list(sample_half(documents, "drawn", seed=0)) == list(range(246))
+    assert list(sample_half(documents, "half_1", seed=0)) == list(first)
+    assert list(sample_half(documents, "half_1", seed=1)) != list(first)
+    with pytest.raises(NormtestError, match="unknown sample"):
+        sample_half(documents, "half_3", seed=0)
+
+
+def test_a_line_one_half_of_the_sample_contradicts_is_not_robust(
+        sample: tuple[list[str], np.ndarray]) -> None:
+    """Norms track IC on one half of the words the audit's seed draws and are shuffled on the
+    other: over all words the line is replicated (ρ ≈ 0.5), on the shuffled half it is
+    contradicted, and the sample axis names that half as the choice that flips it."""
+    words, ic = sample
+    squared = ic.copy()
+    other = sample_half(np.arange(len(words)), "half_2", seed=SETTINGS.seed)
+    squared[other] = np.random.default_rng(3).permutation(squared[other])
+    report = run_audit(_model("one_half", words, squared), claim_ids=["word.norm_ic"],
+                       words=words, settings=replace(SETTINGS, controls=False))
+    line = report.robustness_of("word_level")
+    assert line is not None and line.status == "replicated" and not line.robust, line.summary()
+    flips = {(c, v): s for c, v, s in line.flips}
+    assert flips.get(("sample", "half_2")) == "contradicted", line.flips
+    assert ("sample", "half_1") not in flips
+    assert {s.choices["sample"] for s in line.specifications} == {"drawn", "half_1", "half_2"}
