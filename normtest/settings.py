@@ -155,6 +155,11 @@ def _is_int(text: str) -> bool:
 #: The fewest documents the text claim's sentences come from: the cluster bootstrap's false
 #: PASS rate was calibrated at 40 clusters (0.043; docs/statistics.md), and is liberal below.
 TEXT_CLUSTERS = 40
+#: Where the text claim's documents come from: news, encyclopedia articles and technical prose,
+#: so that its clusters span more than one kind of text (docs/statistics.md, "Text level").
+TEXT_SOURCES = ("lee", "wiki", "pydoc")
+#: Where the CER documents come from (documents of 200 words or more).
+DOCUMENT_SOURCES = ("lee", "wiki")
 
 PROFILES: dict[str, dict[str, int]] = {
     "quick": {"words": 1000, "documents": 40, "sentences": 80, "resamples": 400},
@@ -378,9 +383,10 @@ class AuditSettings:
             return self.sentence_documents
         return max(TEXT_CLUSTERS, math.ceil(self.sentences / 10))
 
-    def documents_for(self, n: int) -> list[Any]:
+    def documents_for(self, n: int, sources: tuple[str, ...] = DOCUMENT_SOURCES) -> list[Any]:
         """``n`` documents: the user's corpus when one is given (its first ones, read as a
-        stream), else the bundled ones, drawn by the audit's seed."""
+        stream), else the bundled ``sources``' (an even share of each), drawn by the audit's
+        seed."""
         from normtest.information import corpus_documents, default_documents
 
         if self.corpus:
@@ -391,7 +397,7 @@ class AuditSettings:
                     "more; give longer documents separated by blank lines"
                 )
             return found
-        return default_documents(n, seed=self.seed)
+        return default_documents(n, sources=sources, seed=self.seed)
 
     def recorded(self) -> dict[str, Any]:
         """The settings as the report records them (``provenance.audit_settings``)."""

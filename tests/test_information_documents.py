@@ -160,3 +160,26 @@ def test_the_parsed_wikipedia_sample_is_stored_and_read_back(
         assert len(parses) == 2  # the first read, and the damaged file
     finally:
         wiki_articles.cache_clear()
+
+
+def test_the_text_claim_draws_documents_from_three_kinds_of_text() -> None:
+    """News, encyclopedia articles and the Python reference's prose (code and grammar left
+    out): the text claim's 40 clusters come from three sources, a near-even share of each, and
+    another seed draws other documents of each."""
+    from normtest.information.texts import python_reference
+    from normtest.settings import TEXT_SOURCES, AuditSettings
+
+    topics = python_reference()
+    assert len(topics) > 50 and all(t.doc_id.startswith("pydoc:") for t in topics)
+    prose = "\n".join(t.text for t in topics)
+    assert "::=" not in prose and ">>>" not in prose and "****" not in prose
+    settings = AuditSettings()
+    documents = settings.documents_for(settings.text_documents, TEXT_SOURCES)
+    kinds = [d.doc_id.split(":")[0] for d in documents]
+    assert len(documents) == 40 and {k: kinds.count(k) for k in set(kinds)} == {
+        "lee": 14, "wiki": 13, "pydoc": 13}
+    assert any(d.source.startswith("Python ") for d in documents)
+    other = AuditSettings(seed=1).documents_for(40, TEXT_SOURCES)
+    assert {d.doc_id for d in other} != {d.doc_id for d in documents}
+    pairs = document_sentences(documents, 240, seed=0)
+    assert {kinds[d] for d, _ in pairs} == {"lee", "wiki", "pydoc"}

@@ -67,7 +67,9 @@ def default_documents(
     n: int = 24, *, min_words: int = 200, sources: Sequence[str] = ("lee", "wiki"),
     seed: int | None = None,
 ) -> list[Document]:
-    """Up to ``n`` real documents from the bundled corpora, shared evenly between ``sources``.
+    """Up to ``n`` real documents from the bundled sources, shared evenly between ``sources``:
+    ``lee`` (news), ``wiki`` (encyclopedia articles), ``pydoc`` (the Python language reference,
+    technical prose).
 
     Each source gives ⌈n / len(sources)⌉ (the first source) or ⌊n / len(sources)⌋ documents of
     at least ``min_words`` words: the first ones in corpus order, or with ``seed`` a draw of
@@ -75,17 +77,26 @@ def default_documents(
     documents as it audits other words. Fewer are returned when a source runs out (the caller
     sees the count).
     """
-    from normtest.information.texts import lee_texts, package_version, wiki_articles
+    import platform
+
+    from normtest.information.texts import (
+        lee_texts,
+        package_version,
+        python_reference,
+        wiki_articles,
+    )
 
     if n < 1 or min_words < 1:
         raise NormtestError(f"n and min_words must be positive, got n={n}, min_words={min_words}")
-    known = {"lee": lee_texts, "wiki": wiki_articles}
+    known = {"lee": lee_texts, "wiki": wiki_articles, "pydoc": python_reference}
+    origin = {"lee": f"gensim {package_version('gensim')} lee",
+              "wiki": f"gensim {package_version('gensim')} wiki",
+              "pydoc": f"Python {platform.python_version()} pydoc_data"}
     names = list(dict.fromkeys(sources))
     if not names or any(s not in known for s in names):
         raise NormtestError(
             f"sources must be a non-empty selection of {sorted(known)}, got {sources!r}"
         )
-    version = package_version("gensim")
     out: list[Document] = []
     for j, name in enumerate(names):
         quota = n // len(names) + (1 if j < n % len(names) else 0)
@@ -97,7 +108,7 @@ def default_documents(
             kept = np.sort(rng.choice(len(eligible), size=quota, replace=False))
             eligible = [eligible[int(i)] for i in kept]
         for t in eligible[:quota]:
-            out.append(Document(t.doc_id, t.text, f"gensim {version} {name}", t.title))
+            out.append(Document(t.doc_id, t.text, origin[name], t.title))
     return out
 
 

@@ -1,10 +1,13 @@
-"""Reading text: user files and folders, and the two corpora bundled with gensim's test data.
+"""Reading text: user files and folders, the two corpora bundled with gensim's test data, and
+the Python language reference that ships with Python.
 
 Every file is read as bytes and decoded as UTF-8; bytes that are not valid UTF-8 are replaced by
 U+FFFD and *counted* (never a crash, never silently). The bundled corpora are the Lee news corpus
 (``lee_background.cor``: 300 news documents, one per line) and a shortened English Wikipedia dump
 (106 articles) read with :class:`gensim.corpora.WikiCorpus`; both are found with
-``gensim.test.utils.datapath`` and need no network.
+``gensim.test.utils.datapath`` and need no network. A third source of another kind, technical
+prose, is the reference manual's topics that every Python carries for ``help()``
+(``pydoc_data.topics``), its code and grammar blocks left out (:func:`python_reference`).
 
 Importing this module imports the standard library only; gensim loads on use.
 """
@@ -36,6 +39,7 @@ __all__ = [
     "decode_utf8",
     "lee_texts",
     "package_version",
+    "python_reference",
     "read_text_file",
     "split_documents",
     "text_files",
@@ -182,6 +186,33 @@ def lee_texts() -> tuple[SourceText, ...]:
     tf = read_text_file(bundled_corpus_path(LEE_FILE))
     docs = split_documents(tf.text, "line")
     return tuple(SourceText(f"lee:{i}", "", d) for i, d in enumerate(docs))
+
+
+_REST_UNDERLINE = re.compile(r"^[*=~^-]+$")
+
+
+@functools.lru_cache(maxsize=1)
+def python_reference() -> tuple[SourceText, ...]:
+    """The topics of the Python language reference that Python itself ships for ``help()``
+    (``pydoc_data.topics``; ids ``pydoc:<topic>``): prose only — a paragraph with an indented
+    line (code, grammar, examples), a heading's underline, a grammar rule (``::=``) or an
+    interactive prompt is left out, and emphasis asterisks are removed."""
+    from pydoc_data.topics import topics
+
+    out = []
+    for name in sorted(topics):
+        kept = []
+        for paragraph in _PARAGRAPH_BREAK.split(topics[name]):
+            lines = [line for line in paragraph.splitlines() if line.strip()]
+            if not lines or any(line[:1].isspace() or _REST_UNDERLINE.match(line.strip())
+                                for line in lines) or "::=" in paragraph or ">>>" in paragraph:
+                continue
+            text = " ".join(" ".join(lines).split()).replace("*", "")
+            if len(text.split()) >= 3:
+                kept.append(text)
+        if kept:
+            out.append(SourceText(f"pydoc:{name}", name, "\n".join(kept)))
+    return tuple(out)
 
 
 def _keep_whole_text(text: str, token_min_len: int, token_max_len: int, lower: bool) -> list[str]:

@@ -13,7 +13,7 @@ import numpy as np
 from normtest.adapters.protocol import Capability, adapter_info, supports
 from normtest.errors import NormtestError
 from normtest.result import variant_key
-from normtest.settings import AuditSettings
+from normtest.settings import TEXT_SOURCES, AuditSettings
 from normtest.vectors.common import as_layer, profiled, rounded, text_vectors
 
 if TYPE_CHECKING:
@@ -136,7 +136,7 @@ class TextData:
             pairs = list(enumerate(own))
             ids = tuple(f"own:{i}" for i in range(len(own)))
         else:
-            documents = settings.documents_for(settings.text_documents)
+            documents = settings.documents_for(settings.text_documents, TEXT_SOURCES)
             pairs = document_sentences(documents, settings.sentences, seed=settings.seed)
             ids = tuple(d.doc_id for d in documents)
         if not pairs:
