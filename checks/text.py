@@ -29,7 +29,7 @@ from normtest.vectors import TextData
     suite="text",
     quantities=("squared_norm", "lm_surprisal"),
     unit="nats",
-    sample="sentences of the default documents",
+    sample="sentences of 40 or more documents: news, Wikipedia, the Python reference",
     statistic="spearman_rho",
     criterion=Criterion.minimum_effect(MIN_RHO),
     margins=RHO_MARGINS,

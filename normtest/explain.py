@@ -26,28 +26,100 @@ from normtest.catalogue import (
 )
 from normtest.errors import NormtestError
 
-__all__ = ["explain", "explain_claim", "explain_line"]
+__all__ = ["explain", "explain_claim", "explain_line", "explain_rows", "explain_suite"]
 
 WIDTH = 100
 _LABEL = 16
 
 
 def explain(name: str) -> str:
-    """The operationalisation of a scorecard line (its key, e.g. ``composition``) or of a
-    claim (its id, e.g. ``cond.inner_pmi``); an unknown name is an error with a "did you
-    mean"."""
+    """The operationalisation of what ``name`` names — every id the gate accepts: a scorecard
+    line (its key, e.g. ``composition``), a claim (``cond.inner_pmi``), some of a claim's rows
+    by their variant (``word.norm_ic[composition=sqrt_n]``, a row id: the rows and their role,
+    then the claim) or a suite (``word``: its claims). An unknown name is an error with a "did
+    you mean"."""
+    from normtest.catalogue import SUITES
+    from normtest.checking.selection import Selector
+
+    name = name.strip()
     keys = [h.key for h in hypotheses()]
     if name in keys:
         return explain_line(hypothesis_named(name))
     ids = [c.id for c in claims()]
     if name in ids:
         return explain_claim(get(name))
-    guess = difflib.get_close_matches(name, keys + ids, n=1, cutoff=0.5)
+    if name in (*SUITES, "all"):
+        return explain_suite(name)
+    if "[" in name:  # a row id or variant selector, as --require and --claims take them
+        selector = Selector.parse(name)  # an unknown claim, axis or value: its own error
+        assert selector.claim is not None
+        return explain_rows(get(selector.claim), dict(selector.variant), name)
+    guess = difflib.get_close_matches(name, keys + ids + list(SUITES), n=1, cutoff=0.5)
     hint = f"; did you mean {guess[0]!r}?" if guess else ""
     raise NormtestError(
-        f"{name!r} is neither a scorecard line nor a claim{hint} (lines: {', '.join(keys)}; "
-        "normtest list shows the claims)"
+        f"{name!r} is not a scorecard line, a claim, a claim's variant (claim[axis=value]) or a "
+        f"suite{hint} (lines: {', '.join(keys)}; suites: {', '.join(SUITES)}; normtest list "
+        "shows the claims)"
     )
+
+
+def explain_rows(claim: Claim, variant: dict[str, str], text: str | None = None) -> str:
+    """Some of a claim's rows, named by their variant (``word.norm_ic[composition=sqrt_n]``):
+    which rows that is, their role (confirmatory where the paper states a verdict for a model
+    family there, exploratory elsewhere) and what a gate requirement of them judges; then the
+    claim itself (:func:`explain_claim`)."""
+    from normtest.checking.selection import result_id
+
+    shown = text or result_id(claim.id, variant)
+    free = [axis for axis in claim.axes if axis not in variant]
+    which = ", ".join(f"{k}={v}" for k, v in variant.items()) or "every variant"
+    if free:
+        which += (f"; {', '.join(free)}: any value (the rows at each are distinct rows of the "
+                  "report)")
+    stated = [e for e in claim.expected if _expectation_covers(claim, e, variant)]
+    out = [f"{shown} — rows of {claim.id}: {claim.statement}", ""]
+    out += _field("rows", which)
+    if stated:
+        out += _items("confirmatory", _expectations(claim, stated)
+                      + ["(its rows elsewhere, and for other families, are exploratory)"])
+    else:
+        out += _field("role", "exploratory: the paper states no verdict at this variant for any "
+                      "model family, so its rows are adjusted with the audit's other exploratory "
+                      "rows (Benjamini–Hochberg) and never move the scorecard")
+    out += _field("gate", f"--require '{shown}' (require = [\"{shown}\"]) judges every row it "
+                  "names, whatever its role: each must PASS")
+    return "\n".join([*out, "", explain_claim(claim)])
+
+
+def _expectation_covers(claim: Claim, e: Expectation, variant: dict[str, str]) -> bool:
+    """Whether expectation ``e`` speaks about a row of ``variant``: its family has every axis the
+    variant names (static vectors have no composition or representation), and the axes it
+    names, and the reference axes it does not, agree with the variant's."""
+    from normtest.audit import applicable_axes
+    from normtest.catalogue import FAMILIES
+
+    families = [e.family] if e.family else list(FAMILIES)
+    if not any(set(variant) <= set(applicable_axes(claim, family, ("cls", "eos")))
+               for family in families):
+        return False
+    named = {**{k: v for k, v in REFERENCE.items() if k in claim.axes}, **e.variant}
+    return all(named.get(axis, value) == value for axis, value in variant.items())
+
+
+def explain_suite(suite: str) -> str:
+    """A suite (or ``all``): each of its claims, with the scorecard lines it decides."""
+    chosen = claims(suite)
+    out = [f"{suite} — {'every claim of the catalogue' if suite == 'all' else 'the ' + suite}"
+           f" suite: {len(chosen)} claims", ""]
+    for claim in chosen:
+        lines = [h.key for h in hypotheses() if claim.id in claims_of_line(h.key)
+                 and _decides(claim, h.key)]
+        role = f"decides {', '.join(lines)}" if lines else "exploratory"
+        out += _items(claim.id, [f"{claim.statement} ({role})"], 0, len(max(
+            (c.id for c in chosen), key=len)) + 2)
+    out += ["", f"normtest explain CLAIM explains one; a gate's --require {suite} judges the "
+                "confirmatory rows of them all"]
+    return "\n".join(out)
 
 
 def explain_line(line: Hypothesis) -> str:
@@ -148,8 +220,11 @@ def _robustness_text(key: str) -> str:
     if not space.choices:
         return "no space of analyses declared: robustness not assessed"
     choices = "; ".join(f"{name}: {', '.join(values)}" for name, values in space.choices.items())
+    halves = ("; half_1 and half_2 are the two disjoint halves of the audit's sample that its "
+              "seed draws: other samples of the same kind" if "sample" in space.choices else "")
     return (f"the line is re-decided under every combination of its reasonable analyses "
-            f"({choices}); analyses that cannot tell (a row not estimable, or power below 0.8 "
+            f"({choices}{halves}); analyses that cannot tell (a row not estimable, or power "
+            "below 0.8 "
             "at the smallest effect to detect) and analyses on identical data are left out "
             "and counted; “holds in 83% of 54 analyses” is the share of the counted analyses "
             f"that give the line its headline status: robust from {ROBUST_SHARE:.0%} of at "
@@ -216,11 +291,11 @@ def _basis_text(basis: str) -> str:
     return "stated by the paper (or by a source it builds on); the margin is normtest's"
 
 
-def _items(label: str, items: list[str], indent: int = 0) -> list[str]:
+def _items(label: str, items: list[str], indent: int = 0, width: int = _LABEL) -> list[str]:
     """``label:`` and one item per line under it (each wrapped on its own, never mid-word)."""
     out: list[str] = []
     for i, item in enumerate(items):
-        head = " " * indent + f"{label + ':' if i == 0 else '':<{_LABEL}}"
+        head = " " * indent + f"{label + ':' if i == 0 else '':<{width}}"
         out += textwrap.wrap(item, WIDTH, initial_indent=head, subsequent_indent=" " * (
             len(head) + 2), break_long_words=False, break_on_hyphens=False) or [head]
     return out

@@ -212,13 +212,20 @@ class LineRobustness:
     def label(self) -> str:
         """``holds in 83% of 54 analyses`` (``; mostly undecided`` where the modal status
         differs): the one wording of the share, in every view."""
+        head = self.share_text
+        return head if not self.assessed or self.modal == self.status else \
+            f"{head}; mostly {self.modal}"
+
+    @property
+    def share_text(self) -> str:
+        """The label without its modal status: ``holds in 83% of 54 analyses`` (the terminal
+        gives the modal status on the line below, where a narrow column would cut it)."""
         if not self.specifications and not self.left_out:
             return "robustness not assessed"
         n = len(self.specifications)
         if not self.assessed:
             return f"too few analyses: {n} of {n + sum(self.left_out.values())} can tell"
-        head = f"holds in {self.share:.0%} of {n} analyses"
-        return head if self.modal == self.status else f"{head}; mostly {self.modal}"
+        return f"holds in {self.share:.0%} of {n} analyses"
 
     @property
     def left_out_text(self) -> str:

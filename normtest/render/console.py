@@ -216,7 +216,7 @@ def scorecard_part(lines: Sequence[Line], *, head: str = "", reasons: bool = Fal
             "*" if line.basis == "reconstructed" else " ", style="dim")
         grid.add_row(status, name, _controlled(line, (controls or {}).get(line.key)),
                      _rests(line, (robustness or {}).get(line.key)))
-        below.append(_beyond(line))
+        below.append(_beyond(line, (robustness or {}).get(line.key)))
         if reasons:  # the readings, the title and the reason below it, wrapped
             title = Text(line.title)
             if below[-1].plain:
@@ -236,10 +236,11 @@ def scorecard_part(lines: Sequence[Line], *, head: str = "", reasons: bool = Fal
     return out
 
 
-def _beyond(line: Line) -> Text:
+def _beyond(line: Line, robustness: Any | None = None) -> Text:
     """The line's other readings where they differ from its status: ``in raw geometry ·
     UNDECIDED after centring``, ``as stated · not beyond token count`` (the status is the
-    reading as the paper states it), else nothing."""
+    reading as the paper states it), and the status most of its analyses give where that
+    differs (``· mostly CONTRADICTED across its analyses``), else nothing."""
     out = Text("")
     differ = [r for r in line.readings if r.status != line.status]
     if differ and line.reference:
@@ -252,7 +253,11 @@ def _beyond(line: Line) -> Text:
     if phrase:
         assert line.beyond is not None
         out.append("as stated " if not differ else "")
-        out.append(f"· {phrase}", style=_STATUS.get(line.beyond.status, ""))
+        out.append(f"· {phrase} ", style=_STATUS.get(line.beyond.status, ""))
+    if robustness is not None and robustness.assessed and robustness.modal != robustness.status:
+        out.append("· mostly ")
+        out.append(robustness.modal.upper(), style=_STATUS.get(robustness.modal, ""))
+        out.append(" across its analyses")
     out.rstrip()
     return out
 
@@ -275,10 +280,10 @@ def _controlled(line: Line, controls: Any | None) -> Text:
 
 def _rests(line: Line, robustness: Any | None = None) -> Text:
     """What a scorecard line rests on: in how many of the other reasonable analyses it holds
-    (``holds in 49% of 135 analyses``, ``; mostly undecided`` where most give another status);
-    without a robustness analysis, the analysis its rows were judged under."""
+    (``holds in 49% of 135 analyses``; where most give another status, the line below says
+    which); without a robustness analysis, the analysis its rows were judged under."""
     if robustness is not None and (robustness.specifications or robustness.left_out):
-        return Text(robustness.short(), style="" if robustness.robust else "yellow")
+        return Text(robustness.share_text, style="" if robustness.robust else "yellow")
     return Text(line.rests_on, style="dim")
 
 
