@@ -185,6 +185,16 @@ def test_share_modal_status_and_one_wording() -> None:
     mostly = LineRobustness("h", "replicated", reference, (
         specs[0], *(Specification(s.choices, "undecided") for s in specs[1:])))
     assert mostly.modal == "undecided" and mostly.label.endswith("; mostly undecided")
+    assert mostly.share_text == "holds in 25% of 4 analyses"
+    # the terminal keeps the share whole in its column, the modal status on the line below
+    from normtest.render.console import scorecard_part
+    from normtest.scorecard import Line
+
+    shown = scorecard_part([Line("h", "Word level", "replicated", "ok", short="Word level")],
+                           robustness={"h": mostly}, width=70)
+    text = "\n".join(part.plain for part in shown if hasattr(part, "plain"))
+    assert "holds in 25% of 4 analyses\n" in text + "\n", text
+    assert "mostly UNDECIDED across its analyses" in text, text
     few = LineRobustness("h", "replicated", reference, specs[:1], left_out={"too small": 26})
     assert few.label == "too few analyses: 1 of 27 can tell" and not few.robust
     empty = LineRobustness("h", "undecided", {})
