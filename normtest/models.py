@@ -21,7 +21,12 @@ it (:mod:`normtest.hub`): the local Hugging Face cache first, a download only wh
 unless ``trust_remote_code=True``), and the adapter is named by the id.
 
 ``kind`` forces the reading: ``"static"``, ``"precomputed"``, ``"encoder"``, ``"decoder"`` or
-``"sentence"`` (a sentence-transformers folder read token by token is ``"encoder"``).
+``"sentence"`` (a sentence-transformers folder read token by token is ``"encoder"``). A
+transformers folder holds one model family, the one its ``config.json`` names
+(:func:`normtest.adapters.transformers_folder.config_family`): ``"decoder"`` for a folder
+without a causal language-model head (BERT) and ``"encoder"`` for a causal LM are refused,
+naming the architecture, rather than read with new, random weights or reported as what they
+are not.
 With ``cache=True`` (the default) the adapter is wrapped in the on-disk embedding cache.
 ``cache_dir`` is the root of everything normtest caches: the embedding database and SmolLM2's
 float32 copy (``<cache_dir>/models/``).
@@ -42,15 +47,16 @@ from typing import Any
 from normtest.adapters.precomputed import PRECOMPUTED_SUFFIXES, load_precomputed
 from normtest.adapters.protocol import Family
 from normtest.adapters.static import glove_6b_50d, load_keyed_vectors, load_npy
+from normtest.adapters.transformers_folder import DECODER_TYPES, config_family, refuse_other_family
 from normtest.errors import NormtestError
 from normtest.hub import hub_folder, is_hub_id
 
 KINDS = ("static", "precomputed", "encoder", "decoder", "sentence")
 _FILE_SUFFIXES = {".npy", ".npz", ".jsonl", ".txt", ".vec", ".bin"}
 
-#: Architectures read with AutoModelForCausalLM even when the name does not say so.
-_DECODER_TYPES = {"llama", "gpt2", "mistral", "qwen2", "gemma", "gemma2", "phi", "phi3",
-                  "gpt_neox", "opt", "falcon", "olmo", "smollm3"}
+#: Architectures read with AutoModelForCausalLM even when the name does not say so (the set
+#: lives with the rule that reads it, normtest.adapters.transformers_folder.config_family).
+_DECODER_TYPES = DECODER_TYPES
 
 
 def _minilm(cache_dir: str | os.PathLike[str] | None, **options: Any) -> Any:
@@ -148,7 +154,9 @@ def _load_uncached(target: str, kind: str | None, options: dict[str, Any],
 
             return load_sentence_folder(embedded.sentence_folder(), name=target, **options)
         if kind is not None and kind != embedded.family:
-            raise NormtestError(f"{target} is a {embedded.family} model, not {kind}")
+            from normtest.formatting import with_article
+
+            raise NormtestError(f"{target} is {with_article(embedded.family)} model, not {kind}")
         return embedded.build(cache_dir, **options)
     path = Path(target).expanduser()
     if path.is_dir():
@@ -227,10 +235,12 @@ def from_python(spec: str) -> Any | None:
 
         return EncodeAdapter(obj, name=attribute.rsplit(".", 1)[-1], source=spec)
     if not hasattr(obj, "capabilities") or not hasattr(obj, "name"):
+        from normtest.formatting import with_article
+
         raise NormtestError(
-            f"{spec} gave a {type(obj).__name__}, not a model adapter (an object with name, "
-            "revision, dim, capabilities and the methods they name; docs/adapters.md) or an "
-            "object with encode(list[str])"
+            f"{spec} gave {with_article(type(obj).__name__)}, not a model adapter (an object "
+            "with name, revision, dim, capabilities and the methods they name; "
+            "docs/adapters.md) or an object with encode(list[str])"
         )
     return obj
 
@@ -273,32 +283,32 @@ def _load_folder(path: Path, kind: str | None, options: dict[str, Any]) -> Any:
 
 
 def _transformers(target: str, kind: str | None, options: dict[str, Any]) -> Any:
+    config = _folder_config(Path(target))
+    if kind is None:
+        kind = config_family(config)
+    if kind not in ("encoder", "decoder"):
+        raise NormtestError(f"{target} is a transformers model; kind must be encoder or decoder")
+    # one model family per folder: a kind its architecture cannot serve as it is is refused
+    refuse_other_family(config, kind, target)
     from normtest.adapters.decoder import DecoderAdapter
     from normtest.adapters.encoder import EncoderAdapter
 
-    if kind is None:
-        kind = _folder_kind(Path(target))
-    if kind not in ("encoder", "decoder"):
-        raise NormtestError(f"{target} is a transformers model; kind must be encoder or decoder")
     cls = DecoderAdapter if kind == "decoder" else EncoderAdapter
     return cls(target, **options)
 
 
-def _folder_kind(folder: Path) -> str:
-    """The kind of a local transformers folder, from its ``config.json``."""
+def _folder_config(folder: Path) -> dict[str, Any]:
+    """A local transformers folder's ``config.json`` ({} when unreadable: the adapter says so)."""
     try:
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return "encoder"
-    return _config_kind(config if isinstance(config, dict) else {})
+    except (OSError, ValueError):
+        return {}
+    return config if isinstance(config, dict) else {}
 
 
 def _config_kind(config: dict[str, Any]) -> str:
     """"decoder" for a causal-LM architecture or a decoder model type, else "encoder"."""
-    architectures = config.get("architectures") or []
-    if any(str(a).endswith("ForCausalLM") for a in architectures):
-        return "decoder"
-    return "decoder" if config.get("model_type") in _DECODER_TYPES else "encoder"
+    return config_family(config)
 
 
 def _load_file(path: Path, kind: str | None, options: dict[str, Any]) -> Any:

@@ -314,6 +314,86 @@ def test_jsonl_vectors(seeds: dict[str, bytes], scratch: Path, lines: list[str],
     clean(lambda: load_precomputed(path))
 
 
+def _write_vectors(folder: Path, fmt: str, keys: list[str], matrix: np.ndarray
+                   ) -> tuple[Path, dict[str, Any]]:
+    """``keys`` and ``matrix`` written as a ``fmt`` file, as-is (nothing checked or fixed)."""
+    rows = [f"{k} {' '.join(repr(float(x)) for x in row)}\n" for k, row in zip(
+        keys, matrix, strict=False)] if fmt in ("word2vec", "glove") else []
+    if fmt == "word2vec":
+        path = folder / "v.vec"
+        path.write_text(f"{len(rows)} {matrix.shape[1]}\n" + "".join(rows))
+    elif fmt == "glove":
+        path = folder / "g.txt"
+        path.write_text("".join(rows))
+    elif fmt == "binary":
+        path = folder / "v.bin"
+        path.write_bytes(b"%d %d\n" % (len(keys), matrix.shape[1]) + b"".join(
+            k.encode() + b" " + np.asarray(row, dtype=np.float32).tobytes() + b"\n"
+            for k, row in zip(keys, matrix, strict=False)))
+    elif fmt == "npy":
+        path = folder / "m.npy"
+        np.save(path, matrix)
+        (folder / "vocab.txt").write_text("".join(k + "\n" for k in keys))
+        return path, {"vocabulary": folder / "vocab.txt"}
+    elif fmt == "npz":
+        path = folder / "p.npz"
+        np.savez(path, keys=np.array(keys), vectors=matrix)
+    else:
+        path = folder / "p.jsonl"
+        path.write_text("".join(json.dumps({"key": k, "vector": [float(x) for x in row]}) + "\n"
+                                for k, row in zip(keys, matrix, strict=False)))
+    return path, {}
+
+
+ALL_FORMATS = ["word2vec", "glove", "binary", "npy", "npz", "jsonl"]
+#: defect → (the formats that can hold it, the keys and matrix, what the refusal says)
+DEFECTS: dict[str, tuple[list[str], Callable[[], tuple[list[str], np.ndarray]], str]] = {
+    "duplicated key": (ALL_FORMATS, lambda: ([*WORDS, "beta"], np.vstack([VECTORS, VECTORS[:1]])),
+                       "'beta' appears more than once"),
+    "NaN": (ALL_FORMATS, lambda: (WORDS, np.where(np.eye(5, 3, 1) > 0, np.nan, VECTORS)),
+            "NaN or infinite"),
+    "infinity": (ALL_FORMATS, lambda: (WORDS, np.where(np.eye(5, 3, 1) > 0, np.inf, VECTORS)),
+                 "NaN or infinite"),
+    "beyond float32": (["npy", "npz", "jsonl"], lambda: (WORDS, VECTORS.astype(np.float64) * 1e300),
+                       "out-of-float32-range"),
+    "more rows than keys": (["npy", "npz"], lambda: (WORDS[:4], VECTORS),
+                            "4 words but 5 rows|4 keys but 5 rows"),
+    "more keys than rows": (["npy", "npz"], lambda: ([*WORDS, "zeta"], VECTORS),
+                            "6 words but 5 rows|6 keys but 5 rows"),
+    "not numbers": (["npy", "npz"], lambda: (WORDS, VECTORS.astype(np.complex64)),
+                    "must be numbers"),
+    "not a matrix": (["npy", "npz"], lambda: (WORDS, VECTORS.reshape(5, 3, 1)),
+                     r"must be a \(.*, dim\) matrix"),
+}
+
+
+@pytest.mark.parametrize(("fmt", "defect"), [(f, d) for d, (formats, _, _) in DEFECTS.items()
+                                              for f in formats])
+def test_every_reader_refuses_the_same_defects(tmp_path: Path, fmt: str, defect: str) -> None:
+    """Keys against rows, duplicated keys, shapes, dtypes and non-finite values: every vector
+    reader checks its input whole, the same way (normtest.adapters.keyed.check_keyed_rows);
+    a format whose rows carry their own keys cannot hold a count mismatch, text cannot hold
+    a dtype or a shape."""
+    _, make, message = DEFECTS[defect]
+    path, options = _write_vectors(tmp_path, fmt, *make())
+    with pytest.raises(NormtestError, match=message) as refused:
+        load(path, cache=False, **options)
+    assert "\n" not in str(refused.value)
+    good, options = _write_vectors(tmp_path, fmt, WORDS, VECTORS)
+    assert load(good, cache=False, **options).vocabulary == tuple(WORDS)
+
+
+def test_vectors_built_in_python_are_checked_too() -> None:
+    from normtest.adapters.sentence import PrecomputedTexts
+
+    with pytest.raises(NormtestError, match="'alpha' appears more than once"):
+        StaticVectors("x", ["alpha", "alpha"], np.eye(2), "r")
+    with pytest.raises(NormtestError, match="'a text' appears more than once"):
+        PrecomputedTexts("x", ["a text", "a text"], np.eye(2), "r")
+    with pytest.raises(NormtestError, match="2 texts but 3 rows"):
+        PrecomputedTexts("x", ["a text", "another"], np.eye(3), "r")
+
+
 # -- reports ----------------------------------------------------------------------------------
 
 

@@ -13,19 +13,24 @@ leaves neither the target nor a half-written folder behind; later loads take abo
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
 import functools
 import json
 import logging
 import os
 import shutil
+import signal
+import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from normtest.adapters.transformers_base import _PROBE_TEXT
 from normtest.errors import NormtestError
-from normtest.model_install import BUILD_MARKER, folder_digests, read_marker
+from normtest.model_install import BUILD_MARKER, check_files, folder_digests, read_marker
 
 # isort: split
 # torch and transformers after transformers_base, whose import turns their absence into the
@@ -133,12 +138,17 @@ def probe_ids(tokenizer: Any, start: int | None) -> list[int]:
 
 
 def build_folder(target: Path, fill: Callable[[Path], dict[str, Any]],
-                 target_is_valid: Callable[[], bool], *, digests: bool = False) -> Path:
+                 target_is_valid: Callable[[], bool], *, digests: bool = False,
+                 replace: bool = False) -> Path:
     """Build ``target`` atomically: ``fill(work)`` writes the model into a temporary folder
     beside it, checks it and returns the marker's contents; the marker is written (with every
-    file's size and SHA-256 when ``digests``) and the folder renamed into place.
+    file's size and SHA-256 when ``digests``, and the folder is then checked against it whole,
+    :func:`~normtest.model_install.check_files`) and the folder renamed into place.
 
-    ``fill`` raises to refuse the copy; nothing is left behind then, nor on an interruption.
+    A ``target`` already there is kept when ``target_is_valid()`` (another process finished
+    first), else swapped out whole for the new copy; ``replace`` swaps it out in any case (an
+    install with ``--force``, or over a damaged copy). ``fill`` raises to refuse the copy;
+    nothing is left behind then, nor on an interruption, and ``target`` is never half-replaced.
     """
     target.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
@@ -152,26 +162,83 @@ def build_folder(target: Path, fill: Callable[[Path], dict[str, Any]],
         for path in work.iterdir():  # safetensors writes its files private to their creator
             path.chmod(0o644)
         work.chmod(0o755)  # mkdtemp makes the folder private to its creator
-        install_folder(work, target, target_is_valid)
+        if digests and (problem := check_files(work, marker["files"])) is not None:
+            raise NormtestError(f"the copy just built in {work} fails its own check ({problem});"
+                                " nothing was installed: run the install again")
+        install_folder(work, target, None if replace else target_is_valid)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return target
 
 
-def install_folder(work: Path, target: Path, target_is_valid: Callable[[], bool]) -> None:
-    """Move the finished ``work`` folder to ``target`` by rename (same file system)."""
+def install_folder(work: Path, target: Path,
+                   target_is_valid: Callable[[], bool] | None) -> None:
+    """Move the finished ``work`` folder to ``target`` by rename (same file system).
+
+    A ``target`` already there stays when ``target_is_valid()`` says so; otherwise (or with
+    None) the two folders are swapped: in one step where the system can (Linux's
+    ``renameat2(RENAME_EXCHANGE)``), else by two renames with Ctrl-C held back between them and
+    the old copy put back if the second fails. The old copy ends in ``work`` or a temporary
+    sibling, which the caller removes: ``target`` is always the old copy whole or the new one.
+    """
     try:
-        os.replace(work, target)
+        os.replace(work, target)  # no target yet (or an empty folder): one rename
         return
     except OSError:
         if not target.exists():
             raise
-        if target_is_valid():  # another process finished first: keep its copy
-            return
+    if target_is_valid is not None and target_is_valid():  # another process finished first
+        return
+    if _exchange(work, target):
+        return
     stale = Path(tempfile.mkdtemp(prefix=f".{target.name}.stale-", dir=target.parent))
-    os.replace(target, stale / target.name)
-    os.replace(work, target)
-    shutil.rmtree(stale, ignore_errors=True)
+    try:
+        with _interrupts_held():
+            os.replace(target, stale / target.name)
+            try:
+                os.replace(work, target)
+            except BaseException:
+                os.replace(stale / target.name, target)  # the old copy back, whole
+                raise
+    finally:
+        shutil.rmtree(stale, ignore_errors=True)
+
+
+_AT_FDCWD, _RENAME_EXCHANGE = -100, 2
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap the folders ``a`` and ``b`` in one atomic step (Linux ``renameat2`` with
+    ``RENAME_EXCHANGE``); False where the system or file system cannot."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):  # a C library without it (glibc < 2.28, musl)
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                          ctypes.c_uint]
+    renameat2.restype = ctypes.c_int
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP):
+        return False  # a kernel or file system without the exchange: two renames instead
+    raise OSError(err, os.strerror(err), str(b))
+
+
+@contextlib.contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """Ctrl-C (SIGINT) held back by the system for the duration, delivered right after."""
+    mask = getattr(signal, "pthread_sigmask", None)
+    if mask is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = mask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        mask(signal.SIG_SETMASK, previous)
 
 
 def refuse_gap(what: str, gap: float, limit: float = 1e-4) -> None:

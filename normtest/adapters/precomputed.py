@@ -7,8 +7,9 @@ Two file layouts, neither needing pickle:
   (``"text"`` or ``"word"`` are accepted in place of ``"key"``).
 
 Keys are exact strings: a claim about words looks words up, a claim about texts looks texts up.
-Vectors are refused, with the first offending key, when any value is NaN, infinite or beyond the
-float32 range (they are kept as float32).
+The file is checked whole as every vector file is (:func:`normtest.adapters.keyed.
+check_keyed_rows`): one row per key, no key twice, numbers only, and, with the first offending
+key, no value NaN, infinite or beyond the float32 range (they are kept as float32).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from normtest.adapters.keyed import check_keyed_rows
 from normtest.adapters.sentence import PrecomputedTexts
 from normtest.adapters.static import NPY_ERRORS, StaticVectors, read_npy_header
 from normtest.errors import NormtestError
@@ -31,7 +33,6 @@ from normtest.fingerprint import file_sha256
 
 PRECOMPUTED_SUFFIXES = (".npz", ".jsonl")
 
-_FLOAT32_MAX = float(np.finfo(np.float32).max)
 #: Deflate expands at most ~1032×; a member claiming more is damaged (or a zip bomb).
 _MAX_EXPANSION = 1100
 #: What reading a damaged zip archive or its ``.npy`` members raises.
@@ -58,29 +59,14 @@ def load_precomputed(path: str | os.PathLike[str], name: str | None = None,
     if texts is None:
         texts = sum(len(k.split()) > 1 for k in keys) * 2 > len(keys)
     if texts:
-        return PrecomputedTexts(name or p.stem, keys, vectors, file_sha256(p))
-    return StaticVectors(name or p.stem, keys, vectors, file_sha256(p))
+        return PrecomputedTexts(name or p.stem, keys, vectors, file_sha256(p), checked=True)
+    return StaticVectors(name or p.stem, keys, vectors, file_sha256(p), checked=True)
 
 
 def _float32_rows(p: Path, keys: list[str], matrix: NDArray[Any]) -> NDArray[np.float32]:
-    """The matrix as float32, refusing NaN, infinities and values float32 cannot hold."""
-    if matrix.ndim != 2 or matrix.shape[1] == 0:
-        raise NormtestError(
-            f"{p}: vectors must be a (keys, dim) matrix, got shape {matrix.shape}"
-        )
-    if matrix.dtype.kind not in "fiu":
-        raise NormtestError(f"{p}: vectors must be numbers, got dtype {matrix.dtype}")
-    wide = np.asarray(matrix, dtype=np.float64)
-    with np.errstate(invalid="ignore"):
-        bad = ~(np.isfinite(wide) & (np.abs(wide) <= _FLOAT32_MAX)).all(axis=1)
-    if bad.any():
-        first = np.flatnonzero(bad)[0]
-        shown = repr(keys[first]) if first < len(keys) else f"row {first}"
-        raise NormtestError(
-            f"{p} has NaN, infinite or out-of-float32-range vectors for {int(bad.sum())} key(s), "
-            f"first {shown}; recompute or drop them"
-        )
-    return wide.astype(np.float32)
+    """The matrix as float32, checked whole first (:func:`check_keyed_rows`)."""
+    check_keyed_rows(p, keys, matrix)
+    return np.asarray(matrix, dtype=np.float32)
 
 
 def _read_npz(p: Path) -> tuple[list[str], NDArray[Any]]:

@@ -378,12 +378,18 @@ class PrecomputedTexts(_TextEncoder):
     only its own ``texts`` (the text claim runs on them; the word and prefix claims are skipped)."""
 
     def __init__(self, name: str, texts: Sequence[str], vectors: NDArray[np.floating],
-                 revision: str) -> None:
+                 revision: str, *, checked: bool = False) -> None:
+        """``vectors`` row by row for ``texts``, checked whole first (one finite row per
+        distinct text, :func:`~normtest.adapters.keyed.check_keyed_rows`) unless ``checked``."""
+        if not checked:
+            from normtest.adapters.keyed import check_keyed_rows
+
+            check_keyed_rows(name, texts, vectors, what="text")
         self._name = name
         self._revision = revision
         self.vectors = np.asarray(vectors, dtype=np.float32)
-        self._row = {t: i for i, t in reversed(list(enumerate(texts)))}
-        self.texts: list[str] = list(dict.fromkeys(texts))
+        self._row = {t: i for i, t in enumerate(texts)}
+        self.texts: list[str] = list(texts)
 
     @property
     def dim(self) -> int:
@@ -521,8 +527,9 @@ def _through_sentence_transformers(path: Path, name: str, revision: str, pooling
                                    batch_size: int, progress: bool) -> EncodeAdapter:
     from sentence_transformers import SentenceTransformer
 
-    from normtest.adapters.transformers_base import _transformers_progress
+    from normtest.adapters.transformers_base import _torch_device, _transformers_progress
 
+    _torch_device(device)  # 'cuda:7' on a machine without it: refused, naming cuda:7
     kwargs: dict[str, Any] = {}
     if dtype:
         import torch

@@ -26,6 +26,7 @@ from typing import IO, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from normtest.adapters.keyed import check_keyed_rows
 from normtest.adapters.protocol import Capability
 from normtest.errors import NormtestError
 from normtest.fingerprint import file_sha256, files_sha256
@@ -39,32 +40,19 @@ class StaticVectors:
 
     def __init__(
         self, name: str, words: Sequence[str], vectors: NDArray[np.floating], revision: str,
-        *, lowercase: bool = False,
+        *, lowercase: bool = False, source: object = None, checked: bool = False,
     ) -> None:
-        """Index ``words`` against the rows of ``vectors`` (the first occurrence of a word wins)."""
-        if len(words) == 0:
-            raise NormtestError(f"{name}: the vocabulary is empty; check the vocabulary file")
-        if vectors.ndim != 2 or vectors.shape[1] == 0:
-            raise NormtestError(
-                f"{name}: vectors must be a (words, dim) matrix, got {vectors.shape}"
-            )
-        if vectors.dtype.kind not in "fiu":
-            raise NormtestError(
-                f"{name}: vectors must be numbers, got dtype {vectors.dtype}; save a float matrix"
-            )
-        if vectors.shape[0] != len(words):
-            raise NormtestError(
-                f"{name}: the vocabulary has {len(words)} words but the matrix has "
-                f"{vectors.shape[0]} rows; they must correspond row by row"
-            )
+        """Index ``words`` against the rows of ``vectors``, checked whole first
+        (:func:`~normtest.adapters.keyed.check_keyed_rows`: one finite row per distinct word;
+        ``source`` names them in messages, ``checked`` says the reader already did it)."""
+        if not checked:
+            check_keyed_rows(source or name, words, vectors, what="word")
         self._name = name
         self._revision = revision
         self.lowercase = lowercase
         self.vectors = vectors
         self.vocabulary: tuple[str, ...] = tuple(words)
-        self._row: dict[str, int] = {}
-        for i, w in enumerate(words):
-            self._row.setdefault(w, i)
+        self._row: dict[str, int] = {w: i for i, w in enumerate(words)}
 
     @property
     def name(self) -> str:
@@ -180,7 +168,8 @@ def load_npy(matrix: str | os.PathLike[str], vocabulary: str | os.PathLike[str],
         ) from exc
     words = _read_vocabulary(vocab_path)
     revision = files_sha256([matrix_path, vocab_path])
-    return StaticVectors(name or matrix_path.stem, words, vectors, revision, lowercase=lowercase)
+    return StaticVectors(name or matrix_path.stem, words, vectors, revision, lowercase=lowercase,
+                         source=f"{matrix_path} with {vocab_path}")
 
 
 def detect_format(path: Path) -> VectorFormat:
@@ -236,9 +225,9 @@ def load_keyed_vectors(
 
     try:
         if fmt == "word2vec-binary":
-            _check_binary_rows(p, size)
+            words = _check_binary_rows(p, size)
         else:
-            _check_text_rows(p, header=fmt == "word2vec", size=size)
+            words = _check_text_rows(p, header=fmt == "word2vec", size=size)
     except OSError as exc:
         raise NormtestError(f"cannot read {p}: {exc.strerror or exc}") from exc
     try:
@@ -252,11 +241,11 @@ def load_keyed_vectors(
             "('word2vec', 'word2vec-binary' or 'glove')"
         ) from exc
     vectors = np.asarray(kv.vectors, dtype=np.float32)
-    if not np.isfinite(vectors).all():
-        raise NormtestError(f"{p} contains NaN or infinite values; the file is damaged")
+    # the file's own words (gensim keeps the first of a repeated word and drops the others)
+    check_keyed_rows(p, words if limit is None else words[:limit], vectors, what="word")
     revision = file_sha256(p) if limit is None else f"{file_sha256(p)};limit={int(limit)}"
     return StaticVectors(name or p.stem, list(kv.index_to_key), vectors, revision,
-                         lowercase=lowercase)
+                         lowercase=lowercase, checked=True)
 
 
 _MAX_HEADER_DIGITS = 18  # more digits claim over 10^18 rows or numbers: no file holds that many
@@ -296,8 +285,9 @@ def _refuse_count(path: Path, claimed: int, found: int, fix: str) -> None:
     )
 
 
-def _check_text_rows(path: Path, *, header: bool, size: int) -> None:
-    """Every row must hold a word and exactly ``dim`` numbers, as many rows as the header says.
+def _check_text_rows(path: Path, *, header: bool, size: int) -> list[bytes]:
+    """Every row must hold a word and exactly ``dim`` numbers, as many rows as the header says;
+    the rows' words (as bytes), in order.
 
     gensim reads a truncated last row such as ``"delta 1.285"`` by broadcasting the one number it
     finds, reads only as many rows as the header claims (ignoring the rest), and allocates the
@@ -306,7 +296,7 @@ def _check_text_rows(path: Path, *, header: bool, size: int) -> None:
     """
     dim: int | None = None
     claimed: int | None = None
-    rows = 0
+    words: list[bytes] = []
     blank: int | None = None  # the first empty line after the header
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
@@ -336,7 +326,8 @@ def _check_text_rows(path: Path, *, header: bool, size: int) -> None:
                     f"could not read {path}: line {number} has {len(fields) - 1} values where "
                     f"{dim} are expected; the file is truncated or damaged"
                 )
-            rows += 1
+            words.append(fields[0])
+    rows = len(words)
     if rows == 0:
         raise NormtestError(f"{path} holds no vectors; point at a complete vector file")
     if claimed is not None and dim is not None and claimed != rows:
@@ -345,10 +336,12 @@ def _check_text_rows(path: Path, *, header: bool, size: int) -> None:
                       "as GloVe (format='glove')")
     if not header and blank is not None:
         raise NormtestError(f"{path}: line {blank} is empty; delete the empty lines at the end")
+    return words
 
 
-def _check_binary_rows(path: Path, size: int) -> None:
-    """Walk a binary word2vec file row by row (word, space, dim float32) as gensim reads it.
+def _check_binary_rows(path: Path, size: int) -> list[bytes]:
+    """Walk a binary word2vec file row by row (word, space, dim float32) as gensim reads it;
+    the rows' words (as bytes, without the newline gensim strips), in order.
 
     The header's rows × dim must fit in the file before anything is allocated, and the file must
     hold exactly that many rows: gensim would silently ignore extra rows, and a cut-off last row
@@ -362,28 +355,32 @@ def _check_binary_rows(path: Path, size: int) -> None:
         need = claimed * (width + 2)  # a one-byte word, the space, the numbers
         if need > size - len(first):
             _refuse_claim(path, claimed, dim, "float32 numbers", need, size)
-        rows, pos = 0, len(first)
+        words: list[bytes] = []
+        pos = len(first)
         with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mm:
             while pos < size:
                 space = mm.find(b" ", pos)
                 if space == -1:
                     if size - pos > 64 or mm[pos:size].strip():
                         raise NormtestError(
-                            f"{path}: after row {rows:,} the file ends with {size - pos:,} bytes "
-                            "that are not a row (word, space, numbers); the file is damaged"
+                            f"{path}: after row {len(words):,} the file ends with "
+                            f"{size - pos:,} bytes that are not a row (word, space, numbers); "
+                            "the file is damaged"
                         )
                     break
                 if space + 1 + width > size:
                     raise NormtestError(
-                        f"{path}: row {rows + 1:,} is cut short (it needs {width:,} bytes of "
-                        f"numbers, {size - space - 1:,} remain); the file is truncated"
+                        f"{path}: row {len(words) + 1:,} is cut short (it needs {width:,} bytes "
+                        f"of numbers, {size - space - 1:,} remain); the file is truncated"
                     )
-                rows += 1
+                words.append(mm[pos:space].lstrip(b"\n"))
                 pos = space + 1 + width
+    rows = len(words)
     if rows != claimed:
         _refuse_count(path, claimed, rows,
                       f"correct the first line to '{rows} {dim}', or check the file is binary "
                       "word2vec (format='word2vec' or 'glove' read text)")
+    return words
 
 
 def glove_6b_50d() -> StaticVectors:

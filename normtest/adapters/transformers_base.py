@@ -78,6 +78,7 @@ from normtest.adapters.transformers_folder import (
     _identity_files,
     _refuse_custom_code,
     _resolve_source,
+    refuse_other_family,
 )
 from normtest.errors import NormtestError
 from normtest.memo import ByteMemo
@@ -138,11 +139,17 @@ def _torch_device(device: str | torch.device) -> torch.device:
     try:
         dev = torch.device(device)
     except (RuntimeError, TypeError) as exc:
-        raise NormtestError(f"device must be 'cpu' or 'cuda', got {device!r}") from exc
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise NormtestError("device='cuda' was asked for but CUDA is not available; use 'cpu'")
+        raise NormtestError(f"device must be 'cpu', 'cuda' or 'cuda:N', got {device!r}") from exc
     if dev.type not in ("cpu", "cuda"):
-        raise NormtestError(f"device must be 'cpu' or 'cuda', got {device!r}")
+        raise NormtestError(f"device must be 'cpu', 'cuda' or 'cuda:N', got {device!r}")
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise NormtestError(f"device={str(device)!r} was asked for but CUDA is not available; "
+                            "use 'cpu'")
+    if dev.type == "cuda" and dev.index is not None \
+            and dev.index >= (count := torch.cuda.device_count()):
+        raise NormtestError(f"device={str(device)!r} was asked for but this machine has "
+                            f"{count} CUDA device{'s' * (count != 1)} (cuda:0 … "
+                            f"cuda:{count - 1}); use one of them, or 'cpu'")
     return dev
 
 
@@ -251,6 +258,9 @@ class _TransformersAdapter:
             )
         except (OSError, ValueError, KeyError) as exc:
             raise cannot_load(exc) from exc
+        # a causal-LM reading of a folder without a causal head (BERT) would add random weights
+        refuse_other_family(config.to_dict(), "decoder" if self._auto_class ==
+                            "AutoModelForCausalLM" else "encoder", source, strict=False)
         if folder is not None:
             _identity_files(folder)  # a folder without weights is refused now, not at first use
 

@@ -79,8 +79,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         if _ENDING_ON_INTERRUPT:
             _ignore_further_interrupts()
-        print("\nnormtest: interrupted; every finished batch of vectors is in the embedding "
-              "cache, and running the same command again resumes from it", file=sys.stderr)
+        # a subcommand may say what an interruption leaves (`normtest models install`)
+        print("\nnormtest: interrupted; " + getattr(
+            args, "interrupted", "every finished batch of vectors is in the embedding cache, "
+            "and running the same command again resumes from it"), file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         # the reader of standard output went away (`| head`): nothing left to say to it

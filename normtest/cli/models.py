@@ -28,7 +28,13 @@ def register(sub: Any) -> None:
                                      "download elsewhere): nothing is downloaded")
     install_parser.add_argument("--force", action="store_true",
                                 help="install again even when an intact copy is there")
-    models.set_defaults(handler=command)
+    models.set_defaults(handler=command, interrupted=INTERRUPTED)
+
+
+#: What Ctrl-C during `normtest models …` leaves (printed after "normtest: interrupted; ").
+INTERRUPTED = ("nothing half-installed is kept (a model is built in a temporary folder, which "
+               "was removed; a copy already installed stays as it was): run the same command "
+               "again")
 
 
 def _ask(question: str) -> bool:
@@ -40,7 +46,7 @@ def _ask(question: str) -> bool:
 
 
 def command(args: Any) -> int:
-    """Run ``normtest models``; exit code 0."""
+    """Run ``normtest models``; exit code 0 (a refusal is a NormtestError: exit 2)."""
     if getattr(args, "action", None) == "install":
         ask = _ask if sys.stdin.isatty() else None
         for name in args.names:
