@@ -6,10 +6,10 @@ source of IC, one word population, one minimum pair count, one prefix unit. A *m
 the line under every reasonable analysis and says how many agree; its ``sample`` axis
 re-decides it on each of two disjoint halves of the audit's sample as well, so that the share
 also says whether another sample of the same kind agrees. Each line declares its space of
-analyses next to its claims in ``checks/`` (:func:`specifications`); the audit (:func:`assess`) re-measures the
-line's deciding rows under every combination of the choices, reusing the vectors already
-computed, judges them, adjusts them by the line's own rule (as the headline is: PASS
-unadjusted, FAIL at Holm's level over the line's rows), and decides the line again. The
+analyses next to its claims in ``checks/`` (:func:`specifications`); the audit
+(:func:`assess`) re-measures the line's deciding rows under every combination of the choices,
+reusing the vectors already computed, judges them, and decides the line again by its own rule
+(as the headline is: PASS unadjusted, FAIL at Holm's level over the line's rows). The
 criterion is not one of the choices: the margin's effect is the line's *sensitivity*
 (:mod:`normtest.scorecard`), reported apart.
 

@@ -237,10 +237,9 @@ def scorecard_part(lines: Sequence[Line], *, head: str = "", reasons: bool = Fal
 
 
 def _beyond(line: Line, robustness: Any | None = None) -> Text:
-    """The line's other readings where they differ from its status: ``in raw geometry ·
-    UNDECIDED after centring``, ``as stated · not beyond token count`` (the status is the
-    reading as the paper states it), and the status most of its analyses give where that
-    differs (``· mostly CONTRADICTED across its analyses``), else nothing."""
+    """The line's other readings where they differ from its status (``in raw geometry ·
+    UNDECIDED after centring``, ``as stated · not beyond token count``) and its analyses' modal
+    status where that differs (``· mostly CONTRADICTED across its analyses``), else nothing."""
     out = Text("")
     differ = [r for r in line.readings if r.status != line.status]
     if differ and line.reference:
@@ -279,9 +278,8 @@ def _controlled(line: Line, controls: Any | None) -> Text:
 
 
 def _rests(line: Line, robustness: Any | None = None) -> Text:
-    """What a scorecard line rests on: in how many of the other reasonable analyses it holds
-    (``holds in 49% of 135 analyses``; where most give another status, the line below says
-    which); without a robustness analysis, the analysis its rows were judged under."""
+    """In how many of its reasonable analyses a line holds (``holds in 49% of 135 analyses``;
+    the modal status goes below); without them, the analysis its rows were judged under."""
     if robustness is not None and (robustness.specifications or robustness.left_out):
         return Text(robustness.share_text, style="" if robustness.robust else "yellow")
     return Text(line.rests_on, style="dim")
