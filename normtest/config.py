@@ -6,6 +6,8 @@ One table serves ``normtest audit``, ``normtest gate`` and the pytest plugin::
     require = ["word.norm_ic[transform=whiten_zipf]"]   # claims, variants or suites that must PASS
     replicated = ["word_level"]                         # scorecard lines that must be replicated
     require_robust = ["word_level"]                     # lines whose verdict must be robust
+    unverified = "fail"                                 # or "warn": a requirement the report
+                                                        # cannot show (no controls, no robustness)
     baseline = "baseline/report.json"                   # optional: an earlier audit to compare with
     exploratory = false                                 # judge exploratory rows too
     words = 2000                                        # any setting of normtest.settings
@@ -57,6 +59,10 @@ class GateConfig:
     expected_failures: Mapping[str, str] = field(default_factory=dict)
     strict: bool = False
     inconclusive: str = "fail"
+    #: what the gate does with a requirement the report cannot show (a line required replicated
+    #: whose controls did not run, one required robust whose robustness was not assessed):
+    #: ``"fail"`` or ``"warn"`` (pass it with a stated warning)
+    unverified: str = "fail"
     #: the audit and loading settings of the file (normtest.settings), validated, by name
     settings: Mapping[str, Any] = field(default_factory=dict)
     #: the file it was read from (None: built in code or from defaults)
@@ -71,6 +77,9 @@ class GateConfig:
         if self.inconclusive not in ("fail", "skip", "pass"):
             raise NormtestError(
                 f"inconclusive must be 'fail', 'skip' or 'pass', got {self.inconclusive!r}")
+        if self.unverified not in ("fail", "warn"):
+            raise NormtestError(
+                f"unverified must be 'fail' or 'warn', got {self.unverified!r}")
         unknown = sorted(set(self.settings) - set(BY_NAME))
         if unknown:
             raise NormtestError(f"unknown setting(s) {unknown}; known: {sorted(BY_NAME)}")
@@ -141,7 +150,8 @@ class GateConfig:
 
 #: The keys of :class:`GateConfig` a front end's option of the same name overrides.
 OPTION_KEYS = ("model", "report", "baseline", "require", "replicated", "require_robust",
-               "exploratory", "claims", "margin", "alpha", "strict", "inconclusive")
+               "exploratory", "claims", "margin", "alpha", "strict", "inconclusive",
+               "unverified")
 #: Those of them that name scorecard lines (keys without commas).
 LINE_KEYS = ("replicated", "require_robust")
 
@@ -211,6 +221,9 @@ def _coerce(key: str, value: Any, base: Path | None) -> Any:
         return value
     if not isinstance(value, str):
         raise TypeError("give a string")
+    if key == "unverified" and value not in ("fail", "warn"):
+        raise ValueError('give "fail" (a requirement the report cannot show fails the gate) or '
+                         '"warn" (it passes with a stated warning)')
     return value
 
 

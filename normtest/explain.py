@@ -54,6 +54,10 @@ def explain(name: str) -> str:
         selector = Selector.parse(name)  # an unknown claim, axis or value: its own error
         assert selector.claim is not None
         return explain_rows(get(selector.claim), dict(selector.variant), name)
+    if name.endswith(".json") or "/" in name:
+        raise NormtestError(f"{name!r} is a file; explain takes an id (a scorecard line, a "
+                            "claim, a claim's variant or a suite): normtest report FILE renders "
+                            "a stored report")
     guess = difflib.get_close_matches(name, keys + ids + list(SUITES), n=1, cutoff=0.5)
     hint = f"; did you mean {guess[0]!r}?" if guess else ""
     raise NormtestError(
@@ -80,8 +84,8 @@ def explain_rows(claim: Claim, variant: dict[str, str], text: str | None = None)
     out = [f"{shown} — rows of {claim.id}: {claim.statement}", ""]
     out += _field("rows", which)
     if stated:
-        out += _items("confirmatory", _expectations(claim, stated)
-                      + ["(its rows elsewhere, and for other families, are exploratory)"])
+        out += _items("confirmatory", [*_expectations(claim, stated), "(its rows elsewhere, "
+                                       "and for other families, are exploratory)"])
     else:
         out += _field("role", "exploratory: the paper states no verdict at this variant for any "
                       "model family, so its rows are adjusted with the audit's other exploratory "

@@ -6,6 +6,7 @@ or a ``normtest.toml``::
     model = "glove-6b-50d"
     require = ["word.norm_ic[transform=whiten_zipf]"]   # claims, variants or suites that must PASS
     replicated = ["word_level"]                         # scorecard lines that must be replicated
+    unverified = "fail"                                 # or "warn": what a report cannot show
     baseline = "baseline/report.json"                   # optional: an earlier audit to compare with
     words = 2000                                        # audit settings (default: the baseline's)
     margin = 0.05                                       # a drop smaller than this is no regression
@@ -17,6 +18,14 @@ A requirement judges the *confirmatory* rows it names (the paper's hypotheses; s
 (``--exploratory``) makes requirements and regressions judge the exploratory rows too. A
 ``replicated`` line of the scorecard must come out *replicated* (``"all"``: every line the audit
 tested).
+
+A requirement passes only on evidence the report holds. A line required replicated rests on its
+controls too (a line whose controls misbehaved is invalid, so not replicated), a line required
+robust on its robustness; where the report lacks that evidence — the audit ran with
+``--no-controls`` or ``--no-robustness`` — the requirement is *unverified* (:func:`unshown`), and
+one rule decides for both: ``unverified = "fail"`` (the default; ``--unverified fail``) fails the
+gate saying what the report could not show, ``unverified = "warn"`` passes it with that stated as
+a warning in the summary and the one-line decision.
 
 A *regression* is a statistically supported drop of an effect, not any decrease, tested by
 :mod:`normtest.regression` (paired by bootstrap replicates when both reports resampled the same
@@ -56,9 +65,9 @@ if TYPE_CHECKING:
     from normtest.result import Result
     from normtest.scorecard import Line
 
-__all__ = ["Comparison", "Decision", "GateConfig", "GateOutcome", "LineRequirement",
-           "Requirement", "RobustRequirement", "compare", "decide", "evaluate", "find_config",
-           "load_config", "run_gate"]
+__all__ = ["UNVERIFIED", "Comparison", "Decision", "GateConfig", "GateOutcome",
+           "LineRequirement", "Requirement", "RobustRequirement", "Unshown", "compare", "decide",
+           "evaluate", "find_config", "load_config", "run_gate", "unshown"]
 
 
 
@@ -103,14 +112,19 @@ class Requirement:
 
 @dataclass(frozen=True)
 class LineRequirement:
-    """A scorecard line that must be replicated, and the line the audit gave."""
+    """A scorecard line that must be replicated, the line the audit gave, and — for a line
+    that declares controls — why the report cannot show its controls held (None: it can, or
+    the line declares none; see :func:`unshown`)."""
 
     key: str
     line: Line | None
+    #: why the line's controls are not in the report ("" when they are, or none are declared)
+    missing: str = ""
 
     @property
     def ok(self) -> bool:
-        """True when the line exists and was replicated."""
+        """True when the line exists and was replicated (its controls are judged apart, by the
+        gate's ``unverified`` rule)."""
         return self.line is not None and self.line.status == "replicated"
 
 
@@ -121,19 +135,31 @@ class RobustRequirement:
 
     key: str
     robustness: Any | None
+    #: whether the audit tested the line (a line not tested has no robustness to show)
+    tested: bool = True
+    #: whether the audit assessed no line's robustness (it ran with --no-robustness)
+    none_assessed: bool = False
+
+    @property
+    def assessed(self) -> bool:
+        """Whether the report holds the line's robustness (else it cannot show it)."""
+        return self.robustness is not None and bool(self.robustness.specifications)
 
     @property
     def ok(self) -> bool:
         """True when the line was assessed and is robust."""
-        return self.robustness is not None and bool(self.robustness.specifications) \
-            and self.robustness.robust
+        return self.robustness is not None and self.assessed and bool(self.robustness.robust)
 
     @property
     def why(self) -> str:
         """The assessment in words (or why there is none)."""
+        if not self.tested:
+            return "the line was not tested, so it has no robustness"
+        if self.none_assessed:
+            return "its robustness was not assessed (the audit ran with --no-robustness)"
         if self.robustness is None or not self.robustness.specifications:
-            return ("its robustness was not assessed (the line was not tested, or the audit ran "
-                    "with --no-robustness)")
+            return ("its robustness was not assessed (the line has no analysis that can tell "
+                    "at this sample)")
         return str(self.robustness.summary())
 
 
@@ -141,23 +167,27 @@ def robust_requirements(keys: Sequence[str], candidate: Report) -> list[RobustRe
     """The lines named by ``keys`` (``"all"``: every line the audit tested) with their
     robustness; an unknown key is an error naming the known ones."""
     lines = candidate.scorecard
-    known = {line.key for line in lines}
+    known = {line.key: line for line in lines}
     out: list[RobustRequirement] = []
     for key in keys:
         if key == "all":
             out += [RobustRequirement(line.key, candidate.robustness_of(line.key))
                     for line in lines if line.status != "not tested"]
         elif key in known:
-            out.append(RobustRequirement(key, candidate.robustness_of(key)))
+            out.append(RobustRequirement(key, candidate.robustness_of(key),
+                                         known[key].status != "not tested"))
         else:
             raise NormtestError(f"require_robust: no scorecard line {key!r}; the lines are "
                                 f"{', '.join(sorted(known))} (or all)")
-    return out
+    none = not candidate.robustness
+    return [replace(r, none_assessed=none) for r in out]
 
 
-def line_requirements(keys: Sequence[str], lines: Sequence[Line]) -> list[LineRequirement]:
-    """The scorecard lines named by ``keys`` (``"all"``: every line the audit tested); an
-    unknown key is an error naming the known ones."""
+def line_requirements(keys: Sequence[str], lines: Sequence[Line],
+                      candidate: Report | None = None) -> list[LineRequirement]:
+    """The scorecard lines named by ``keys`` (``"all"``: every line the audit tested), each
+    with why the ``candidate`` cannot show its controls held, if so; an unknown key is an error
+    naming the known ones."""
     by_key = {line.key: line for line in lines}
     out: list[LineRequirement] = []
     for key in keys:
@@ -169,6 +199,54 @@ def line_requirements(keys: Sequence[str], lines: Sequence[Line]) -> list[LineRe
         else:
             raise NormtestError(f"replicated: no scorecard line {key!r}; the lines are "
                                 f"{', '.join(by_key)} (or 'all')")
+    if candidate is None:
+        return out
+    return [replace(r, missing=_controls_missing(r.key, candidate)) for r in out]
+
+
+def _controls_missing(key: str, candidate: Report) -> str:
+    """Why the report cannot show that line ``key``'s controls held ("" when it can, or when
+    the line declares no controls). Controls that ran and misbehaved are no gap: they make the
+    line invalid, so it is not replicated."""
+    from normtest.controls import builder_of
+
+    if builder_of(key) is None or candidate.controls_of(key) is not None:
+        return ""
+    if not candidate.controls:
+        return "its controls did not run (the audit ran with --no-controls)"
+    return "the report holds no controls for it"
+
+
+#: What the gate does with a requirement the report cannot show (``unverified``): fail, or
+#: pass it with a stated warning.
+UNVERIFIED = ("fail", "warn")
+
+
+@dataclass(frozen=True)
+class Unshown:
+    """A requirement the candidate report cannot show: a line required replicated whose
+    controls did not run, or a line required robust whose robustness was not assessed."""
+
+    key: str
+    #: ``"replicated"`` or ``"robust"``
+    requirement: str
+    why: str
+
+    @property
+    def text(self) -> str:
+        """``word_level required replicated: its controls did not run (…)``."""
+        return f"{self.key} required {self.requirement}: {self.why}"
+
+
+def unshown(lines: Sequence[LineRequirement],
+            robust: Sequence[RobustRequirement]) -> list[Unshown]:
+    """Every requirement the report cannot show, under the one rule of the gate: a line
+    required replicated passes on the evidence its controls give, a line required robust on its
+    robustness; where the report lacks that evidence (the audit ran with ``--no-controls`` or
+    ``--no-robustness``), the requirement is *unverified* — never silently met. A line that is
+    not replicated fails on that alone."""
+    out = [Unshown(r.key, "replicated", r.missing) for r in lines if r.missing and r.ok]
+    out += [Unshown(r.key, "robust", r.why) for r in robust if r.tested and not r.assessed]
     return out
 
 
@@ -193,6 +271,8 @@ class GateOutcome:
     first_baseline: bool = False
     #: scorecard lines whose verdict must be robust
     robust: tuple[RobustRequirement, ...] = ()
+    #: what a requirement the report cannot show does: ``"fail"`` (the default) or ``"warn"``
+    unverified: str = "fail"
 
     @property
     def regressions(self) -> list[Comparison]:
@@ -211,8 +291,14 @@ class GateOutcome:
 
     @property
     def failed_robust(self) -> list[RobustRequirement]:
-        """Scorecard lines required to be robust that were not."""
-        return [r for r in self.robust if not r.ok]
+        """Scorecard lines required to be robust that were assessed and are not (a line whose
+        robustness was not assessed is :attr:`unshown`)."""
+        return [r for r in self.robust if not r.ok and (r.assessed or not r.tested)]
+
+    @property
+    def unshown(self) -> list[Unshown]:
+        """The requirements the report cannot show (:func:`unshown`)."""
+        return unshown(self.lines, self.robust)
 
     @property
     def decision(self) -> Decision:
@@ -238,6 +324,9 @@ class Decision:
 
     passed: bool
     reasons: tuple[str, ...] = ()
+    #: what the report could not show, when the gate passes them with a warning
+    #: (``unverified = "warn"``)
+    warnings: tuple[str, ...] = ()
 
     @property
     def exit_code(self) -> int:
@@ -252,6 +341,9 @@ class Decision:
     @property
     def line(self) -> str:
         """The decision in one line (what ``normtest gate`` prints on standard error)."""
+        if self.passed and self.warnings:
+            return (f"gate passed with {len(self.warnings)} warning"
+                    f"{'s' * (len(self.warnings) != 1)}: " + "; ".join(self.warnings))
         if self.passed:
             return "gate passed"
         return "gate FAILED: " + "; ".join(self.reasons)
@@ -281,11 +373,23 @@ def decide(outcome: GateOutcome) -> Decision:
     if robust:
         reasons.append(f"{len(robust)} of {len(outcome.robust)} scorecard lines required robust "
                        f"are not ({', '.join(r.key for r in robust)})")
+    gaps = outcome.unshown
+    warnings: list[str] = []
+    if gaps and outcome.unverified == "warn":
+        warnings = [f"{gap.text}; passed unverified (unverified = \"warn\")" for gap in gaps]
+    elif gaps:
+        reasons.append(
+            f"the report cannot show {len(gaps)} requirement{'s' * (len(gaps) != 1)}: "
+            + "; ".join(gap.text for gap in gaps) + " — audit again with "
+            + " and ".join(dict.fromkeys("controls" if gap.requirement == "replicated"
+                                         else "robustness" for gap in gaps))
+            + ", or pass unverified requirements with a warning (--unverified warn, "
+            "unverified = \"warn\")")
     regressions = outcome.regressions
     if regressions:
         reasons.append(f"{len(regressions)} regression{'s' * (len(regressions) != 1)} against "
                        f"the baseline ({', '.join(c.id for c in regressions)})")
-    return Decision(not reasons, tuple(reasons))
+    return Decision(not reasons, tuple(reasons), tuple(warnings))
 
 
 def _nothing_compared(outcome: GateOutcome) -> str:
@@ -332,7 +436,7 @@ def evaluate(candidate: Report, config: GateConfig, baseline: Report | None = No
         selector = Selector.parse(text)
         requirements.append(Requirement(text, tuple(
             r for r in results if selector.judges(r, config.exploratory))))
-    lines = line_requirements(config.replicated, candidate.scorecard)
+    lines = line_requirements(config.replicated, candidate.scorecard, candidate)
     comparisons: list[Comparison] = []
     uncompared: list[tuple[str, str]] = []
     if baseline is not None:
@@ -343,7 +447,8 @@ def evaluate(candidate: Report, config: GateConfig, baseline: Report | None = No
                                           exploratory=config.exploratory)
     return GateOutcome(candidate, tuple(requirements), tuple(comparisons), tuple(uncompared),
                        baseline, baseline_path, config.margin, config.alpha, tuple(lines),
-                       robust=tuple(robust_requirements(config.require_robust, candidate)))
+                       robust=tuple(robust_requirements(config.require_robust, candidate)),
+                       unverified=config.unverified)
 
 
 def claims_to_audit(config: GateConfig, baseline: Report | None) -> list[str]:

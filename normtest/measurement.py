@@ -153,7 +153,9 @@ def invalid(value: Any, judged: Iterable[str] = ()) -> str | None:
     INCONCLUSIVE). ``judged`` names the components a criterion judges, which must be there.
     """
     if not isinstance(value, Measurement):
-        return f"it is a {type(value).__name__}, not a normtest.result.Measurement"
+        from normtest.formatting import with_article
+
+        return f"it is {with_article(type(value).__name__)}, not a normtest.result.Measurement"
     problem = _invalid(value, "its", 0)
     if problem is not None:
         return problem

@@ -1,9 +1,11 @@
 """Where normtest keeps what it caches and writes: the cache root, the results folder, and the
 variables that move them.
 
-The root holds the embedding database (:mod:`normtest.cache`) and SmolLM2's float32 copy
-(``<root>/models/``). It is ``$NORMTEST_CACHE_DIR`` when set, otherwise the user's cache
-directory for normtest (``~/.cache/normtest`` on Linux). This module imports nothing from
+The root holds the embedding database (:mod:`normtest.cache`), SmolLM2's float32 copy
+(``<root>/models/``) and matplotlib's font cache (``<root>/matplotlib/``, unless ``$MPLCONFIGDIR``
+is set: :func:`use_own_matplotlib_dir`), so that normtest writes nothing outside its folders.
+It is ``$NORMTEST_CACHE_DIR`` when set, otherwise the user's cache directory for normtest
+(``~/.cache/normtest`` on Linux). This module imports nothing from
 normtest, so the cache and the model adapters can both use it without importing each other.
 """
 
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,9 +21,8 @@ from typing import Any, BinaryIO
 
 from filelock import FileLock
 
-__all__ = ["CACHE_ENV", "RESULTS_ENV", "atomic_write", "default_cache_dir", "default_results_dir",
-           "file_lock",
-           "folder_name"]
+__all__ = ["CACHE_ENV", "MATPLOTLIB_ENV", "RESULTS_ENV", "atomic_write", "default_cache_dir",
+           "default_results_dir", "file_lock", "folder_name", "use_own_matplotlib_dir"]
 
 CACHE_ENV = "NORMTEST_CACHE_DIR"
 RESULTS_ENV = "NORMTEST_RESULTS_DIR"
@@ -36,6 +38,28 @@ def default_cache_dir() -> Path:
         return Path(user_cache_dir("normtest"))
     except ImportError:  # pragma: no cover - platformdirs is a core dependency
         return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "normtest"
+
+
+#: matplotlib's own variable for its configuration and font-cache folder.
+MATPLOTLIB_ENV = "MPLCONFIGDIR"
+
+
+def use_own_matplotlib_dir() -> None:
+    """Keep matplotlib's font cache under normtest's cache root: set ``$MPLCONFIGDIR`` to
+    ``<cache root>/matplotlib`` before matplotlib is first imported (it otherwise writes
+    ``~/.cache/matplotlib``), unless the user set it or matplotlib was already imported (it has
+    then chosen its folder). Where that folder cannot be made (a read-only cache), a private
+    temporary folder is used, as matplotlib itself would, without its warning."""
+    if os.environ.get(MATPLOTLIB_ENV) or "matplotlib" in sys.modules:
+        return
+    folder = default_cache_dir() / "matplotlib"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        if not os.access(folder, os.W_OK):
+            raise PermissionError(str(folder))
+    except OSError:
+        folder = Path(tempfile.mkdtemp(prefix="normtest-matplotlib-"))
+    os.environ[MATPLOTLIB_ENV] = str(folder)
 
 
 def folder_name(part: str) -> str:

@@ -20,6 +20,12 @@ Fisher-z interval; a file without a digest (an older normtest) is read with a wa
 bootstrap rows checked against the range of their replicates too (:func:`implausible_rows`).
 docs/security.md, "Reports' digests and the gate's rules".
 
+Every report read — :meth:`Report.read` (a file: the gate, ``normtest report``, ``normtest
+compare``), :meth:`Report.from_json`, :meth:`Report.from_dict` — is first validated against the
+schema (:mod:`normtest.report_schema`): the required keys and the type of every key, rows
+included; a file is checked as it is parsed, so junk fails at its first bad entry, and one larger
+than any report is refused unread. The error names the first bad key path.
+
 ``data`` (optional) holds what the plots need, so that a stored report can be re-rendered
 without the model: ``words`` (the sample, its IC, token counts and ‖e(w)‖² per variant of
 ``word.norm_ic``), ``prefixes`` (s(L) per prefix, document and pooling) and ``texts`` (sentence
@@ -34,6 +40,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import platform
 import re
 import secrets
@@ -225,9 +232,15 @@ class Report:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Report:
         """Rebuild from a mapping; refuses an unknown schema."""
+        from normtest.report_schema import validate
+
         schema = data.get("schema") if isinstance(data, Mapping) else None
         if schema != SCHEMA:
             raise NormtestError(_schema_problem(schema))
+        try:
+            validate(data)
+        except NormtestError as exc:
+            raise NormtestError(_invalid(exc)) from None
         try:
             results = data.get("results", [])
             if not isinstance(results, list):
@@ -269,6 +282,8 @@ class Report:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise NormtestError(f"report is not valid JSON: {exc}") from exc
+        except RecursionError:
+            raise NormtestError("report is JSON nested too deeply to be a report") from None
         return cls.from_dict(data)
 
     @classmethod
@@ -281,10 +296,22 @@ class Report:
         (:func:`implausible_rows`). A file without a digest (written before normtest recorded
         one) is read with a warning, its bootstrap rows held to their replicates' range too.
         """
+        from normtest.report_schema import MAX_REPORT_BYTES
+
         try:
-            raw = Path(path).read_bytes()
+            with Path(path).open("rb") as handle:
+                size = os.fstat(handle.fileno()).st_size
+                if size > MAX_REPORT_BYTES:
+                    raise NormtestError(
+                        f"the {what} {path} is {size / 2**20:,.0f} MiB, larger than any report "
+                        f"normtest writes (at most {MAX_REPORT_BYTES / 2**20:,.0f} MiB are "
+                        "read); give the report.json that normtest wrote")
+                raw = handle.read(MAX_REPORT_BYTES + 1)
         except OSError as exc:
             raise NormtestError(f"cannot read the {what} {path}: {exc.strerror}") from exc
+        if len(raw) > MAX_REPORT_BYTES:  # it grew while being read
+            raise NormtestError(f"the {what} {path} is larger than any report normtest writes; "
+                                "give the report.json that normtest wrote")
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -292,10 +319,17 @@ class Report:
                 f"the {what} {path} is not UTF-8 text (byte {exc.start} is 0x{raw[exc.start]:02x})"
                 "; give the report.json that normtest wrote"
             ) from exc
+        from normtest.report_schema import load
+
         try:
-            data = json.loads(text)
+            data = load(text, SCHEMA)  # checked as it is parsed: junk fails at its first entry
         except json.JSONDecodeError as exc:
             raise NormtestError(f"the {what} {path}: report is not valid JSON: {exc}") from exc
+        except NormtestError as exc:
+            raise NormtestError(f"the {what} {path}: {_invalid(exc)}") from None
+        except RecursionError:
+            raise NormtestError(f"the {what} {path} is JSON nested too deeply to be a report; "
+                                "give the report.json that normtest wrote") from None
         try:
             report = cls.from_dict(data)
         except NormtestError as exc:
@@ -414,6 +448,12 @@ def _outside(measurement: Any, replicates: bool) -> str | None:
 #: What a damaged but schema-valid report raises while its rows are rebuilt (wrong types,
 #: missing keys, numbers too large for a float, NaN where an integer belongs).
 _DAMAGE = (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError)
+
+
+def _invalid(exc: Exception) -> str:
+    """A report that does not follow its schema (normtest.report_schema), in one sentence."""
+    return (f"not a valid {SCHEMA} report: {exc}; give the report.json that normtest wrote "
+            "(or audit again)")
 
 
 def _schema_problem(schema: object) -> str:

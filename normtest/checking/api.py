@@ -212,7 +212,9 @@ class ClaimCheck:
         """Measure the claim's family if needed, then pass, fail, skip per the policy."""
         session = _session(self.model, self.settings, self.thresholds)
         if self.model.family not in (None, session.family):
-            raise ClaimError(f"{self.model.label} is a {session.family} model, not the "
+            from normtest.formatting import with_article
+
+            raise ClaimError(f"{self.model.label} is {with_article(session.family)} model, not the "
                              f"{self.model.family} its ModelSpec declares; fix the spec")
         session.expect(self.together)
         self.result = session.result_for(self.planned)

@@ -1,5 +1,5 @@
-"""``normtest list``, ``show`` and ``explain``: the catalogue of claims, one claim, how a line or a
-claim is decided."""
+"""``normtest list``, ``show`` and ``explain``: the catalogue of claims, one claim, how a line, a
+claim, some of its rows (a variant id) or a suite is decided."""
 
 from __future__ import annotations
 
@@ -21,12 +21,13 @@ def register(sub: Any) -> None:
     showing.add_argument("claim", help="a claim id, e.g. cer.linear")
     showing.set_defaults(handler=show)
     explaining = sub.add_parser(
-        "explain", help="how a scorecard line or a claim is decided: the paper's words, the "
-                        "statistic, the margin and why, the confirmatory variants, the sample "
-                        "and the known-truth tests behind it")
-    explaining.add_argument("name", metavar="LINE_OR_CLAIM",
-                            help="a scorecard line (e.g. composition) or a claim id (e.g. "
-                                 "cond.inner_pmi)")
+        "explain", help="how a scorecard line, a claim or some of its rows are decided: the "
+                        "paper's words, the statistic, the margin and why, the confirmatory "
+                        "variants, the sample and the known-truth tests behind it")
+    explaining.add_argument("name", metavar="ID",
+                            help="any id the gate takes: a scorecard line (e.g. composition), a "
+                                 "claim (e.g. cond.inner_pmi), a claim's rows by their variant "
+                                 "(e.g. 'word.norm_ic[composition=sqrt_n]') or a suite (word)")
     explaining.set_defaults(handler=explain)
 
 

@@ -35,6 +35,12 @@ def register(sub: Any) -> None:
     gate.add_argument("--require-robust", nargs="+", default=None, metavar="LINE",
                       help="scorecard lines whose verdict must be robust: the same under at "
                            "least 90%% of their reasonable specifications (keys, or all)")
+    gate.add_argument("--unverified", choices=("fail", "warn"), default=None,
+                      help="a requirement the report cannot show — a line required replicated "
+                           "whose controls did not run (--no-controls), a line required robust "
+                           "whose robustness was not assessed (--no-robustness): fail the gate "
+                           "(default) or pass it with a stated warning (also unverified = ... "
+                           "in the configuration)")
     gate.add_argument("--exploratory", action="store_true",
                       help="requirements and regressions judge exploratory rows too (default: "
                            "confirmatory rows, and any row a requirement names by variant)")

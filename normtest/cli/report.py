@@ -45,12 +45,11 @@ def command(args: argparse.Namespace) -> int:
         check_writable_file(args.out, "--out")
     report = with_thresholds(Report.read(args.report), args.threshold)
     if args.format == "layers":
-        from normtest.render.layers import report_profiles, save_layer_plot
+        from normtest.render.layers import report_profiles, save_layer_plot, why_no_profile
 
         found = report_profiles(report)
         if found is None:
-            raise NormtestError(f"{args.report} has no layer profile; audit with --layers all "
-                                "(or a list of layers) first")
+            raise NormtestError(f"{args.report} has no layer profile: {why_no_profile(report)}")
         if args.out is None or args.out.suffix.lower() not in (".png", ".svg", ".pdf"):
             raise NormtestError("--format layers writes a figure: give --out FILE.png (or "
                                 ".svg, .pdf)")

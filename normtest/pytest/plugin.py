@@ -66,13 +66,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the marker and the session state (no import of the engine)."""
+    """Register the marker and the session state (no import of the engine while inactive).
+
+    When active, the configuration (``[tool.normtest]`` or ``--normtest-config``) and the
+    settings are read and validated here, at start-up: a bad value is one ``pytest.UsageError``
+    with the message ``normtest audit`` gives, before anything is collected."""
     config.addinivalue_line(
         "markers",
         f"{MARKER}(id): a test of a normtest claim or variant (the normtest_result fixture "
         "reads it; collected claim items carry it)",
     )
     state = NormtestState(config)
+    if state.active:
+        from normtest.errors import NormtestError
+
+        try:
+            state.values  # noqa: B018  (the configuration and the settings, validated)
+        except NormtestError as exc:
+            raise pytest.UsageError(f"normtest: {exc}") from None
     config.stash[STATE] = state
     config.pluginmanager.register(state, "normtest-state")
 
@@ -162,7 +173,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int,
                             config: pytest.Config) -> None:
     """Claims per verdict and model; a session in which no claim ran is refused."""
     state = state_of(config)
-    if state is None or not (state.active or state.seen) or config.option.collectonly:
+    if state is None or not (state.active or state.seen) or config.option.collectonly \
+            or exitstatus == pytest.ExitCode.USAGE_ERROR:  # pytest shows the usage error alone
         return
     terminalreporter.section("normtest")
     labels = list(dict.fromkeys([*state.labels, *(label for label, _ in state.counts)]))

@@ -55,7 +55,7 @@ class NormtestState:
         """The ``[tool.normtest]`` configuration (defaults when there is none) under the
         ``--normtest-*`` options (:meth:`~normtest.config.GateConfig.with_options`)."""
         if self._gate is None:
-            from normtest.gate import load_config
+            from normtest.config import load_config
 
             path = self.option("normtest_config")
             self._gate = load_config(path, start=self.config.rootpath).with_options(

@@ -52,6 +52,10 @@ def gate_markdown(outcome: GateOutcome, decision: Decision | None = None) -> str
                          f"against the baseline{where} ({base})")
     if outcome.first_baseline:
         facts.append("no baseline to compare with yet: this audit is the first one")
+    gaps = outcome.unshown
+    if gaps:
+        facts.append(f"{len(gaps)} requirement{'s' * (len(gaps) != 1)} the report cannot show "
+                     f"({'passed with a warning' if outcome.unverified == 'warn' else 'failed'})")
     if not facts:
         facts.append("nothing was checked")
     lines += ["; ".join(facts) + ".", ""]
@@ -59,14 +63,19 @@ def gate_markdown(outcome: GateOutcome, decision: Decision | None = None) -> str
         lines += ["**Why it failed:**", ""]
         lines += [f"- {md_text(reason)}" for reason in decision.reasons]
         lines.append("")
+    if decision.warnings:
+        lines += ["**Warnings** (requirements the report cannot show, passed unverified):", ""]
+        lines += [f"- ⚠️ {md_text(warning)}" for warning in decision.warnings]
+        lines.append("")
     lines += _scorecard(outcome)
     if outcome.robust:
         lines += ["### Lines required robust", "",
                   "A line is robust when at least 90% of its reasonable specifications (geometry, "
                   "IC source, word population, margin, …) give it the audit's status.", ""]
         for robust in outcome.robust:
-            lines.append(f"- {'✅' if robust.ok else '❌'} `{robust.key}`: "
-                         f"{md_text(robust.why)}")
+            mark = "✅" if robust.ok else ("⚠️" if robust.tested and not robust.assessed
+                                          else "❌")
+            lines.append(f"- {mark} `{robust.key}`: {md_text(robust.why)}")
         lines.append("")
     if outcome.requirements:
         lines += ["### Required claims", "",
@@ -138,10 +147,13 @@ def _comparison_table(rows: Sequence[Comparison]) -> list[str]:
 def _scorecard(outcome: GateOutcome) -> list[str]:
     """The candidate's scorecard, the lines the gate requires marked (✅ replicated, ❌ not)."""
     required = {r.key for r in outcome.lines}
+    unverified = {gap.key: gap.why for gap in outcome.unshown if gap.requirement == "replicated"}
     out = ["### Scorecard: does the model behave as the paper says?", "",
            "| | status | hypothesis | why |", "|---|---|---|---|"]
     for line in outcome.candidate.scorecard:
         mark = ("✅" if line.status == "replicated" else "❌") if line.key in required else ""
-        out.append(f"| {mark} | **{line.status}** | {md_text(line.title)} | "
-                   f"{md_text(line.reason)} |")
+        why = line.reason
+        if line.key in unverified:
+            mark, why = "⚠️", f"{why} (unverified: {unverified[line.key]})"
+        out.append(f"| {mark} | **{line.status}** | {md_text(line.title)} | {md_text(why)} |")
     return [*out, ""]

@@ -25,11 +25,14 @@ from normtest.result import Result
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["Profile", "in_profile", "layer_plot", "layer_position", "layer_profiles",
-           "layer_table", "profile_summary", "report_profiles", "save_layer_plot"]
+__all__ = ["MIN_LAYERS", "Profile", "in_profile", "layer_plot", "layer_position",
+           "layer_profiles", "layer_table", "profile_summary", "report_profiles",
+           "save_layer_plot", "why_no_profile"]
 
 #: Lines drawn per claim (the rest are in the report's rows).
 MAX_LINES = 4
+#: The fewest representations a profile follows a row across.
+MIN_LAYERS = 3
 
 
 def layer_position(representation: str, n_layers: int) -> float:
@@ -61,7 +64,7 @@ class Profile:
 
 def layer_profiles(results: Sequence[Result], n_layers: int) -> list[Profile]:
     """The profiles of a report's rows: per claim, up to :data:`MAX_LINES` variants measured at
-    three or more representations (confirmatory-at-the-last-layer first)."""
+    :data:`MIN_LAYERS` or more representations (confirmatory-at-the-last-layer first)."""
     groups: dict[tuple[str, str], list[Result]] = {}
     for r in results:
         if r.claim is None or "representation" not in r.variant or r.estimate is None:
@@ -70,7 +73,7 @@ def layer_profiles(results: Sequence[Result], n_layers: int) -> list[Profile]:
         groups.setdefault((r.claim, ", ".join(rest.values())), []).append(r)
     by_claim: dict[str, list[Profile]] = {}
     for (claim, label), rows in groups.items():
-        if len(rows) < 3:
+        if len(rows) < MIN_LAYERS:
             continue
         rows.sort(key=lambda r: layer_position(r.variant["representation"], n_layers))
         positions = tuple(layer_position(r.variant["representation"], n_layers) for r in rows)
@@ -142,7 +145,8 @@ def _grid(profiles: Sequence[Profile]) -> tuple[list[str], int, int]:
     """The claims drawn, and the panel grid's columns and rows."""
     claims = list(dict.fromkeys(p.claim for p in profiles))
     if not claims:
-        raise NormtestError("the report has no layer profile (audit with --layers all)")
+        raise NormtestError("the report has no layer profile (audit with --layers all, or "
+                            f"a list of {MIN_LAYERS} or more layers)")
     columns = min(2, len(claims))
     return claims, columns, math.ceil(len(claims) / columns)
 
@@ -222,6 +226,24 @@ def report_profiles(report: object) -> tuple[list[Profile], int] | None:
         return None
     profiles = layer_profiles(getattr(report, "results", ()), n_layers)
     return (profiles, n_layers) if profiles else None
+
+
+def why_no_profile(report: object) -> str:
+    """Why a report has no layer profile (:func:`report_profiles` gave None), and what to do."""
+    provenance = getattr(report, "provenance", {}) or {}
+    layers = provenance.get("layers")
+    if not layers:
+        return ("it was audited at the last layer only; audit with --layers all (or a list of "
+                "three or more layers, such as --layers 0,3,last) first")
+    listed = [str(x) for x in layers]
+    if len(listed) < MIN_LAYERS:
+        return (f"it was audited at {len(listed)} layer{'s' * (len(listed) != 1)} "
+                f"({', '.join(listed)}), and a profile follows a row across at least "
+                f"{MIN_LAYERS}; audit with --layers all, or list {MIN_LAYERS} or more (such as "
+                "--layers 0,3,last)")
+    return (f"it was audited at layers {', '.join(listed)}, but none of its claims has rows at "
+            f"{MIN_LAYERS} or more of them (only the word, text and CER claims run at other "
+            "layers); audit those claims with --layers")
 
 
 def in_profile(result: Result) -> bool:

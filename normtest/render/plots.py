@@ -87,6 +87,9 @@ def available() -> bool:
 
 @contextmanager
 def _figure(width: float, height: float) -> Iterator[Figure]:
+    from normtest.paths import use_own_matplotlib_dir
+
+    use_own_matplotlib_dir()  # its font cache under normtest's cache root, not ~/.cache
     try:
         import matplotlib
         from matplotlib.backends.backend_agg import FigureCanvasAgg
