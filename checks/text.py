@@ -50,7 +50,7 @@ def norm_surprisal(texts: TextData, variant: Mapping[str, str], s: AuditSettings
     measured = measure_correlation(texts.information, norms, clusters=texts.documents,
                                    n_resamples=s.resamples, seed=s.seed, alpha=s.alpha
                                    ).with_settings(surprisal_model=texts.surprisal_model)
-    if texts.lengths.size != norms.size:  # text data made without lengths: no baseline
+    if texts.lengths.size != norms.size or not s.beyond:  # no lengths, or not asked
         return measured
     beside = measure_baseline(texts.information, norms, texts.lengths,
                               clusters=texts.documents, n_resamples=s.resamples, seed=s.seed,

@@ -89,7 +89,7 @@ def spearman(x: np.ndarray, y: np.ndarray, words: np.ndarray, s: AuditSettings,
     components ``baseline`` and ``beyond`` on the same draws (:mod:`normtest.stats.baseline`)."""
     measured = measure_correlation(x, y, units=words, n_resamples=s.resamples, seed=s.seed,
                                    alpha=s.alpha, interval=_interval(s))
-    if baseline is None:
+    if baseline is None or not s.beyond:
         return measured
     return replace(measured, components={**measured.components, **measure_baseline(
         x, y, baseline, units=words, n_resamples=s.resamples, seed=s.seed, alpha=s.alpha,
@@ -220,6 +220,8 @@ def norm_ic_contrast(words: WordData, variant: Mapping[str, str],
                  interval=_interval(s))
     first, second = words.squared_norms(own)[rows], words.squared_norms(versus)[rows]
     measured = measure_correlation_contrast(words.information[rows], first, second, **drawn)
+    if not s.beyond:
+        return measured
     return replace(measured, components={**measured.components, **measure_baseline_contrast(
         words.information[rows], first, second, words.token_counts()[rows], **drawn)})
 

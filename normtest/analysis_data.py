@@ -50,8 +50,9 @@ def respecified(kind: str, choices: Mapping[str, str], context: AnalysisContext)
     """The data a claim reads (``kind``) and the settings, under the specification's choices
     (kept while the line is assessed: every row of an analysis shares them)."""
     # an analytic interval where one holds (an unclustered Spearman ρ and the difference of
-    # two): many specifications, each read in microseconds rather than a bootstrap's tens of ms
-    settings = replace(context.data.settings, intervals="analytic")
+    # two): many specifications, each read in microseconds rather than a bootstrap's tens of
+    # ms; and no reading beyond the baseline, which decides no line as stated
+    settings = replace(context.data.settings, intervals="analytic", beyond=False)
     if "min_pair_count" in choices and kind == "words":
         settings = replace(settings, min_pair_count=int(choices["min_pair_count"]))
     relevant = tuple((k, v) for k, v in sorted(choices.items())

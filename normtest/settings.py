@@ -346,6 +346,9 @@ class AuditSettings:
     #: difference of two): ``bootstrap`` (the audit's rows) or ``analytic`` (what the robustness
     #: analysis uses for its many specifications; docs/statistics.md, "Robustness")
     intervals: str = "bootstrap"
+    #: measure each row beyond its claim's baseline as well (the robustness analyses, which
+    #: re-decide lines as stated, leave it out: docs/statistics.md, "Robustness")
+    beyond: bool = True
 
     def __post_init__(self) -> None:
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:

@@ -268,8 +268,12 @@ class WordData:
         key = tuple(sorted((k, v) for k, v in variant.items()
                            if k in ("composition", "representation", "transform")))
         if key not in self._norms:
-            vectors = self.transformed(variant)
-            self._norms[key] = np.einsum("ij,ij->i", vectors, vectors)
+            if self._parent is not None and self._geometry == "rows":  # the parent's geometry
+                parent, rows = self._parent
+                self._norms[key] = parent.squared_norms(variant)[rows]
+            else:
+                vectors = self.transformed(variant)
+                self._norms[key] = np.einsum("ij,ij->i", vectors, vectors)
         return self._norms[key]
 
     def corpus(self) -> Any:
