@@ -142,7 +142,19 @@ class WordData:
                     f"no word of the sample is a single token of {self.adapter.name}; the "
                     "claims over one-token words need some (a larger --words)"
                 )
-            self._one_token = self._view(rows, self.information[rows], self.settings, "token")
+            if self._parent is not None and self._geometry == "rows":
+                # a view in its parent's geometry keeps the parent's one-token geometry too:
+                # its one-token words are rows of the parent's one-token data (no refit)
+                parent, kept = self._parent
+                single = parent.one_token()
+                own = single._parent[1] if single._parent is not None else \
+                    np.arange(len(single.words))
+                at = np.searchsorted(own, kept[rows])
+                self._one_token = single._view(at, self.information[rows], self.settings,
+                                               "rows")
+            else:
+                self._one_token = self._view(rows, self.information[rows], self.settings,
+                                             "token")
         return self._one_token
 
     def view(self, rows: np.ndarray, *, information: np.ndarray | None = None,
