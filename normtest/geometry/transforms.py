@@ -166,7 +166,10 @@ class Transform:
             # sample, the scale of the rounding error that centring leaves behind.
             peak = float(np.max(np.abs(arr)))
             unit = arr / peak if peak > 0 else arr
-            _, s, vt = np.linalg.svd(np.sqrt(p)[:, None] * (unit - p @ unit), full_matrices=False)
+            spread = np.sqrt(p)[:, None] * (unit - p @ unit)
+            if n > d:  # R of a QR has the same singular values and right vectors, and an SVD
+                spread = np.linalg.qr(spread, mode="r")  # of d × d skips U: half the time
+            _, s, vt = np.linalg.svd(spread, full_matrices=False)
             reference = float(np.sqrt(p @ np.sum(unit**2, axis=1)))
             eps64 = float(np.finfo(np.float64).eps)
             rtol = max(d * eps, max(n, d) * eps64) if self.rank_rtol is None else self.rank_rtol
