@@ -188,6 +188,8 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
              "dim": info.dim}
     if info.architecture is not None:  # transformers' model_type: bert, modernbert, llama …
         model["architecture"] = info.architecture
+    if info.device is not None:  # where it ran: --device auto picks CUDA where available
+        model["device"] = info.device
     extra: dict[str, Any] = {}
     built = data.built()
     for made in built.values():

@@ -219,8 +219,9 @@ SETTINGS: tuple[Setting, ...] = (
             "sentence-transformers folder token by token; default: from what it is)", "str",
             None, choices=("static", "precomputed", "encoder", "decoder", "sentence"),
             audit=False),
-    Setting("device", "cpu or cuda, for transformers models (default cpu)", "str", "cpu",
-            audit=False),
+    Setting("device", "cpu, cuda, cuda:N or auto, for transformers models (default auto: "
+            "CUDA where available, else the CPU; the report's model says which ran)", "str",
+            "auto", audit=False),
     Setting("dtype", "precision of a transformers model (default float32; part of the cache "
             "key)", "str", None, choices=("float32", "bfloat16", "float16"), audit=False),
     Setting("cache", "use the on-disk embedding cache (--no-cache: compute every vector; "

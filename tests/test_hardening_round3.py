@@ -243,6 +243,22 @@ def test_a_device_is_named_as_given() -> None:
         _torch_device("tpu")
 
 
+def test_device_auto_is_the_default_and_the_report_says_which_ran(tmp_path: Path) -> None:
+    """``--device auto`` (the default) takes CUDA where it is available, else the CPU, and
+    the report's model records the device the forward passes ran on."""
+    torch = pytest.importorskip("torch")
+    from normtest.adapters.transformers_base import _torch_device
+    from normtest.settings import BY_NAME
+
+    assert BY_NAME["device"].default == "auto"
+    expected = "cuda" if torch.cuda.is_available() else "cpu"
+    assert str(_torch_device("auto")) == expected
+    assert main(["audit", "--model", "minilm-l6", "--suite", "word", "--words", "200",
+                 "--resamples", "100", "--no-robustness", "--no-controls", "-q",
+                 "--out", str(tmp_path)]) in (0, 1)
+    assert Report.read(tmp_path / "report.json").model["device"] == expected
+
+
 @pytest.mark.slow
 def test_a_sentence_model_names_its_device_too() -> None:
     torch = pytest.importorskip("torch")

@@ -403,6 +403,8 @@ class AdapterInfo:
     architecture: str | None = None
     #: precomputed text vectors: the only texts it has vectors of (None: any text)
     own_texts: tuple[str, ...] | None = None
+    #: where a torch model runs (``cpu``, ``cuda``, ``cuda:1``); None for other models
+    device: str | None = None
 
 
 def family_of(model: object) -> Family:
@@ -427,6 +429,7 @@ def adapter_info(model: ModelAdapter) -> AdapterInfo:
     states = getattr(model, "states", ())
     texts = getattr(model, "texts", None)
     architecture = getattr(model, "architecture", None)
+    device = getattr(model, "device", None)
     return AdapterInfo(
         name=str(model.name), revision=str(model.revision), dim=int(model.dim),
         family=family_of(model), capabilities=frozenset(model.capabilities),
@@ -437,6 +440,7 @@ def adapter_info(model: ModelAdapter) -> AdapterInfo:
         architecture=architecture if isinstance(architecture, str) else None,
         own_texts=tuple(texts) if isinstance(texts, Sequence) and not isinstance(texts, str)
         else None,
+        device=device if isinstance(device, str) else None,
     )
 
 

@@ -529,7 +529,7 @@ def _through_sentence_transformers(path: Path, name: str, revision: str, pooling
 
     from normtest.adapters.transformers_base import _torch_device, _transformers_progress
 
-    _torch_device(device)  # 'cuda:7' on a machine without it: refused, naming cuda:7
+    device = str(_torch_device(device))  # 'cuda:7' without it: refused; 'auto' resolved
     kwargs: dict[str, Any] = {}
     if dtype:
         import torch

@@ -135,7 +135,10 @@ def _dtype_name(dtype: torch.dtype) -> str:
 
 
 def _torch_device(device: str | torch.device) -> torch.device:
-    """Validate a device: "cpu" or "cuda[:k]" (which must be available)."""
+    """Validate a device: "cpu", "cuda[:k]" (which must be available) or "auto" (CUDA where
+    it is available, else the CPU)."""
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     try:
         dev = torch.device(device)
     except (RuntimeError, TypeError) as exc:
@@ -384,6 +387,11 @@ class _TransformersAdapter:
     def dim(self) -> int:
         """Hidden size: the dimension of every vector returned."""
         return self._dim
+
+    @property
+    def device(self) -> str:
+        """Where the model runs: ``cpu``, ``cuda`` or ``cuda:N`` (``auto`` resolved)."""
+        return str(self._device)
 
     @property
     def architecture(self) -> str:
