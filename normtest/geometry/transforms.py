@@ -168,7 +168,7 @@ class Transform:
             unit = arr / peak if peak > 0 else arr
             spread = np.sqrt(p)[:, None] * (unit - p @ unit)
             if n > d:  # R of a QR has the same singular values and right vectors, and an SVD
-                spread = np.linalg.qr(spread, mode="r")  # of d × d skips U: half the time
+                spread = np.asarray(np.linalg.qr(spread, mode="r"))  # of d × d skips U
             _, s, vt = np.linalg.svd(spread, full_matrices=False)
             reference = float(np.sqrt(p @ np.sum(unit**2, axis=1)))
             eps64 = float(np.finfo(np.float64).eps)
