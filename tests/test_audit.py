@@ -208,7 +208,7 @@ def test_audit_command_runs_a_transformers_model_in_bfloat16(
     values = resolve({"dtype": "bfloat16"})
     assert load_options("glove-6b-50d", values) == {"cache": True}  # static: neither applies
     assert load_options("minilm-l6", values) == {
-        "cache": True, "progress": False, "device": "cpu", "dtype": "bfloat16"}
+        "cache": True, "progress": False, "device": "auto", "dtype": "bfloat16"}
     monkeypatch.setenv("NORMTEST_CACHE_DIR", str(tmp_path / "cache"))
     code = main(["audit", "--model", "minilm-l6", "--dtype", "bfloat16", "--claims",
                  "word.norm_ic", "--words", "60", "--resamples", "100", "--out",

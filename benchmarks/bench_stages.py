@@ -1,0 +1,624 @@
+"""Benchmark: where an audit's work goes, by dimension, with no forward pass at all.
+
+The default audit (every suite, robustness and controls on, ``--profile standard`` sizes:
+5,000 words, 150 documents, 240 sentences, B = 1000) of a synthetic encoder of 384, 1024 and
+4096 dimensions (``--dims``): MiniLM's real tokenizer and encoder adapter, whose forward pass
+is replaced by a cheap deterministic one (``benchmarks/_synthetic_encoder.py``: a seeded row
+per token id plus a running-mean context term). What is left is the accelerator's view of the
+audit: everything but the model. Each dimension runs in a fresh process (one BLAS thread, as
+``run_audit`` sets), after one untimed warm-up audit at the first dimension in its own process,
+which scores the sentences' surprisal with SmolLM2-135M into a fresh surprisal store (a
+temporary folder); the timed audits read it from there (checked: none scores a sentence).
+Each timed process runs ``normtest.audit.run_audit`` and then writes report.json, report.md and
+report.html with the CLI's writer (``normtest.render.write_renderings``) into a temporary
+folder.
+
+The time is attributed with wrappers patched around entry points from outside (every module
+that imported them by name included), each call's time going to the innermost wrapper:
+
+* **stages** (where; inclusive): the audit's own claims (``run_audit`` outside the stages below:
+  data, every claim's rows, adjustment, power), robustness (``normtest.robustness.assess``),
+  controls (``normtest.controls.assess``), plot data (``normtest.audit.plot_data``) and
+  rendering (``write_renderings``);
+* **kinds of work** (what; exclusive): vectors (the synthetic adapter's protocol methods:
+  tokenizer, batches, prefix memo and the synthetic states, reported apart), compositions
+  (``normtest.geometry.compose``), transforms (``normtest.geometry.transforms``: fitting and
+  applying), bootstraps (``bootstrap.replicates`` and ``bootstrap.unit_measurement``, the
+  statistic on every resample), other statistics (``rows.measure_row`` and the adjustment and
+  power annotation, less the kinds above), data (``AuditData.get`` and the reference corpus:
+  samples, frequency lists, documents, stored surprisal), rendering, and other (the rest:
+  the robustness and controls' own bookkeeping and control data, the report's plot data …).
+
+Every (stage, kind) cell is in the JSON. Also per dimension: the whole audit's seconds (the
+audit plus the rendering), the process's peak RSS (``ru_maxrss``), the rows' verdict counts,
+and a check that the reports are of the same kind at every dimension (the same rows, lines of
+robustness and controls; verdicts may differ). ``--cprofile`` runs each dimension once more
+under cProfile (a separate process; its times are inflated by the profiler, so the stage
+table never comes from it) and keeps the top functions by own time, with their callers.
+
+A dimension's process is stopped (and reported as such) when it holds more than
+``--max-rss-gib`` (16), leaves the machine under ``--min-free-gib`` (1) or runs past
+``--max-seconds`` (1800).
+
+Usage: ``python benchmarks/bench_stages.py --out stages.json [--dims 384,1024,4096]
+[--quick | --profile standard] [--seed 0] [--cprofile] [--top 25] [--max-rss-gib 16]
+[--threads 1]``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from _common import arguments, machine, set_threads, write
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+HERE = Path(__file__).resolve().parent
+STAGES = ("claims", "robustness", "controls", "plot data", "rendering")
+STAGE_NAMES = {"claims": "the audit's own claims", "robustness": "robustness",
+               "controls": "controls", "plot data": "plot data", "rendering": "rendering"}
+KINDS = ("vectors", "compositions", "transforms", "bootstraps", "statistics", "data",
+         "rendering", "other")
+KIND_NAMES = {"vectors": "vectors (synthetic adapter)", "compositions": "compositions",
+              "transforms": "geometry transforms", "bootstraps": "bootstraps",
+              "statistics": "other statistics", "data": "data (samples, corpora, IC)",
+              "rendering": "rendering", "other": "other"}
+
+
+# -- attribution --------------------------------------------------------------------------------
+class Ledger:
+    """Exclusive seconds by (stage, kind): each wrapped call's time goes to the innermost
+    wrapper's stage and kind (a wrapper that names only one of them keeps the other)."""
+
+    def __init__(self) -> None:
+        self.cells: dict[tuple[str, str], float] = defaultdict(float)
+        self.calls: Counter[str] = Counter()
+        self._stages = ["outside"]
+        self._kinds = ["other"]
+        self._last = time.perf_counter()
+
+    def _charge(self) -> None:
+        now = time.perf_counter()
+        self.cells[(self._stages[-1], self._kinds[-1])] += now - self._last
+        self._last = now
+
+    def wrap(self, fn: Callable[..., Any], label: str, stage: str | None = None,
+             kind: str | None = None) -> Callable[..., Any]:
+        ledger = self
+
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            ledger._charge()
+            ledger._stages.append(stage or ledger._stages[-1])
+            ledger._kinds.append(kind or ledger._kinds[-1])
+            ledger.calls[label] += 1
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                ledger._charge()
+                ledger._stages.pop()
+                ledger._kinds.pop()
+
+        wrapped.__wrapped__ = fn  # type: ignore[attr-defined]
+        wrapped.__name__ = getattr(fn, "__name__", label)
+        wrapped.__doc__ = getattr(fn, "__doc__", None)
+        return wrapped
+
+    def table(self) -> dict[str, dict[str, float]]:
+        """{stage: {kind: seconds}}."""
+        out: dict[str, dict[str, float]] = defaultdict(dict)
+        for (stage, kind), seconds in sorted(self.cells.items()):
+            out[stage][kind] = seconds
+        return dict(out)
+
+
+def patch_function(module_name: str, attr: str, make: Callable[[Any], Any]) -> None:
+    """Replace a module-level function, and every reference to it that a loaded normtest module
+    took by name (``from module import attr``)."""
+    module = sys.modules[module_name]
+    original = getattr(module, attr)
+    wrapper = make(original)
+    for name, other in list(sys.modules.items()):
+        if other is None or not name.startswith("normtest"):
+            continue
+        for key, value in list(vars(other).items()):
+            if value is original:
+                setattr(other, key, wrapper)
+
+
+def install(ledger: Ledger, adapter: Any) -> None:
+    """Patch the entry points of every stage and kind of work (see the module doc)."""
+    import importlib
+
+    for name in ("normtest.audit", "normtest.robustness", "normtest.controls",
+                 "normtest.control_data", "normtest.render", "normtest.rows",
+                 "normtest.geometry.compose", "normtest.geometry.transforms",
+                 "normtest.stats.bootstrap", "normtest.vectors.audit_data",
+                 "normtest.vectors.words", "normtest.power", "normtest.stats"):
+        importlib.import_module(name)
+    from normtest.catalogue import claims
+
+    claims("all")  # the built-in claims' modules, so their names are patched too
+    from normtest.geometry.compose import Composition
+    from normtest.geometry.transforms import Transform
+    from normtest.vectors.audit_data import AuditData
+    from normtest.vectors.words import WordData
+
+    def functions(module_name: str, names: Sequence[str], label: str, **where: str) -> None:
+        for attr in names:
+            def make(fn: Callable[..., Any], name: str = f"{label}.{attr}") -> Any:
+                return ledger.wrap(fn, name, **where)
+
+            patch_function(module_name, attr, make)
+
+    def methods(cls: type, names: Sequence[str], label: str, **where: str) -> None:
+        for attr in names:
+            setattr(cls, attr, ledger.wrap(getattr(cls, attr), f"{label}.{attr}", **where))
+
+    # stages (inclusive)
+    functions("normtest.robustness", ["assess"], "robustness", stage="robustness")
+    functions("normtest.controls", ["assess"], "controls", stage="controls")
+    functions("normtest.audit", ["plot_data"], "audit", stage="plot data")
+    functions("normtest.render", ["write_renderings"], "render", stage="rendering",
+              kind="rendering")
+    functions("normtest.audit", ["run_audit"], "audit", stage="claims")
+    # kinds of work (exclusive)
+    functions("normtest.geometry.compose",
+              ["compose", "compose_batch", "compose_segments", "fold", "fold_batch",
+               "f_alpha_beta", "pack_token_vectors"], "compose", kind="compositions")
+    methods(Composition, ["__call__", "batch"], "Composition", kind="compositions")
+    functions("normtest.geometry.transforms", ["make_transform", "weighted_mean"],
+              "transforms", kind="transforms")
+    methods(Transform, ["fit", "apply"], "Transform", kind="transforms")
+    functions("normtest.stats.bootstrap", ["replicates", "unit_measurement"], "bootstrap",
+              kind="bootstraps")
+    functions("normtest.rows", ["measure_row"], "rows", kind="statistics")
+    functions("normtest.audit", ["annotate", "adjust_audit"], "audit", kind="statistics")
+    methods(AuditData, ["get"], "AuditData", kind="data")
+    methods(WordData, ["corpus"], "WordData", kind="data")
+    for attr in ("token_vectors", "special_states", "prefix_vectors", "prefix_vectors_many",
+                 "tokenize", "word_tokens", "word_token_counts"):
+        method = getattr(adapter, attr)
+        setattr(adapter, attr, ledger.wrap(method, f"adapter.{attr}", kind="vectors"))
+
+
+# -- one dimension, in its own process ------------------------------------------------------------
+def settings(profile: str, seed: int) -> Any:
+    """The audit settings of a profile (``standard``: the defaults)."""
+    from normtest.settings import PROFILES, AuditSettings
+
+    sizes: dict[str, Any] = dict(PROFILES[profile])
+    return AuditSettings(profile=profile, seed=seed, **sizes)
+
+
+def rss_mib() -> float:
+    """Peak resident set size of this process so far (MiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def describe(report: Any) -> dict[str, Any]:
+    """What kind of report it is: rows by verdict, the rows' keys, robustness and controls."""
+    from normtest.result import variant_key
+
+    keys = sorted(f"{r.claim}[{variant_key(r.variant or {})}]" for r in report.results)
+    return {
+        "rows": len(report.results),
+        "verdicts": dict(sorted(Counter(r.verdict.value for r in report.results).items())),
+        "row_keys": keys,
+        "robustness_lines": sorted(x.line for x in report.robustness),
+        "robustness_specifications": sum(len(x.specifications) for x in report.robustness),
+        "controls_lines": sorted(x.line for x in report.controls),
+        "controls_seconds_by_line": {x.line: round(x.seconds, 3) for x in report.controls},
+        "robustness_seconds_by_line": {x.line: round(x.seconds, 3) for x in report.robustness},
+    }
+
+
+def source_state() -> dict[str, Any]:
+    """The commit checked out and a digest of uncommitted changes to the audit's code (others
+    may change the tree while a benchmark runs: a run whose code changed under it says so)."""
+    import hashlib
+
+    def git(*command: str) -> str:
+        try:
+            return subprocess.run(["git", *command], cwd=HERE.parent, capture_output=True,
+                                  text=True, check=True).stdout
+        except (OSError, subprocess.CalledProcessError):
+            return ""
+
+    changes = git("diff", "HEAD", "--", "normtest", "checks")
+    return {"commit": git("rev-parse", "--short", "HEAD").strip() or None,
+            "uncommitted": hashlib.sha256(changes.encode()).hexdigest()[:12] if changes else None}
+
+
+def watch(ledger: Ledger, progress: Path, start: float) -> None:
+    """Every 5 s, write where the audit is and the seconds so far to ``progress`` (what a
+    stopped run reports)."""
+    import threading
+
+    def loop() -> None:
+        while True:
+            time.sleep(5)
+            try:
+                cells: dict[str, dict[str, float]] = defaultdict(dict)
+                for (stage, kind), seconds in list(ledger.cells.items()):
+                    cells[stage][kind] = round(seconds, 2)
+                state = {"elapsed_s": round(time.perf_counter() - start, 1),
+                         "stage": ledger._stages[-1], "kind": ledger._kinds[-1],
+                         "peak_rss_mib": round(rss_mib()), "cells": cells}
+                progress.write_text(json.dumps(state), encoding="utf-8")
+            except (RuntimeError, OSError, IndexError):  # a dict changed while read: next time
+                pass
+
+    threading.Thread(target=loop, daemon=True).start()
+
+
+def child(dim: int, profile: str, seed: int, store: Path, result: Path, threads: int,
+          cprofile: bool, top: int) -> None:
+    """One audit of the synthetic encoder of ``dim`` dimensions; figures to ``result``."""
+    threads_set = set_threads(threads)
+    source = source_state()
+    import importlib
+
+    from _synthetic_encoder import SyntheticEncoder
+
+    surprisal: Any = importlib.import_module("normtest.information.surprisal")
+    surprisal.store_dir = lambda: store  # the benchmark's own store (see the module doc)
+    scored: list[int] = []
+    compute = surprisal.surprisal
+
+    def counted(adapter: Any, texts: Any, *args: Any, **kwargs: Any) -> Any:
+        scored.append(len(texts))
+        return compute(adapter, texts, *args, **kwargs)
+
+    surprisal.surprisal = counted
+    import normtest.audit as audit
+    import normtest.render as render
+    from normtest.stats.bootstrap import clear_memo
+
+    clear_memo()
+    made = time.perf_counter()
+    adapter = SyntheticEncoder(dim, seed=seed)
+    made = time.perf_counter() - made
+    ledger = Ledger()
+    if not cprofile:
+        install(ledger, adapter)
+    rss_before = rss_mib()
+    chosen = settings(profile, seed)
+    profiler = None
+    if cprofile:
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
+    with tempfile.TemporaryDirectory(prefix="normtest-bench-stages-") as folder:
+        ledger._last = t0 = time.perf_counter()
+        if not cprofile:
+            watch(ledger, result.with_name("progress.json"), t0)
+        report = audit.run_audit(adapter, settings=chosen)
+        t1 = time.perf_counter()
+        render.write_renderings(report, folder)
+        t2 = time.perf_counter()
+        ledger._charge()
+        written = {p.name: p.stat().st_size for p in Path(folder).iterdir()
+                   if p.name.startswith("report")}
+    if profiler is not None:
+        profiler.disable()
+    figures: dict[str, Any] = {
+        "dim": dim, "profile": profile, "seed": seed, "adapter_seconds_to_make": made,
+        "audit_s": t1 - t0, "render_s": t2 - t1, "whole_s": t2 - t0,
+        "peak_rss_mib": rss_mib(), "peak_rss_before_audit_mib": rss_before,
+        "synthetic_states_s": adapter.seconds, "synthetic_state_calls": adapter.calls,
+        "synthetic_state_tokens": adapter.tokens,
+        "surprisal_scored_texts": sum(scored), "files": written,
+        "weights_read": adapter._weights.loaded, "threads": threads_set,
+        "source": source, "source_changed_during_run": source_state() != source,
+        **describe(report),
+    }
+    if profiler is None:
+        figures["cells"] = ledger.table()
+        figures["calls"] = dict(sorted(ledger.calls.items()))
+        figures["attributed_s"] = sum(v for (s, _), v in ledger.cells.items() if s != "outside")
+    else:
+        figures["cprofile"] = top_functions(profiler, top)
+    result.write_text(json.dumps(figures, indent=1), encoding="utf-8")
+
+
+def top_functions(profiler: Any, top: int) -> dict[str, list[dict[str, Any]]]:
+    """The ``top`` functions by own time, and normtest's by cumulative time, each with its
+    cumulative time, calls and main callers."""
+    import pstats
+
+    stats = pstats.Stats(profiler)
+    raw: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]
+
+    def name(func: tuple[str, int, str]) -> str:
+        path, line, fn = func
+        if path == "~":
+            return fn
+        short = path.split("site-packages/")[-1] if "site-packages/" in path else \
+            os.path.relpath(path, HERE.parent) if path.startswith(str(HERE.parent)) else path
+        return f"{short}:{line}({fn})"
+
+    def entry(func: Any, figures: Any) -> dict[str, Any]:
+        _, nc, tt, ct, callers = figures
+        main = sorted(callers.items(), key=lambda kv: -kv[1][2])[:3]
+        return {"function": name(func), "tottime_s": round(tt, 3), "cumtime_s": round(ct, 3),
+                "calls": nc, "callers": [{"function": name(c), "tottime_s": round(v[2], 3)}
+                                         for c, v in main]}
+
+    own = sorted(raw.items(), key=lambda kv: -kv[1][2])[:top]
+    roots = (str(HERE.parent / "normtest"), str(HERE.parent / "checks"))
+    ours = [kv for kv in raw.items() if kv[0][0].startswith(roots)]
+    cumulative = sorted(ours, key=lambda kv: -kv[1][3])[:top]
+    return {"by_own_time": [entry(f, v) for f, v in own],
+            "normtest_by_cumulative_time": [entry(f, v) for f, v in cumulative]}
+
+
+# -- the parent: every dimension in turn --------------------------------------------------------
+def _rss_gib(pid: int) -> float:
+    """Resident set size of process ``pid`` now (GiB; 0 when it is gone)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 2**20
+    except OSError:
+        pass
+    return 0.0
+
+
+def _available_gib() -> float:
+    """The machine's available memory (GiB; infinite where /proc/meminfo is missing)."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) / 2**20
+    except OSError:
+        pass
+    return float("inf")
+
+
+def run_child(dim: int, args: Any, store: Path, cprofile: bool = False) -> dict[str, Any]:
+    """Run one dimension in a fresh process and read its figures. The process is stopped when
+    it holds more than ``--max-rss-gib``, leaves the machine less than ``--min-free-gib``, or
+    runs past ``--max-seconds``; the figures then say so (``stopped``)."""
+    with tempfile.TemporaryDirectory(prefix="normtest-bench-stages-result-") as folder:
+        result = Path(folder) / "result.json"
+        command = [sys.executable, str(Path(__file__).resolve()), "--child", str(dim),
+                   "--profile", args.profile, "--seed", str(args.seed), "--store", str(store),
+                   "--result", str(result), "--threads", str(args.threads),
+                   "--top", str(args.top)]
+        if cprofile:
+            command.append("--cprofile")
+        start = time.perf_counter()
+        process = subprocess.Popen(command, cwd=HERE)
+        peak, stopped = 0.0, None
+        while process.poll() is None:
+            rss = _rss_gib(process.pid)
+            peak = max(peak, rss)
+            elapsed = time.perf_counter() - start
+            if rss > args.max_rss_gib:
+                stopped = f"holding {rss:.1f} GiB (more than --max-rss-gib {args.max_rss_gib})"
+            elif _available_gib() < args.min_free_gib:
+                stopped = (f"the machine had less than {args.min_free_gib} GiB available "
+                           f"(the audit held {rss:.1f} GiB)")
+            elif elapsed > args.max_seconds:
+                stopped = f"running past --max-seconds {args.max_seconds}"
+            if stopped is not None:
+                process.kill()
+                process.wait()
+                print(f"  {dim}-d stopped after {elapsed:.0f} s: {stopped}", file=sys.stderr)
+                reached = result.with_name("progress.json")
+                return {"dim": dim, "stopped": stopped, "process_s": elapsed,
+                        "peak_rss_seen_gib": peak,
+                        "reached": json.loads(reached.read_text(encoding="utf-8"))
+                        if reached.exists() else None}
+            time.sleep(0.5)
+        if process.returncode != 0:
+            raise subprocess.CalledProcessError(process.returncode, command)
+        figures = json.loads(result.read_text(encoding="utf-8"))
+        figures["process_s"] = time.perf_counter() - start
+    return figures
+
+
+def stage_totals(run: dict[str, Any]) -> dict[str, float]:
+    """Inclusive seconds of each stage."""
+    return {stage: sum(run["cells"].get(stage, {}).values()) for stage in STAGES}
+
+
+def kind_totals(run: dict[str, Any]) -> dict[str, float]:
+    """Exclusive seconds of each kind of work, over every stage."""
+    totals = dict.fromkeys(KINDS, 0.0)
+    for stage, kinds in run["cells"].items():
+        if stage == "outside":
+            continue
+        for kind, seconds in kinds.items():
+            totals[kind] += seconds
+    return totals
+
+
+def markdown(runs: dict[int, dict[str, Any]]) -> str:
+    """The side-by-side table: stages, kinds of work, whole audit and peak RSS by dimension."""
+    dims = sorted(runs)
+    ratio = len(dims) > 1
+    head = "| | " + " | ".join(f"{d}-d" for d in dims) + (
+        f" | {dims[-1]}/{dims[0]} |" if ratio else " |")
+    rule = "|---" * (len(dims) + 1 + ratio) + "|"
+    lines = [head, rule]
+
+    def row(label: str, values: list[float], unit: str = "s", digits: int = 1) -> None:
+        cells = [f"{v:,.{digits}f} {unit}".strip() for v in values]
+        tail = ""
+        if ratio:
+            tail = f" | {values[-1] / values[0]:.1f}×" if values[0] > 0 else " | —"
+        lines.append(f"| {label} | " + " | ".join(cells) + tail + " |")
+
+    stages = {d: stage_totals(runs[d]) for d in dims}
+    kinds = {d: kind_totals(runs[d]) for d in dims}
+    lines.append("| **where (inclusive)** |" + " |" * (len(dims) + ratio))
+    for stage in STAGES:
+        row(STAGE_NAMES[stage], [stages[d][stage] for d in dims])
+    row("**whole audit**", [runs[d]["whole_s"] for d in dims])
+    lines.append("| **what (exclusive)** |" + " |" * (len(dims) + ratio))
+    for kind in KINDS:
+        row(KIND_NAMES[kind], [kinds[d][kind] for d in dims])
+        if kind == "vectors":
+            row("  of which synthetic states", [runs[d]["synthetic_states_s"] for d in dims],
+                digits=2)
+    row("peak RSS", [runs[d]["peak_rss_mib"] for d in dims], unit="MiB", digits=0)
+    return "\n".join(lines)
+
+
+def matrix(run: dict[str, Any]) -> str:
+    """Stage × kind seconds of one run."""
+    lines = ["| stage \\ kind | " + " | ".join(KIND_NAMES[k] for k in KINDS) + " |",
+             "|---" * (len(KINDS) + 1) + "|"]
+    for stage in STAGES:
+        cells = run["cells"].get(stage, {})
+        lines.append(f"| {STAGE_NAMES[stage]} | " + " | ".join(
+            f"{cells.get(k, 0.0):.1f}" for k in KINDS) + " |")
+    return "\n".join(lines)
+
+
+def same_kind(runs: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """Whether every dimension's report has the same rows, robustness and controls lines."""
+    dims = sorted(runs)
+    first = runs[dims[0]]
+    same: dict[str, Any] = {field: all(runs[d][field] == first[field] for d in dims)
+                            for field in ("rows", "row_keys", "robustness_lines",
+                                          "controls_lines")}
+    same["no_error_or_skipped_rows"] = all(
+        n == 0 for d in dims for v, n in runs[d]["verdicts"].items()
+        if v.lower() in ("error", "skipped"))
+    same["all"] = all(same.values())
+    # informational: a line's space of specifications follows its data (not required equal)
+    same["robustness_specifications"] = {str(d): runs[d]["robustness_specifications"]
+                                         for d in dims}
+    same["verdicts"] = {str(d): runs[d]["verdicts"] for d in dims}
+    return same
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    parser = arguments(__doc__, repeats=False)
+    parser.add_argument("--dims", default="384,1024,4096",
+                        help="dimensions of the synthetic encoder, comma-separated")
+    parser.add_argument("--quick", action="store_true",
+                        help="--profile quick sizes (a smoke run)")
+    parser.add_argument("--profile", default="standard",
+                        help="sample sizes (standard: the defaults; quick: a pull request's)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cprofile", action="store_true",
+                        help="also run each dimension under cProfile (top functions)")
+    parser.add_argument("--top", type=int, default=25, help="cProfile functions kept")
+    parser.add_argument("--max-rss-gib", type=float, default=16.0,
+                        help="stop a dimension's audit holding more memory than this")
+    parser.add_argument("--min-free-gib", type=float, default=1.0,
+                        help="stop a dimension's audit when the machine has less available")
+    parser.add_argument("--max-seconds", type=float, default=1800.0,
+                        help="stop a dimension's audit running longer than this")
+    parser.add_argument("--child", type=int, default=None, help=argparse_hidden())
+    parser.add_argument("--store", type=Path, default=None, help=argparse_hidden())
+    parser.add_argument("--result", type=Path, default=None, help=argparse_hidden())
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.profile = "quick"
+    if args.child is not None:
+        child(args.child, args.profile, args.seed, args.store, args.result, args.threads,
+              args.cprofile, args.top)
+        return {}
+    dims = [int(d) for d in args.dims.split(",") if d.strip()]
+    figures: dict[str, Any] = {
+        "benchmark": "where an audit's work goes, by dimension (no forward pass)",
+        "model": "synthetic encoder: minilm-l6's tokenizer and adapter, synthetic states",
+        "suite": "all", "robustness": True, "controls": True, "profile": args.profile,
+        "seed": args.seed, "dims": dims,
+    }
+    with tempfile.TemporaryDirectory(prefix="normtest-bench-stages-store-") as store:
+        print(f"warm-up: {dims[0]}-d, scoring the sentences' surprisal into {store}",
+              file=sys.stderr)
+        warm = run_child(dims[0], args, Path(store))
+        if "stopped" in warm:
+            raise SystemExit(f"the warm-up audit was stopped: {warm['stopped']}")
+        figures["warmup"] = {k: warm[k] for k in ("dim", "whole_s", "process_s",
+                                                  "surprisal_scored_texts", "peak_rss_mib")}
+        runs: dict[int, dict[str, Any]] = {}
+        stopped: dict[int, dict[str, Any]] = {}
+        for dim in dims:
+            print(f"timed: {dim}-d", file=sys.stderr)
+            got = run_child(dim, args, Path(store))
+            if "stopped" in got:
+                stopped[dim] = got
+                continue
+            runs[dim] = got
+            print(f"  {dim}-d: whole {runs[dim]['whole_s']:.1f} s, peak RSS "
+                  f"{runs[dim]['peak_rss_mib']:.0f} MiB", file=sys.stderr)
+        profiled: dict[int, Any] = {}
+        if args.cprofile:
+            for dim in runs:
+                print(f"cProfile: {dim}-d", file=sys.stderr)
+                got = run_child(dim, args, Path(store), cprofile=True)
+                profiled[dim] = got if "stopped" in got else {
+                    "whole_s_under_cprofile": got["whole_s"], "top": got["cprofile"]}
+    figures["runs"] = {str(d): {**{k: v for k, v in r.items() if k != "row_keys"},
+                                "stages_s": stage_totals(r), "kinds_s": kind_totals(r)}
+                       for d, r in runs.items()}
+    if stopped:
+        figures["stopped"] = {str(d): r for d, r in stopped.items()}
+    if not runs:
+        write(args.out, figures)
+        return figures
+    figures["same_kind_of_report"] = same_kind(runs)
+    figures["surprisal_scored_in_timed_runs"] = sum(r["surprisal_scored_texts"]
+                                                    for r in runs.values())
+    if profiled:
+        figures["cprofile"] = {str(d): p for d, p in profiled.items()}
+    figures["table_markdown"] = markdown(runs)
+    sources = {json.dumps(r["source"], sort_keys=True) for r in [*runs.values(), warm]}
+    figures["source"] = runs[min(runs)]["source"]
+    figures["same_source_in_every_run"] = len(sources) == 1 and not any(
+        r["source_changed_during_run"] for r in runs.values())
+    figures["machine"] = machine()
+    write(args.out, figures, show={"same_kind_of_report": figures["same_kind_of_report"]})
+    print()
+    print(f"profile {args.profile}, seed {args.seed}; warm-up ({dims[0]}-d, surprisal scored "
+          f"for {warm['surprisal_scored_texts']} sentences): {warm['whole_s']:.1f} s; timed runs "
+          f"scored {figures['surprisal_scored_in_timed_runs']} sentences")
+    print()
+    print(figures["table_markdown"])
+    print()
+    for d in sorted(runs):
+        print(f"{d}-d verdicts: {runs[d]['verdicts']} ({runs[d]['rows']} rows, "
+              f"{runs[d]['robustness_specifications']} robustness specifications); "
+              f"synthetic states: {runs[d]['synthetic_state_tokens']:,} token positions")
+    for d, r in stopped.items():
+        print(f"{d}-d stopped after {r['process_s']:.0f} s: {r['stopped']}")
+        reached = r.get("reached")
+        if reached:
+            stages = {s: round(sum(k.values()), 1) for s, k in reached["cells"].items()}
+            print(f"  it was in {reached['stage']} ({reached['kind']}) after "
+                  f"{reached['elapsed_s']} s of audit; seconds so far by stage: {stages}")
+    print()
+    if not figures["same_source_in_every_run"]:
+        print("WARNING: the audit's code changed while the benchmark ran (see source)")
+    print(f"stage × kind, {max(runs)}-d (seconds):")
+    print(matrix(runs[max(runs)]))
+    return figures
+
+
+def argparse_hidden() -> str:
+    import argparse
+
+    return argparse.SUPPRESS
+
+
+if __name__ == "__main__":
+    main()
