@@ -330,23 +330,31 @@ def ray_cases(s: Sweep) -> None:
     args = ["audit", "--model", "minilm-l6", "--suite", "word", "--words", "3000",
             "--resamples", "100", "--executor", "ray", "--out", str(s.root / "o-ray")]
     env = {**s.env, "NORMTEST_CACHE_DIR": str(s.root / "ray-cache")}
+    code, out, err, seconds = interrupted(s, args, env, 25, signal.SIGTERM, "SIGTERM")
+    lines = len([x for x in err.splitlines() if x.strip()])
+    again = s.run(*args, env=env)
+    s.record("SIGTERM to a Ray audit (25 s in)", code, out, err, seconds,
+             f"exit {code} ({-code if code < 0 else ''} "
+             f"signal), {lines} lines on stderr; the same command again: exit {again[0]}")
+
+
+def interrupted(s: Sweep, args: list[str], env: dict[str, str], after: float, sig: int,
+                name: str) -> tuple[int, str, str, float]:
+    """``normtest ARGS`` sent ``sig`` ``after`` seconds in: its exit code, output, error output
+    and the seconds it took to end after the signal (killed after 120 s)."""
     proc = subprocess.Popen([sys.executable, "-m", "normtest", *args], cwd=s.root, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(25)  # Ray started, the workers computing
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(after)
     start = time.perf_counter()
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(sig)
     try:
         out, err = proc.communicate(timeout=120)
     except subprocess.TimeoutExpired:
         proc.kill()
         out, err = proc.communicate()
-        err += "\n(still running 120 s after SIGTERM: killed)"
-    seconds = time.perf_counter() - start
-    lines = len([x for x in err.splitlines() if x.strip()])
-    again = s.run(*args, env=env)
-    s.record("SIGTERM to a Ray audit (25 s in)", proc.returncode, out, err, seconds,
-             f"exit {proc.returncode} ({-proc.returncode if proc.returncode < 0 else ''} "
-             f"signal), {lines} lines on stderr; the same command again: exit {again[0]}")
+        err += f"\n(still running 120 s after {name}: killed)"
+    return proc.returncode, out, err, time.perf_counter() - start
 
 
 def cache_removed(s: Sweep) -> None:
@@ -583,21 +591,9 @@ def wording(s: Sweep) -> None:
              *s.run("audit", "--model", "minilm-l6", "--kind", "decoder", *FAST))
     # Ctrl-C three seconds into building SmolLM2's float32 copy in an empty cache
     env = {**s.env, "NORMTEST_CACHE_DIR": str(s.root / "interrupted-cache")}
-    start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "normtest", "models", "install",
-                             "smollm2-135m", "--force"], cwd=s.root, env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    time.sleep(3)
-    proc.send_signal(signal.SIGINT)
-    try:
-        out, err = proc.communicate(timeout=120)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
-        err += "\n(still running 120 s after Ctrl-C: killed)"
-    s.record("r3: Ctrl-C 3 s into models install smollm2-135m", proc.returncode, out, err,
-             time.perf_counter() - start)
+    code, out, err, seconds = interrupted(s, ["models", "install", "smollm2-135m", "--force"],
+                                          env, 3, signal.SIGINT, "Ctrl-C")
+    s.record("r3: Ctrl-C 3 s into models install smollm2-135m", code, out, err, 3 + seconds)
 
 
 CASES: dict[str, Callable[[Sweep], None]] = {

@@ -89,8 +89,8 @@ def default_documents(
     if n < 1 or min_words < 1:
         raise NormtestError(f"n and min_words must be positive, got n={n}, min_words={min_words}")
     known = {"lee": lee_texts, "wiki": wiki_articles, "pydoc": python_reference}
-    origin = {"lee": f"gensim {package_version('gensim')} lee",
-              "wiki": f"gensim {package_version('gensim')} wiki",
+    gensim = f"gensim {package_version('gensim')}"
+    origin = {"lee": f"{gensim} lee", "wiki": f"{gensim} wiki",
               "pydoc": f"Python {platform.python_version()} pydoc_data"}
     names = list(dict.fromkeys(sources))
     if not names or any(s not in known for s in names):
