@@ -91,8 +91,7 @@ def inner_pmi(words: WordData, variant: Mapping[str, str], s: AuditSettings) -> 
     recurs in many pairs, as the first word or the second)."""
     single = words.one_token()
     x, y, pmi = single.pairs()
-    vectors = single.transformed(variant)
-    inner = np.einsum("ij,ij->i", vectors[x], vectors[y])
+    inner = single.inner_products(variant, x, y)
     measured = measure_correlation(pmi, inner, clusters=np.column_stack([x, y]),
                                    n_resamples=s.resamples, seed=s.seed, alpha=s.alpha)
     reliability = single.pmi_reliability()
@@ -134,8 +133,7 @@ def inner_pmi(words: WordData, variant: Mapping[str, str], s: AuditSettings) -> 
 def self_pmi(words: WordData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:
     """Slope of ‖e‖² on IC over the slope of ⟨e(x), e(y)⟩ on PMI; words resampled jointly."""
     x, y, pmi = words.pairs()
-    vectors = words.transformed(variant)
-    inner = np.einsum("ij,ij->i", vectors[x], vectors[y])
+    inner = words.inner_products(variant, x, y)
     norms, ic = words.squared_norms(variant), words.information
     n_words = len(words.words)
     statistic = "self_pmi_slope_ratio"

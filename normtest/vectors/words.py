@@ -51,6 +51,8 @@ class WordData:
     _kl: tuple[np.ndarray, np.ndarray] | None = None
     _norms: dict[tuple[tuple[str, str], ...], np.ndarray] = field(default_factory=dict)
     _fits: dict[tuple[str, str, str], list[Any]] = field(default_factory=dict)
+    #: inner products per variant and pair set (:meth:`inner_products`)
+    _inner: dict[tuple[tuple[str, str, str], str], np.ndarray] = field(default_factory=dict)
     #: the words' token vectors per representation: every composition composes the same ones
     _tokens: ByteMemo = field(default_factory=lambda: ByteMemo(TRANSFORMED_BYTES, "keep"))
     #: transformed vectors per variant: every claim over the words asks for them in turn
@@ -245,34 +247,61 @@ class WordData:
         transform fitted on the other half, in the input's coordinates. Fitted in-sample, Zipfian
         whitening bounds p(w)·‖e(w)‖² ≤ 1 (a weighted leverage), which alone makes ‖e‖² grow
         with IC = −log p even for random vectors; out-of-sample fitting removes that artefact.
-        """
-        from normtest.geometry.transforms import make_transform
 
-        composition = "token" if self._geometry == "token" else variant.get("composition",
-                                                                             "whole")
-        transform = variant.get("transform", "raw")
+        The claims themselves read what they need of these through :meth:`squared_norms` and
+        :meth:`inner_products`, which are kept per variant and compute no more than they need:
+        a whole transformed sample is n × d floats, and at 4,096 dimensions only one fits the
+        memo's budget.
+        """
+        composition, representation, transform = self._variant_parts(variant)
         if transform == "raw":
-            return self.vectors(composition, variant.get("representation", "last"))
-        key = (composition, variant.get("representation", "last"), transform)
+            return self.vectors(composition, representation)
+        key = (composition, representation, transform)
         out = self._transformed.get(key)
         if out is not None:
             return out
         if self._parent is not None and self._geometry == "rows":  # the parent's geometry
             parent, rows = self._parent
             out = parent.transformed(variant)[rows]
-            out.setflags(write=False)
-            self._transformed.put(key, out, out.nbytes)
-            return out
-        vectors = self.vectors(composition, variant.get("representation", "last"))
-        fold, p = self.folds(), self.probabilities
-        if key not in self._fits:  # fitted once per variant (an SVD per half when whitening)
-            self._fits[key] = [make_transform(transform).fit(vectors[fold != f], p[fold != f])
-                               for f in (0, 1)]
-        out = np.empty_like(vectors)
-        for f, fitted in enumerate(self._fits[key]):
-            out[fold == f] = fitted.apply(vectors[fold == f], input_axes=True)
+        else:
+            out = self._apply_fits(key, np.arange(len(self.words)))
         out.setflags(write=False)  # shared by every later caller
         self._transformed.put(key, out, out.nbytes)
+        return out
+
+    def _variant_parts(self, variant: Mapping[str, str]) -> tuple[str, str, str]:
+        """The variant's (composition, representation, transform); one-token words have one
+        composition, the token itself."""
+        composition = "token" if self._geometry == "token" else variant.get("composition",
+                                                                             "whole")
+        return composition, variant.get("representation", "last"), variant.get("transform",
+                                                                                "raw")
+
+    def _apply_fits(self, key: tuple[str, str, str], rows: np.ndarray, *,
+                    input_axes: bool = True) -> np.ndarray:
+        """The transform of ``key`` applied to these rows of this data's own vectors, each row
+        by the fit on the other half of the sample (fitted once per variant: an SVD per half
+        when whitening); ``input_axes=False`` leaves whitened rows in their fit's rank space
+        (the same norms, fewer columns)."""
+        from normtest.geometry.transforms import make_transform
+
+        composition, representation, transform = key
+        vectors = self.vectors(composition, representation)
+        fold, p = self.folds(), self.probabilities
+        if key not in self._fits:
+            self._fits[key] = [make_transform(transform).fit(vectors[fold != f], p[fold != f])
+                               for f in (0, 1)]
+        parts = [(rows[fold[rows] == f], fitted.apply(vectors[rows[fold[rows] == f]],
+                                                       input_axes=input_axes))
+                 for f, fitted in enumerate(self._fits[key])]
+        if not input_axes:  # rank spaces differ between the halves: only norms are returned
+            out = np.empty(rows.size)
+            for at, part in parts:
+                out[np.searchsorted(rows, at)] = np.einsum("ij,ij->i", part, part)
+            return out
+        out = np.empty((rows.size, vectors.shape[1]))
+        for at, part in parts:
+            out[np.searchsorted(rows, at)] = part
         return out
 
     def squared_norms(self, variant: Mapping[str, str]) -> np.ndarray:
@@ -284,9 +313,41 @@ class WordData:
                 parent, rows = self._parent
                 self._norms[key] = parent.squared_norms(variant)[rows]
             else:
-                vectors = self.transformed(variant)
-                self._norms[key] = np.einsum("ij,ij->i", vectors, vectors)
+                parts = self._variant_parts(variant)
+                held = None if parts[2] == "raw" else self._transformed.get(parts)
+                if parts[2] == "raw" or held is not None:
+                    vectors = self.transformed(variant) if held is None else held
+                    self._norms[key] = np.einsum("ij,ij->i", vectors, vectors)
+                else:  # whitened norms are the same in the fit's rank space: half the work
+                    self._norms[key] = self._apply_fits(parts, np.arange(len(self.words)),
+                                                        input_axes=False)
         return self._norms[key]
+
+    def inner_products(self, variant: Mapping[str, str], x: np.ndarray,
+                       y: np.ndarray) -> np.ndarray:
+        """⟨e(x), e(y)⟩ for the row pairs (x, y) under the variant, kept per pair set: only the
+        pairs' own words are transformed when the whole transformed sample is not at hand."""
+        x, y = np.asarray(x, dtype=np.intp), np.asarray(y, dtype=np.intp)
+        if self._parent is not None and self._geometry == "rows":  # the parent's geometry
+            parent, rows = self._parent
+            return parent.inner_products(variant, rows[x], rows[y])
+        from normtest.stats.bootstrap import digest
+
+        parts = self._variant_parts(variant)
+        key = (parts, digest(x, y))
+        if key not in self._inner:
+            held = None if parts[2] == "raw" else self._transformed.get(parts)
+            if parts[2] == "raw" or held is not None:
+                vectors = self.transformed(variant) if held is None else held
+                inner = np.einsum("ij,ij->i", vectors[x], vectors[y])
+            else:
+                used = np.unique(np.concatenate([x, y]))
+                vectors = self._apply_fits(parts, used)
+                inner = np.einsum("ij,ij->i", vectors[np.searchsorted(used, x)],
+                                  vectors[np.searchsorted(used, y)])
+            inner.setflags(write=False)
+            self._inner[key] = inner
+        return self._inner[key]
 
     def corpus(self) -> Any:
         """The reference corpus statistics: the user's corpus counted for the sample words (in
