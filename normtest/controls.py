@@ -245,35 +245,38 @@ def assess(results: Sequence[Result], data: AuditData, family: str,
     import zlib
 
     from normtest import progress
+    from normtest.parallel import forked_map
     from normtest.scorecard import build
 
-    out = []
     tested = [line for line in build(results) if line.status != "not tested"
-              and (lines is None or line.key in lines)]
-    total = sum(2 + (line.beyond is not None) for line in tested)
+              and (lines is None or line.key in lines) and builder_of(line.key) is not None]
+
+    def kinds(line: Any) -> list[str]:
+        return [k for k in KINDS if k != "confound" or line.beyond is not None]
+
+    def one(line: Any) -> LineControls:
+        builder = builder_of(line.key)
+        assert builder is not None
+        began = time.monotonic()
+        deciding = tuple(r for r in line.rows if not r.details.get("reading"))
+        seed = data.settings.seed * 1009 + zlib.crc32(line.key.encode("utf-8"))
+        ran: dict[str, Control] = {}
+        problem = ""
+        for kind in kinds(line):
+            context = ControlContext(data, family, deciding, kind, seed)
+            try:
+                ran[kind] = _run(builder, context)
+            except NormtestError as exc:
+                problem = str(exc)
+        return LineControls(line.key, ran.get("positive"), ran.get("negative"), problem,
+                            time.monotonic() - began, ran.get("confound"))
+
+    # lines are independent: one forked process each (normtest.parallel)
+    total = sum(len(kinds(line)) for line in tested)
     with progress.task("controls", total=total, unit="controls") as bar:
-        for line in tested:
-            builder = builder_of(line.key)
-            if builder is None:
-                continue
-            began = time.monotonic()
-            deciding = tuple(r for r in line.rows if not r.details.get("reading"))
-            seed = data.settings.seed * 1009 + zlib.crc32(line.key.encode("utf-8"))
-            ran: dict[str, Control] = {}
-            problem = ""
-            for kind in KINDS:
-                if kind == "confound" and line.beyond is None:
-                    continue
-                bar.describe(f"{kind} control of {line.key}")
-                context = ControlContext(data, family, deciding, kind, seed)
-                try:
-                    ran[kind] = _run(builder, context)
-                except NormtestError as exc:
-                    problem = str(exc)
-                bar.update(1)
-            out.append(LineControls(line.key, ran.get("positive"), ran.get("negative"),
-                                    problem, time.monotonic() - began, ran.get("confound")))
-    return out
+        return forked_map(one, tested, data.settings.workers,
+                          done=lambda i: bar.update(len(kinds(tested[i]))),
+                          cost=lambda line: len(line.rows))
 
 
 def _run(builder: Builder, context: ControlContext) -> Control:

@@ -301,19 +301,27 @@ def assess(results: Sequence[Result], data: AuditData, family: str,
     ``lines`` limits which. ``source`` is the audit's own frequency source (None: wordfreq)."""
     import time
 
+    from normtest import progress
+    from normtest.parallel import forked_map
     from normtest.scorecard import build
 
     context = AnalysisContext(data, family, source)
-    out = []
-    for line in build(results):
-        if line.status == "not tested" or (lines is not None and line.key not in lines):
-            continue
+    tested = [line for line in build(results) if line.status != "not tested"
+              and (lines is None or line.key in lines)]
+
+    def one(line: Any) -> LineRobustness:
         began = time.monotonic()
-        out.append(replace(_assess_line(line, results, context),
-                           seconds=time.monotonic() - began))
-        context.views.clear()  # a view holds copies of vectors: one line's at a time
-        context.measured.clear()
-    return out
+        try:
+            return replace(_assess_line(line, results, context),
+                           seconds=time.monotonic() - began)
+        finally:
+            context.views.clear()  # a view holds copies of vectors: one line's at a time
+            context.measured.clear()
+
+    # lines are independent: one forked process each (normtest.parallel), the largest first
+    with progress.task("robustness", total=len(tested), unit="lines") as bar:
+        return forked_map(one, tested, data.settings.workers, done=lambda _: bar.update(1),
+                          cost=lambda line: len(line.rows))
 
 
 def _assess_line(line: Any, results: Sequence[Result], context: AnalysisContext) -> LineRobustness:

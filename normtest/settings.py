@@ -203,7 +203,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("ray_address", "the Ray cluster to join with --executor ray (default: a local "
             "one, or $RAY_ADDRESS)", "str", None, metavar="ADDRESS"),
     Setting("workers", "Ray workers (actors) for extraction and counting blocks (default: one "
-            "per CPU of the cluster; with --executor local, processes for corpus counting)",
+            "per CPU of the cluster); with --executor local, processes for corpus counting and "
+            "for the lines' robustness and controls (default: one per CPU; 1: this process "
+            "only). The numbers do not depend on it",
             "int", None, minimum=1, metavar="N"),
     Setting("robustness", "re-decide each scorecard line under every reasonable analysis its "
             "claims declare (geometry, IC source, word population, margin, …) and say whether "

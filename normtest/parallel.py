@@ -1,0 +1,118 @@
+"""Independent work of one audit spread over the machine's cores: forked local processes.
+
+Once the audit's own claims are measured, each scorecard line's robustness and each line's
+controls read the audit's data and compute their own: lines do not depend on each other. A
+forked process starts with everything the audit holds (vectors, transforms, draws, the stats
+memo) without copying or pickling it, so each line runs in a process of its own and only its
+result comes back (pickled). Every number is the same as in one process: every draw is seeded
+by the audit's settings, never by a process's state.
+
+``workers`` is the audit's ``--workers`` (None: one per CPU this process may use). The work
+runs in this process when there is one worker or one item, where processes cannot be forked
+(Windows, or a platform whose default start method is not ``fork``), or inside a process of a
+pool already. Inside a forked process torch is held to one thread (as PyTorch's own data
+loader workers are: OpenMP's threads do not survive a fork) and the progress display is off;
+the parent's bar advances as each item comes back.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+__all__ = ["available_cpus", "forked_map", "worker_count"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+#: the function and items of the map in progress (read by the forked processes; never pickled)
+_JOB: tuple[Callable[[Any], Any], Sequence[Any]] | None = None
+#: whether this process is a worker of a map (a worker runs its own maps in-process)
+_IN_WORKER = False
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity where the platform says, else all)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - macOS, Windows
+        return os.cpu_count() or 1
+
+
+def worker_count(workers: int | None, items: int) -> int:
+    """How many processes a map of ``items`` runs on for ``--workers`` (None: one per CPU)."""
+    wanted = available_cpus() if workers is None else int(workers)
+    if _IN_WORKER or items < 2 or wanted < 2 or not _can_fork():
+        return 1
+    return min(wanted, items)
+
+
+def _can_fork() -> bool:
+    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+
+
+def forked_map(fn: Callable[[T], R], items: Sequence[T], workers: int | None,
+               done: Callable[[int], None] | None = None,
+               cost: Callable[[T], float] | None = None) -> list[R]:
+    """``[fn(item) for item in items]``, spread over up to ``workers`` forked processes.
+
+    ``done(i)`` is called in this process as item ``i`` finishes (a progress bar); ``cost``
+    orders the work, the dearest first, so that the processes finish together. An exception
+    raised by ``fn`` is raised here (the first in item order). Results come back in item order.
+    """
+    global _JOB
+    count = worker_count(workers, len(items))
+    if count == 1:
+        out = []
+        for i, item in enumerate(items):
+            out.append(fn(item))
+            if done is not None:
+                done(i)
+        return out
+    order = list(range(len(items)))
+    if cost is not None:
+        order.sort(key=lambda i: -cost(items[i]))
+    results: dict[int, tuple[bool, Any]] = {}
+    _JOB = (fn, items)
+    # tokenizers' Rust threads do not survive a fork either: it warns and turns them off in the
+    # child; saying so beforehand keeps the warning off the user's terminal
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    try:
+        with multiprocessing.get_context("fork").Pool(count, initializer=_start_worker) as pool:
+            for i, ok, value in pool.imap_unordered(_run_one, order, chunksize=1):
+                results[i] = (ok, value)
+                if done is not None:
+                    done(i)
+    finally:
+        _JOB = None
+    for i in range(len(items)):
+        ok, value = results[i]
+        if not ok:
+            raise value
+    return [results[i][1] for i in range(len(items))]
+
+
+def _start_worker() -> None:
+    """A forked worker: Ctrl-C is the parent's to handle, one torch thread, no display."""
+    global _IN_WORKER
+    _IN_WORKER = True
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+    from normtest import progress
+
+    progress._DISPLAY = None
+
+
+def _run_one(i: int) -> tuple[int, bool, Any]:
+    assert _JOB is not None, "a forked worker runs only inside forked_map"
+    fn, items = _JOB
+    try:
+        return i, True, fn(items[i])
+    except BaseException as exc:  # sent back and raised in the parent, in item order
+        return i, False, exc

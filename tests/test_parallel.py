@@ -1,0 +1,90 @@
+"""Independent work over forked processes (normtest.parallel): the same numbers as in one
+process, in item order, errors raised where the map was called, and one process where forking
+cannot help or is not possible."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import pytest
+
+from normtest import parallel
+from normtest.adapters.static import StaticVectors
+from normtest.audit import AuditSettings, run_audit
+from normtest.errors import NormtestError
+from normtest.information import WordfreqSource, default_word_sample
+
+needs_fork = pytest.mark.skipif(parallel.worker_count(2, 2) != 2,
+                                reason="no fork start method on this platform")
+
+
+def _pid(_: int) -> int:
+    return os.getpid()
+
+
+@needs_fork
+def test_a_map_over_two_processes_returns_every_result_in_item_order() -> None:
+    done: list[int] = []
+    squares = parallel.forked_map(lambda x: x * x, list(range(7)), 2, done=done.append,
+                                  cost=lambda x: x)
+    assert squares == [x * x for x in range(7)]
+    assert sorted(done) == list(range(7))  # each item reported once, as it came back
+    pids = set(parallel.forked_map(_pid, list(range(6)), 2))
+    assert os.getpid() not in pids and 1 <= len(pids) <= 2  # the work ran in the workers
+
+
+@needs_fork
+def test_an_error_in_a_worker_is_raised_in_the_caller() -> None:
+    def fail_on_three(x: int) -> int:
+        if x == 3:
+            raise NormtestError("three is not allowed")
+        return x
+
+    with pytest.raises(NormtestError, match="three is not allowed"):
+        parallel.forked_map(fail_on_three, list(range(5)), 2)
+
+
+def test_one_worker_or_one_item_runs_here() -> None:
+    assert parallel.worker_count(1, 10) == 1
+    assert parallel.worker_count(8, 1) == 1
+    assert parallel.worker_count(None, 0) == 1
+    assert parallel.forked_map(_pid, [0, 1, 2], 1) == [os.getpid()] * 3
+
+
+@needs_fork
+def test_a_worker_runs_its_own_maps_in_process() -> None:
+    def nested(_: int) -> int:
+        return parallel.worker_count(8, 8)
+
+    assert parallel.forked_map(nested, [0, 1], 2) == [1, 1]
+
+
+def _without_seconds(section: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in line.items() if k != "seconds"} for line in section]
+
+
+@needs_fork
+def test_robustness_and_controls_give_the_same_numbers_on_one_process_and_on_two() -> None:
+    """Two scorecard lines (word level, conditions) of a static model whose squared norms are
+    the words' IC: the robustness and the controls of each line, every specification and every
+    control row, are the same whether the lines ran in this process or in two others."""
+    words = default_word_sample(size=1200, seed=0)
+    ic = WordfreqSource().information_content(words)
+    kept = list(ic.words)
+    rng = np.random.default_rng(0)
+    directions = rng.standard_normal((len(kept), 16))
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    model = StaticVectors("faithful", kept, directions * np.sqrt(ic.values)[:, None],
+                          "synthetic:faithful")
+    settings = AuditSettings(words=len(kept), resamples=200)
+    claims = ["word.norm_ic", "cond.inner_pmi", "cond.self_pmi"]
+    serial = run_audit(model, claim_ids=claims, words=kept,
+                       settings=replace(settings, workers=1)).to_dict()
+    spread = run_audit(model, claim_ids=claims, words=kept,
+                       settings=replace(settings, workers=2)).to_dict()
+    assert len(serial["robustness"]) == 2 and len(serial["controls"]) == 2
+    assert _without_seconds(spread["robustness"]) == _without_seconds(serial["robustness"])
+    assert _without_seconds(spread["controls"]) == _without_seconds(serial["controls"])
