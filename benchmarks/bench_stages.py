@@ -42,7 +42,7 @@ A dimension's process is stopped (and reported as such) when it holds more than
 
 Usage: ``python benchmarks/bench_stages.py --out stages.json [--dims 384,1024,4096]
 [--quick | --profile standard] [--seed 0] [--cprofile] [--top 25] [--max-rss-gib 16]
-[--threads 1]``.
+[--threads 1] [--workers 1]``.
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -263,7 +264,7 @@ def watch(ledger: Ledger, progress: Path, start: float) -> None:
 
 
 def child(dim: int, profile: str, seed: int, store: Path, result: Path, threads: int,
-          cprofile: bool, top: int) -> None:
+          cprofile: bool, top: int, workers: int = 1) -> None:
     """One audit of the synthetic encoder of ``dim`` dimensions; figures to ``result``."""
     threads_set = set_threads(threads)
     source = source_state()
@@ -293,7 +294,7 @@ def child(dim: int, profile: str, seed: int, store: Path, result: Path, threads:
     if not cprofile:
         install(ledger, adapter)
     rss_before = rss_mib()
-    chosen = settings(profile, seed)
+    chosen = replace(settings(profile, seed), workers=workers)
     profiler = None
     if cprofile:
         import cProfile
@@ -320,7 +321,7 @@ def child(dim: int, profile: str, seed: int, store: Path, result: Path, threads:
         "synthetic_states_s": adapter.seconds, "synthetic_state_calls": adapter.calls,
         "synthetic_state_tokens": adapter.tokens,
         "surprisal_scored_texts": sum(scored), "files": written,
-        "weights_read": adapter._weights.loaded, "threads": threads_set,
+        "weights_read": adapter._weights.loaded, "threads": threads_set, "workers": workers,
         "source": source, "source_changed_during_run": source_state() != source,
         **describe(report),
     }
@@ -396,7 +397,7 @@ def run_child(dim: int, args: Any, store: Path, cprofile: bool = False) -> dict[
         command = [sys.executable, str(Path(__file__).resolve()), "--child", str(dim),
                    "--profile", args.profile, "--seed", str(args.seed), "--store", str(store),
                    "--result", str(result), "--threads", str(args.threads),
-                   "--top", str(args.top)]
+                   "--top", str(args.top), "--workers", str(args.workers)]
         if cprofile:
             command.append("--cprofile")
         start = time.perf_counter()
@@ -519,6 +520,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--cprofile", action="store_true",
                         help="also run each dimension under cProfile (top functions)")
     parser.add_argument("--top", type=int, default=25, help="cProfile functions kept")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="the audit's --workers (default 1: every kind of work is "
+                             "attributed in one process; with more, the robustness and "
+                             "controls stages' lines run in forked processes, whose work "
+                             "shows only as those stages' wall time)")
     parser.add_argument("--max-rss-gib", type=float, default=16.0,
                         help="stop a dimension's audit holding more memory than this")
     parser.add_argument("--min-free-gib", type=float, default=1.0,
@@ -533,14 +539,14 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         args.profile = "quick"
     if args.child is not None:
         child(args.child, args.profile, args.seed, args.store, args.result, args.threads,
-              args.cprofile, args.top)
+              args.cprofile, args.top, args.workers)
         return {}
     dims = [int(d) for d in args.dims.split(",") if d.strip()]
     figures: dict[str, Any] = {
         "benchmark": "where an audit's work goes, by dimension (no forward pass)",
         "model": "synthetic encoder: minilm-l6's tokenizer and adapter, synthetic states",
         "suite": "all", "robustness": True, "controls": True, "profile": args.profile,
-        "seed": args.seed, "dims": dims,
+        "seed": args.seed, "dims": dims, "workers": args.workers,
     }
     with tempfile.TemporaryDirectory(prefix="normtest-bench-stages-store-") as store:
         print(f"warm-up: {dims[0]}-d, scoring the sentences' surprisal into {store}",

@@ -16,7 +16,6 @@ import numpy as np
 
 from normtest.adapters.protocol import optional_method
 from normtest.errors import NormtestError
-from normtest.result import Result
 
 if TYPE_CHECKING:
     from normtest.vectors import AuditData
@@ -41,9 +40,6 @@ class AnalysisContext:
     source: Any
     views: dict[tuple[str, tuple[tuple[str, str], ...]], Any] = field(default_factory=dict)
     information: dict[str, Any] = field(default_factory=dict)
-    #: rows measured under the line's analyses, by what their measurement depends on (an
-    #: analysis that changes nothing a row reads reuses its measurement)
-    measured: dict[tuple[Any, ...], Result] = field(default_factory=dict)
 
 
 def respecified(kind: str, choices: Mapping[str, str], context: AnalysisContext) -> tuple[Any, Any]:

@@ -57,11 +57,12 @@ def _can_fork() -> bool:
 
 def forked_map(fn: Callable[[T], R], items: Sequence[T], workers: int | None,
                done: Callable[[int], None] | None = None,
-               cost: Callable[[T], float] | None = None) -> list[R]:
+               cost: Callable[[T], float] | None = None, chunksize: int = 1) -> list[R]:
     """``[fn(item) for item in items]``, spread over up to ``workers`` forked processes.
 
     ``done(i)`` is called in this process as item ``i`` finishes (a progress bar); ``cost``
-    orders the work, the dearest first, so that the processes finish together. An exception
+    orders the work, the dearest first, so that the processes finish together; ``chunksize``
+    items in a row go to one process (work that shares what it computes). An exception
     raised by ``fn`` is raised here (the first in item order). Results come back in item order.
     """
     global _JOB
@@ -83,7 +84,7 @@ def forked_map(fn: Callable[[T], R], items: Sequence[T], workers: int | None,
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     try:
         with multiprocessing.get_context("fork").Pool(count, initializer=_start_worker) as pool:
-            for i, ok, value in pool.imap_unordered(_run_one, order, chunksize=1):
+            for i, ok, value in pool.imap_unordered(_run_one, order, chunksize=chunksize):
                 results[i] = (ok, value)
                 if done is not None:
                     done(i)

@@ -298,7 +298,14 @@ def assess(results: Sequence[Result], data: AuditData, family: str,
            source: Any | None = None, lines: Iterable[str] | None = None,
            ) -> list[LineRobustness]:
     """Every tested line re-decided under each specification of its space (module doc);
-    ``lines`` limits which. ``source`` is the audit's own frequency source (None: wordfreq)."""
+    ``lines`` limits which. ``source`` is the audit's own frequency source (None: wordfreq).
+
+    In three steps: each line's analyses are planned (which are identical to one already
+    counted, and which measurements they need that no earlier analysis made); those
+    measurements, independent of each other, are made over the audit's ``--workers`` (forked
+    processes, :mod:`normtest.parallel`: the same numbers as in one); then each line is decided
+    analysis by analysis, in order, from them.
+    """
     import time
 
     from normtest import progress
@@ -306,26 +313,55 @@ def assess(results: Sequence[Result], data: AuditData, family: str,
     from normtest.scorecard import build
 
     context = AnalysisContext(data, family, source)
-    tested = [line for line in build(results) if line.status != "not tested"
-              and (lines is None or line.key in lines)]
+    began = time.monotonic()
+    plans = [_plan(line, context) for line in build(results)
+             if line.status != "not tested" and (lines is None or line.key in lines)]
+    jobs = [(n, key, need) for n, plan in enumerate(plans) for key, need in plan.needs.items()]
+    state: dict[str, int] = {}
 
-    def one(line: Any) -> LineRobustness:
-        began = time.monotonic()
-        try:
-            return replace(_assess_line(line, results, context),
-                           seconds=time.monotonic() - began)
-        finally:
-            context.views.clear()  # a view holds copies of vectors: one line's at a time
-            context.measured.clear()
+    def measure(job: tuple[int, Any, Any]) -> Result:
+        n, _, (row, choices) = job
+        if state.get("line") != n:  # a view holds copies of vectors: one line's at a time
+            context.views.clear()
+            state["line"] = n
+        return _measure(row, choices, context)
 
-    # lines are independent: one forked process each (normtest.parallel), the largest first
-    with progress.task("robustness", total=len(tested), unit="lines") as bar:
-        return forked_map(one, tested, data.settings.workers, done=lambda _: bar.update(1),
-                          cost=lambda line: len(line.rows))
+    with progress.task("robustness", total=len(jobs), unit="analyses") as bar:
+        # the jobs of one line, and of one set of data, stay together in one process
+        measured = forked_map(measure, jobs, data.settings.workers, done=lambda _: bar.update(1),
+                              chunksize=max(1, len(jobs) // (8 * max(1, len(plans)))))
+    context.views.clear()
+    made: list[dict[Any, Result]] = [{} for _ in plans]
+    for (n, key, _), result in zip(jobs, measured, strict=True):
+        made[n][key] = result
+    planned = time.monotonic() - began
+    out = []
+    for plan, results_of in zip(plans, made, strict=True):
+        decided = time.monotonic()
+        line = _decide_line(plan, results_of, data.settings.alpha)
+        # the measurements' time is shared out by each line's share of them
+        share = len(results_of) / max(1, len(jobs)) * planned
+        out.append(replace(line, seconds=share + time.monotonic() - decided))
+    return out
 
 
-def _assess_line(line: Any, results: Sequence[Result], context: AnalysisContext) -> LineRobustness:
-    from normtest import progress
+@dataclass
+class _Plan:
+    """One line's analyses, in order: the deciding rows, the choices and their reference
+    values, the distinct analyses (choices, whether the audit's own) and how many were
+    identical to one before; ``needs``: each measurement no earlier analysis made, by its key,
+    with the row and choices of the first analysis that needs it."""
+
+    line: Any
+    deciding: list[Result]
+    reference: dict[str, str]
+    notes: list[str]
+    analyses: list[tuple[dict[str, str], bool]]
+    identical: int
+    needs: dict[Any, tuple[Result, dict[str, str]]]
+
+
+def _plan(line: Any, context: AnalysisContext) -> _Plan:
     from normtest.catalogue import get
 
     deciding = [r for r in line.rows if not r.details.get("reading")]
@@ -334,41 +370,60 @@ def _assess_line(line: Any, results: Sequence[Result], context: AnalysisContext)
     # derived from them for one set of data stay in the memo while used
     data_choices = {c for kinds in DATA_CHOICES.values() for c in kinds}
     names = sorted(options, key=lambda n: n not in data_choices)
-    for r in deciding:  # the audit's own measurements
-        context.measured[_measurement_key(get(str(r.claim)), r, reference)[0]] = r
-    specs = []
-    seen: set[tuple[Any, ...]] = set()
-    left_out = {"too small": 0, "identical": 0}
     combos = list(itertools.product(*(options[n] for n in names)))
     # the audit's own analysis first: an analysis identical to it is the one left out
     combos.sort(key=lambda combo: dict(zip(names, combo, strict=True)) != reference)
-    with progress.task(f"robustness of {line.key}", total=len(combos), unit="analyses") \
-            as bar:
-        for combo in combos:
-            choices = dict(zip(names, combo, strict=True))
-            own = choices == reference
-            same = tuple(_measurement_key(get(str(r.claim)), r, choices)[0] for r in deciding)
-            bar.update(1)
-            if same in seen:
-                left_out["identical"] += 1
-                continue
-            seen.add(same)
-            if own:
-                rows = deciding
-            else:
-                rows = [_measured(get(str(r.claim)), r, choices, context) for r in deciding]
-                if _too_small(rows):
-                    left_out["too small"] += 1
-                    continue
-                rows = adjust(rows, "line")  # the line's own decision, as the headline's
-            from normtest.scorecard import _decide
+    # the audit's own measurements are reused (one that could not be made is made again)
+    known = {_measurement_key(get(str(r.claim)), r, reference)[0] for r in deciding
+             if r.measurement is not None}
+    seen: set[tuple[Any, ...]] = set()
+    analyses: list[tuple[dict[str, str], bool]] = []
+    needs: dict[Any, tuple[Result, dict[str, str]]] = {}
+    identical = 0
+    for combo in combos:
+        choices = dict(zip(names, combo, strict=True))
+        keys = tuple(_measurement_key(get(str(r.claim)), r, choices)[0] for r in deciding)
+        if keys in seen:
+            identical += 1
+            continue
+        seen.add(keys)
+        own = choices == reference
+        analyses.append((choices, own))
+        if own:
+            continue
+        for key, r in zip(keys, deciding, strict=True):
+            if key not in known and key not in needs:
+                needs[key] = (r, choices)
+    return _Plan(line, deciding, reference, notes, analyses, identical, needs)
 
-            status = _decide(rows)[0] if rows else "not tested"
-            specs.append(Specification(choices, status, tuple(
-                _row(r, k, reference_row) for k, (r, reference_row) in enumerate(
-                    zip(rows, deciding, strict=True)))))
-    return LineRobustness(line.key, line.status, reference, tuple(specs), tuple(notes),
-                          left_out={k: v for k, v in left_out.items() if v})
+
+def _decide_line(plan: _Plan, made: Mapping[Any, Result], alpha: float) -> LineRobustness:
+    """The line decided under each planned analysis, from the measurements made for it."""
+    from normtest.catalogue import get
+    from normtest.scorecard import _decide
+
+    deciding = plan.deciding
+    # the audit's own measurements, then each made one, are reused by later analyses
+    measured: dict[Any, Result] = {
+        _measurement_key(get(str(r.claim)), r, plan.reference)[0]: r for r in deciding}
+    specs = []
+    left_out = {"too small": 0, "identical": plan.identical}
+    for choices, own in plan.analyses:
+        if own:
+            rows = deciding
+        else:
+            rows = [_measured(get(str(r.claim)), r, choices, measured, made, alpha)
+                    for r in deciding]
+            if _too_small(rows):
+                left_out["too small"] += 1
+                continue
+            rows = adjust(rows, "line")  # the line's own decision, as the headline's
+        status = _decide(rows)[0] if rows else "not tested"
+        specs.append(Specification(choices, status, tuple(
+            _row(r, k, reference_row) for k, (r, reference_row) in enumerate(
+                zip(rows, deciding, strict=True)))))
+    return LineRobustness(plan.line.key, plan.line.status, plan.reference, tuple(specs),
+                          tuple(plan.notes), left_out={k: v for k, v in left_out.items() if v})
 
 
 def _too_small(rows: Sequence[Result]) -> bool:
@@ -441,23 +496,31 @@ def _choices(space: Space, deciding: Sequence[Result], context: AnalysisContext,
     return options, reference, notes
 
 
-def _measured(claim: Any, row: Result, choices: Mapping[str, str],
-              context: AnalysisContext) -> Result:
-    """A deciding row measured and judged under an analysis (unadjusted); a row already
-    measured on the same data (a choice its claim does not read) is not measured again."""
+def _measure(row: Result, choices: Mapping[str, str], context: AnalysisContext) -> Result:
+    """A deciding row measured and judged on the data of an analysis (unadjusted)."""
+    from normtest.catalogue import get
     from normtest.rows import measure_row
 
-    key, variant, choices = _measurement_key(claim, row, choices)
-    data, settings = respecified(str(claim.data), choices, context)
-    criterion = claim.criterion
-    earlier = context.measured.get(key)
+    claim = get(str(row.claim))
+    _, variant, kept = _measurement_key(claim, row, choices)
+    data, settings = respecified(str(claim.data), kept, context)
+    return measure_row(claim, data, variant, settings, claim.criterion)
+
+
+def _measured(claim: Any, row: Result, choices: Mapping[str, str],
+              measured: dict[Any, Result], made: Mapping[Any, Result], alpha: float) -> Result:
+    """A deciding row under an analysis (unadjusted): a row already measured on the same data
+    (a choice its claim does not read) is judged again, not measured again; else the
+    measurement made for it."""
+    key, _, _ = _measurement_key(claim, row, choices)
+    earlier = measured.get(key)
     if earlier is not None and earlier.measurement is not None:
-        judged = replace(Result.judged(earlier.measurement, criterion.with_alpha(settings.alpha)),
+        judged = replace(Result.judged(earlier.measurement, claim.criterion.with_alpha(alpha)),
                          claim=earlier.claim, variant=dict(earlier.variant),
                          details=earlier.details)
     else:
-        judged = measure_row(claim, data, variant, settings, criterion)
-        context.measured[key] = judged
+        judged = made[key]
+        measured[key] = judged
     return replace(judged, expected=row.expected, role=row.role, hypothesis=row.hypothesis,
                    details={**judged.details, **{k: v for k, v in row.details.items()
                                                  if k in ("reconstructed", "reading")}})
