@@ -16,7 +16,7 @@ tokens, no prefixes) is listed as SKIPPED with the reason, never run and never c
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, cast
 
@@ -29,6 +29,7 @@ from normtest.adapters.protocol import (
 )
 from normtest.catalogue import Claim, claims, get
 from normtest.errors import NormtestError, nothing_ran
+from normtest.parallel import worker_count
 from normtest.power import annotate
 from normtest.report import MAX_MISSING_VECTORS, Report, provenance, sample_settings
 from normtest.result import Result, Verdict, variant_key
@@ -172,14 +173,18 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
         for v in planned[c.id]))
     total = sum(len(v) for v in planned.values())
     with progress.task("measuring claims", total=total, unit="rows") as bar:
+        spread = worker_count(settings.workers, total) > 1
+        measured = measure_spread(chosen, planned, data, family, bar) if spread else {}
         for claim in chosen:
             reason = skipped[claim.id]
             if reason is not None:
                 results.append(Result(Verdict.SKIPPED, reason, claim=claim.id,
                                       criterion=claim.criterion, hypothesis=claim.hypothesis))
-                continue
-            bar.describe(f"measuring {claim.id}")
-            results.extend(measure_claim(claim, data, family, states, bar, layers))
+            elif spread:
+                results.extend(merge_identical(measured[claim.id]))
+            else:
+                bar.describe(f"measuring {claim.id}")
+                results.extend(measure_claim(claim, data, family, states, bar, layers))
     results = annotate(adjust_audit(results), settings)
     ran = [r for r in results if r.verdict not in (Verdict.SKIPPED, Verdict.ERROR)]
     if not ran:
@@ -276,18 +281,67 @@ def measure_claim(claim: Claim, data: AuditData, family: str, states: Sequence[s
     for variant in variants(claim, family, states, settings.scope, representations):
         if bar is not None and out:
             bar.update(1)
-        details: dict[str, Any] = {"reconstructed": claim.reconstructed}
-        reading = claim.reading_of(family, variant)
-        if reading is not None:
-            details["reading"] = reading
-        row = measure_row(claim, data.get(claim.data), variant, settings, claim.criterion)
-        out.append(replace(row, details={**row.details, **details},
-                           expected=claim.expectation(family, variant),
-                           role=claim.role(family, variant),
-                           hypothesis=claim.hypothesis_of(family, variant)))
+        out.append(measure_variant(claim, data, family, variant))
     if bar is not None and out:
         bar.update(1)
     return merge_identical(out)
+
+
+def measure_variant(claim: Claim, data: AuditData, family: str,
+                    variant: Mapping[str, str]) -> Result:
+    """One row: a variant of a claim measured and judged (not yet adjusted), with what the
+    claim says of it (its reading, expectation, role and hypothesis)."""
+    assert claim.data is not None
+    details: dict[str, Any] = {"reconstructed": claim.reconstructed}
+    reading = claim.reading_of(family, variant)
+    if reading is not None:
+        details["reading"] = reading
+    row = measure_row(claim, data.get(claim.data), variant, data.settings, claim.criterion)
+    return replace(row, details={**row.details, **details},
+                   expected=claim.expectation(family, variant),
+                   role=claim.role(family, variant),
+                   hypothesis=claim.hypothesis_of(family, variant))
+
+
+def measure_spread(chosen: Sequence[Claim], planned: Mapping[str, Sequence[Mapping[str, str]]],
+                   data: AuditData, family: str, bar: progress.Bar) -> dict[str, list[Result]]:
+    """Every planned row, measured over the audit's ``--workers`` (forked processes,
+    :mod:`normtest.parallel`), by claim in variant order (not merged).
+
+    A row's measurement reads data it shares with others (the vectors of a variant, the
+    co-occurring pairs, a transform's fit). So that no process makes those again, and no
+    forward pass runs twice, this process first makes the vectors of every planned variant
+    (each kind's ``prepare``) and measures the first row of each claim (what that claim's rows
+    share); the other rows, independent of each other, are then spread. The numbers are the
+    same as in one process: every draw is seeded by the settings.
+    """
+    from normtest.parallel import forked_map
+
+    todo = [c for c in chosen if c.id in planned]
+    by_kind: dict[str, list[Mapping[str, str]]] = {}
+    for claim in todo:
+        by_kind.setdefault(str(claim.data), []).extend(planned[claim.id])
+    for kind, kind_variants in by_kind.items():
+        bar.describe(f"preparing the {kind}")
+        try:
+            data.get(kind).prepare(kind_variants)
+        except NormtestError:  # the rows that read them say why, one by one
+            pass
+    out: dict[str, list[Result]] = {}
+    for claim in todo:
+        if planned[claim.id]:
+            bar.describe(f"measuring {claim.id}")
+            out[claim.id] = [measure_variant(claim, data, family, planned[claim.id][0])]
+            bar.update(1)
+    rest = [(claim, variant) for claim in todo for variant in planned[claim.id][1:]]
+    bar.describe("measuring the claims' other rows")
+    # a claim's rows together: they share draws and what is derived from them
+    rows = forked_map(lambda job: measure_variant(job[0], data, family, job[1]), rest,
+                      data.settings.workers, done=lambda _: bar.update(1),
+                      chunksize=max(1, len(rest) // (4 * max(1, len(todo)))))
+    for (claim, _), row in zip(rest, rows, strict=True):
+        out[claim.id].append(row)
+    return out
 
 
 def plot_data(data: AuditData, results: Sequence[Result]) -> dict[str, Any]:

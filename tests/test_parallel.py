@@ -67,10 +67,11 @@ def _without_seconds(section: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 @needs_fork
-def test_robustness_and_controls_give_the_same_numbers_on_one_process_and_on_two() -> None:
+def test_an_audit_gives_the_same_numbers_on_one_process_and_on_two() -> None:
     """Two scorecard lines (word level, conditions) of a static model whose squared norms are
-    the words' IC: the robustness and the controls of each line, every specification and every
-    control row, are the same whether the lines ran in this process or in two others."""
+    the words' IC: every row, and the robustness and the controls of each line (every
+    specification and every control row), are the same whether the work ran in this process or
+    was spread over two others."""
     words = default_word_sample(size=1200, seed=0)
     ic = WordfreqSource().information_content(words)
     kept = list(ic.words)
@@ -86,5 +87,6 @@ def test_robustness_and_controls_give_the_same_numbers_on_one_process_and_on_two
     spread = run_audit(model, claim_ids=claims, words=kept,
                        settings=replace(settings, workers=2)).to_dict()
     assert len(serial["robustness"]) == 2 and len(serial["controls"]) == 2
+    assert len(serial["results"]) > 2 and spread["results"] == serial["results"]
     assert _without_seconds(spread["robustness"]) == _without_seconds(serial["robustness"])
     assert _without_seconds(spread["controls"]) == _without_seconds(serial["controls"])

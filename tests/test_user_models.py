@@ -138,7 +138,7 @@ REFUSED = [
     ("Nan", "returned 1 NaN or infinite value(s)"),
     ("ExtraRow", "encode() of 1 text returned shape (2, 16); it must return one vector"),
     ("Flat", "encode() of 1 text returned shape (16,)"),
-    ("Growing", "returned vectors of dimension 16, but 8 before"),
+    ("Growing", "but 8 before; every call must return vectors of one dimension"),
     ("factory", "calling factory() to build the model raised RuntimeError: no weights"),
     ("factory_of_text", "returned a str ('a model name, not a model'), not a model"),
     ("text", "is a str ('just a string'), not a model"),

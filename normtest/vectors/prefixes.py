@@ -106,6 +106,12 @@ class PrefixData:
         plans = [p for p in planned if p.lengths.size >= 2]
         return cls(adapter, plans, "words" if words else "model tokens")
 
+    def prepare(self, variants: Sequence[Mapping[str, str]]) -> None:
+        """Make every variant's prefix vectors in this process, before rows are measured in
+        others."""
+        for variant in variants:
+            self.curves(variant)
+
     def growth(self, variant: Mapping[str, str], settings: AuditSettings) -> Measurement:
         """How s(L) grows for one variant (:func:`~normtest.stats.measure_linear_growth`),
         analysed once and shared by every claim that reads it (``cer.linear``)."""

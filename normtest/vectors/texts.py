@@ -148,6 +148,12 @@ class TextData:
         return cls(adapter, texts, np.array([d for d, _ in pairs], dtype=np.intp),
                    scored.information, lm.name, scored.n_tokens.astype(np.intp), ids)
 
+    def prepare(self, variants: Sequence[Mapping[str, str]]) -> None:
+        """Make every variant's sentence vectors in this process, before rows are measured in
+        others."""
+        for variant in variants:
+            self.squared_norms(variant)
+
     def squared_norms(self, variant: Mapping[str, str]) -> np.ndarray:
         """‖e(t)‖² of each sentence under the variant's pooling and representation."""
         from normtest.geometry.compose import MODEL_STATES, compose_batch

@@ -304,6 +304,13 @@ class WordData:
             out[np.searchsorted(rows, at)] = part
         return out
 
+    def prepare(self, variants: Sequence[Mapping[str, str]]) -> None:
+        """Make what every one of these variants reads (its vectors, its transform's fits, its
+        squared norms) in this process, before rows are measured in others."""
+        self.token_counts()
+        for variant in variants:
+            self.squared_norms(variant)
+
     def squared_norms(self, variant: Mapping[str, str]) -> np.ndarray:
         """‖e(w)‖² under the variant's composition, representation and transform (kept)."""
         key = tuple(sorted((k, v) for k, v in variant.items()
