@@ -7,7 +7,9 @@ memo) without copying or pickling it, so each line runs in a process of its own 
 result comes back (pickled). Every number is the same as in one process: every draw is seeded
 by the audit's settings, never by a process's state.
 
-``workers`` is the audit's ``--workers`` (None: one per CPU this process may use). The work
+``workers`` is the audit's ``--workers`` (None: ``$NORMTEST_WORKERS`` where set, else one per
+CPU this process may use; a test suite that pytest-xdist already spreads over the cores sets
+the variable to 1, as normtest's own does). The work
 runs in this process when there is one worker or one item, where processes cannot be forked
 (Windows, or a platform whose default start method is not ``fork``), or inside a process of a
 pool already. Inside a forked process torch is held to one thread (as PyTorch's own data
@@ -24,7 +26,10 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-__all__ = ["available_cpus", "forked_map", "worker_count"]
+__all__ = ["WORKERS_ENV", "available_cpus", "forked_map", "worker_count"]
+
+#: The default worker count where ``--workers`` is not given (else one per CPU).
+WORKERS_ENV = "NORMTEST_WORKERS"
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -44,8 +49,13 @@ def available_cpus() -> int:
 
 
 def worker_count(workers: int | None, items: int) -> int:
-    """How many processes a map of ``items`` runs on for ``--workers`` (None: one per CPU)."""
-    wanted = available_cpus() if workers is None else int(workers)
+    """How many processes a map of ``items`` runs on for ``--workers`` (None:
+    ``$NORMTEST_WORKERS``, else one per CPU)."""
+    if workers is None:
+        told = os.environ.get(WORKERS_ENV, "").strip()
+        wanted = int(told) if told.isdigit() and int(told) > 0 else available_cpus()
+    else:
+        wanted = int(workers)
     if _IN_WORKER or items < 2 or wanted < 2 or not _can_fork():
         return 1
     return min(wanted, items)

@@ -204,8 +204,8 @@ SETTINGS: tuple[Setting, ...] = (
             "one, or $RAY_ADDRESS)", "str", None, metavar="ADDRESS"),
     Setting("workers", "Ray workers (actors) for extraction and counting blocks (default: one "
             "per CPU of the cluster); with --executor local, processes for corpus counting and "
-            "for the lines' robustness and controls (default: one per CPU; 1: this process "
-            "only). The numbers do not depend on it",
+            "for the audit's rows, its robustness and its controls (default: $NORMTEST_WORKERS, "
+            "else one per CPU; 1: this process only). The numbers do not depend on it",
             "int", None, minimum=1, metavar="N"),
     Setting("robustness", "re-decide each scorecard line under every reasonable analysis its "
             "claims declare (geometry, IC source, word population, margin, …) and say whether "

@@ -30,6 +30,17 @@ def _results_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactory) -> 
     os.environ[RESULTS_ENV] = str(tmp_path_factory.mktemp("results"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _audits_in_one_process() -> None:
+    """pytest-xdist already spreads the tests over the cores: each audit runs its work in its
+    own process (the tests of normtest.parallel give their worker counts explicitly)."""
+    import os
+
+    from normtest.parallel import WORKERS_ENV
+
+    os.environ[WORKERS_ENV] = "1"
+
+
 @pytest.fixture(scope="session")
 def glove() -> StaticVectors:
     """GloVe-6B-50d (static vectors, 400,000 words × 50)."""

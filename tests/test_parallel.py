@@ -54,6 +54,20 @@ def test_one_worker_or_one_item_runs_here() -> None:
     assert parallel.forked_map(_pid, [0, 1, 2], 1) == [os.getpid()] * 3
 
 
+def test_the_default_worker_count_is_the_variable_else_one_per_cpu(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parallel, "available_cpus", lambda: 4)
+    monkeypatch.setattr(parallel, "_can_fork", lambda: True)
+    monkeypatch.delenv(parallel.WORKERS_ENV, raising=False)
+    assert parallel.worker_count(None, 10) == 4 and parallel.worker_count(None, 3) == 3
+    monkeypatch.setenv(parallel.WORKERS_ENV, "2")
+    assert parallel.worker_count(None, 10) == 2
+    monkeypatch.setenv(parallel.WORKERS_ENV, "1")
+    assert parallel.worker_count(None, 10) == 1 and parallel.worker_count(3, 10) == 3
+    monkeypatch.setenv(parallel.WORKERS_ENV, "many")  # not a count: the CPUs decide
+    assert parallel.worker_count(None, 10) == 4
+
+
 @needs_fork
 def test_a_worker_runs_its_own_maps_in_process() -> None:
     def nested(_: int) -> int:
