@@ -20,7 +20,8 @@ from normtest.errors import NormtestError
 if TYPE_CHECKING:
     from normtest.vectors import AuditData
 
-__all__ = ["DATA_CHOICES", "SAMPLES", "AnalysisContext", "respecified", "sample_half"]
+__all__ = ["DATA_CHOICES", "SAMPLES", "AnalysisContext", "respecified", "sample_half",
+           "view_key"]
 
 #: The choices that change the data a measurement reads (the other, ``transform``: the variant).
 DATA_CHOICES = {"words": ("sample", "ic_source", "population", "min_pair_count"),
@@ -51,12 +52,17 @@ def respecified(kind: str, choices: Mapping[str, str], context: AnalysisContext)
     settings = replace(context.data.settings, intervals="analytic", beyond=False)
     if "min_pair_count" in choices and kind == "words":
         settings = replace(settings, min_pair_count=int(choices["min_pair_count"]))
-    relevant = tuple((k, v) for k, v in sorted(choices.items())
-                     if k in DATA_CHOICES.get(kind, ()))
-    key = (kind, relevant)
+    key = view_key(kind, choices)
     if key not in context.views:
-        context.views[key] = _view(kind, dict(relevant), settings, context)
+        context.views[key] = _view(kind, dict(key[1]), settings, context)
     return context.views[key], settings
+
+
+def view_key(kind: str, choices: Mapping[str, str]) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """What identifies the data of ``kind`` under the choices: the kind and the choices that
+    change it (measurements with the same key read the same view)."""
+    return kind, tuple((k, v) for k, v in sorted(choices.items())
+                       if k in DATA_CHOICES.get(kind, ()))
 
 
 def sample_half(units: np.ndarray, half: str, seed: int) -> np.ndarray:

@@ -323,10 +323,11 @@ def measure_spread(chosen: Sequence[Claim], planned: Mapping[str, Sequence[Mappi
         by_kind.setdefault(str(claim.data), []).extend(planned[claim.id])
     for kind, kind_variants in by_kind.items():
         bar.describe(f"preparing the {kind}")
-        try:
-            data.get(kind).prepare(kind_variants)
-        except NormtestError:  # the rows that read them say why, one by one
-            pass
+        for variant in kind_variants:
+            try:
+                data.get(kind).prepare([variant])
+            except NormtestError:  # the rows that read it say why, one by one
+                continue
     out: dict[str, list[Result]] = {}
     for claim in todo:
         if planned[claim.id]:

@@ -38,7 +38,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from normtest.analysis_data import DATA_CHOICES, SAMPLES, AnalysisContext, respecified
+from normtest.analysis_data import (
+    DATA_CHOICES,
+    SAMPLES,
+    AnalysisContext,
+    respecified,
+    view_key,
+)
 from normtest.errors import NormtestError
 from normtest.result import Result
 from normtest.stats.multiplicity import adjust
@@ -309,6 +315,7 @@ def assess(results: Sequence[Result], data: AuditData, family: str,
     import time
 
     from normtest import progress
+    from normtest.catalogue import get
     from normtest.parallel import forked_map
     from normtest.scorecard import build
 
@@ -316,31 +323,42 @@ def assess(results: Sequence[Result], data: AuditData, family: str,
     began = time.monotonic()
     plans = [_plan(line, context) for line in build(results)
              if line.status != "not tested" and (lines is None or line.key in lines)]
-    jobs = [(n, key, need) for n, plan in enumerate(plans) for key, need in plan.needs.items()]
+    # one job per line and set of data: its measurements read one view, made once
+    groups: dict[tuple[int, Any], list[tuple[Any, Result, dict[str, str]]]] = {}
+    for n, plan in enumerate(plans):
+        for key, (row, choices) in plan.needs.items():
+            claim = get(str(row.claim))
+            kept = _measurement_key(claim, row, choices)[2]
+            groups.setdefault((n, view_key(str(claim.data), kept)), []).append(
+                (key, row, choices))
+    jobs = list(groups.items())
     state: dict[str, int] = {}
 
-    def measure(job: tuple[int, Any, Any]) -> Result:
-        n, _, (row, choices) = job
+    def measure(job: tuple[tuple[int, Any], list[tuple[Any, Result, dict[str, str]]]],
+                ) -> list[Result]:
+        (n, _), needs = job
         if state.get("line") != n:  # a view holds copies of vectors: one line's at a time
             context.views.clear()
             state["line"] = n
-        return _measure(row, choices, context)
+        return [_measure(row, choices, context) for _, row, choices in needs]
 
-    with progress.task("robustness", total=len(jobs), unit="analyses") as bar:
-        # the jobs of one line, and of one set of data, stay together in one process
-        measured = forked_map(measure, jobs, data.settings.workers, done=lambda _: bar.update(1),
-                              chunksize=max(1, len(jobs) // (8 * max(1, len(plans)))))
+    total = sum(len(needs) for _, needs in jobs)
+    with progress.task("robustness", total=total, unit="analyses") as bar:
+        measured = forked_map(measure, jobs, data.settings.workers,
+                              done=lambda i: bar.update(len(jobs[i][1])),
+                              cost=lambda job: len(job[1]))
     context.views.clear()
     made: list[dict[Any, Result]] = [{} for _ in plans]
-    for (n, key, _), result in zip(jobs, measured, strict=True):
-        made[n][key] = result
+    for ((n, _), needs), results_of_job in zip(jobs, measured, strict=True):
+        for (key, _, _), result in zip(needs, results_of_job, strict=True):
+            made[n][key] = result
     planned = time.monotonic() - began
     out = []
     for plan, results_of in zip(plans, made, strict=True):
         decided = time.monotonic()
         line = _decide_line(plan, results_of, data.settings.alpha)
         # the measurements' time is shared out by each line's share of them
-        share = len(results_of) / max(1, len(jobs)) * planned
+        share = len(results_of) / max(1, total) * planned
         out.append(replace(line, seconds=share + time.monotonic() - decided))
     return out
 
