@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from normtest.adapters.protocol import adapter_info, optional_method, prefix_vectors_of
+from normtest.errors import NormtestError
 from normtest.result import Measurement, variant_key
 from normtest.settings import AuditSettings
 from normtest.vectors.common import as_layer, profiled, rounded, text_vectors
@@ -106,11 +107,14 @@ class PrefixData:
         plans = [p for p in planned if p.lengths.size >= 2]
         return cls(adapter, plans, "words" if words else "model tokens")
 
-    def prepare(self, variants: Sequence[Mapping[str, str]]) -> None:
+    def prepare(self, variants: Sequence[Mapping[str, str]], threads: int = 1) -> None:
         """Make every variant's prefix vectors in this process, before rows are measured in
-        others."""
-        for variant in variants:
-            self.curves(variant)
+        others; a variant that cannot be had is left to the rows that read it."""
+        for variant in variants:  # one at a time, each the adapter's work (``threads``: unused)
+            try:
+                self.curves(variant)
+            except NormtestError:  # left to the rows that read it
+                continue
 
     def growth(self, variant: Mapping[str, str], settings: AuditSettings) -> Measurement:
         """How s(L) grows for one variant (:func:`~normtest.stats.measure_linear_growth`),

@@ -148,11 +148,14 @@ class TextData:
         return cls(adapter, texts, np.array([d for d, _ in pairs], dtype=np.intp),
                    scored.information, lm.name, scored.n_tokens.astype(np.intp), ids)
 
-    def prepare(self, variants: Sequence[Mapping[str, str]]) -> None:
+    def prepare(self, variants: Sequence[Mapping[str, str]], threads: int = 1) -> None:
         """Make every variant's sentence vectors in this process, before rows are measured in
-        others."""
-        for variant in variants:
-            self.squared_norms(variant)
+        others; a variant that cannot be had is left to the rows that read it."""
+        for variant in variants:  # one at a time, each the adapter's work (``threads``: unused)
+            try:
+                self.squared_norms(variant)
+            except NormtestError:  # left to the rows that read it
+                continue
 
     def squared_norms(self, variant: Mapping[str, str]) -> np.ndarray:
         """‖e(t)‖² of each sentence under the variant's pooling and representation."""

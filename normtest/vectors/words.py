@@ -304,12 +304,36 @@ class WordData:
             out[np.searchsorted(rows, at)] = part
         return out
 
-    def prepare(self, variants: Sequence[Mapping[str, str]]) -> None:
+    def prepare(self, variants: Sequence[Mapping[str, str]], threads: int = 1) -> None:
         """Make what every one of these variants reads (its vectors, its transform's fits, its
-        squared norms) in this process, before rows are measured in others."""
+        squared norms) in this process, before rows are measured in others; a variant that
+        cannot be had is left to the rows that read it. The vectors come first, from the
+        adapter; the fits and norms of distinct geometries, independent of each other, are then
+        made on ``threads`` threads (LAPACK and BLAS release the GIL: whitening's SVDs are most
+        of an audit's work above 1,000 dimensions)."""
         self.token_counts()
+        distinct: dict[tuple[str, str, str], Mapping[str, str]] = {}
         for variant in variants:
-            self.squared_norms(variant)
+            parts = self._variant_parts(variant)
+            try:
+                self.vectors(parts[0], parts[1])
+            except NormtestError:
+                continue
+            distinct.setdefault(parts, variant)
+
+        def norms(variant: Mapping[str, str]) -> None:
+            try:
+                self.squared_norms(variant)
+            except NormtestError:
+                pass
+
+        if threads > 1 and len(distinct) > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(min(threads, len(distinct))) as pool:
+                list(pool.map(norms, distinct.values()))
+        for variant in variants:  # every key of the norms' memo (the same arrays)
+            norms(variant)
 
     def squared_norms(self, variant: Mapping[str, str]) -> np.ndarray:
         """‖e(w)‖² under the variant's composition, representation and transform (kept)."""
