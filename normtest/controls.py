@@ -285,7 +285,7 @@ def _run(builder: Builder, context: ControlContext) -> Control:
     from normtest.catalogue import get
     from normtest.power import weakest_margin_power
     from normtest.rows import measure_row
-    from normtest.scorecard import _decide, beyond_reading
+    from normtest.scorecard import beyond_reading, decide
     from normtest.stats.multiplicity import adjust
 
     made, note = builder(context)
@@ -299,7 +299,7 @@ def _run(builder: Builder, context: ControlContext) -> Control:
         judged = measure_row(claim, data, r.variant, settings, claim.criterion)
         rows.append(replace(judged, expected=r.expected, role=r.role, hypothesis=r.hypothesis))
     rows = adjust(rows, "line")  # the line's own decision, as the headline's
-    status = _decide(rows)[0] if rows else "not tested"
+    status = decide(rows)[0] if rows else "not tested"
     beyond = beyond_reading(rows)
     planted, power, needs = None, None, ""
     if context.kind == "positive":

@@ -48,6 +48,7 @@ import warnings
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -119,9 +120,10 @@ class Report:
         """The robustness of scorecard line ``key`` (a ``LineRobustness``), or None."""
         return next((r for r in self.robustness if r.line == key), None)
 
-    @property
+    @cached_property
     def scorecard(self) -> list[Line]:
-        """The paper's hypotheses, each replicated, contradicted, undecided or not tested."""
+        """The paper's hypotheses, each replicated, contradicted, undecided or not tested (built
+        once per report: every view reads the same lines)."""
         from normtest.scorecard import build
 
         return build(self.results, self.hypotheses, self.controls)
