@@ -41,6 +41,21 @@ def _audits_in_one_process() -> None:
     os.environ[WORKERS_ENV] = "1"
 
 
+@pytest.fixture
+def ctrl_c_delivered() -> Iterator[None]:
+    """Python's own Ctrl-C handler for the test, however the test process was started: a
+    background job of a non-interactive shell (``make test &``) starts with SIGINT ignored, and
+    Python then keeps it ignored, so a Ctrl-C the test sends itself would be lost."""
+    import signal
+
+    before = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
 @pytest.fixture(scope="session")
 def glove() -> StaticVectors:
     """GloVe-6B-50d (static vectors, 400,000 words × 50)."""

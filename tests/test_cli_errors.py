@@ -348,7 +348,7 @@ def test_a_few_replaced_bytes_are_reported(
 
 
 def test_ctrl_c_inside_a_finaliser_is_not_lost(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, ctrl_c_delivered: None
 ) -> None:
     # a Ctrl-C delivered while the garbage collector runs a __del__ used to be printed as
     # "Exception ignored ... KeyboardInterrupt" and dropped: the audit ran on to its end

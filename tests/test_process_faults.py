@@ -224,7 +224,7 @@ def test_an_audit_over_a_damaged_cache_page_warns_once_and_recomputes(tmp_path: 
 
 
 def test_a_ctrl_c_inside_gensims_corpus_parse_is_not_lost(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, ctrl_c_delivered: None) -> None:
     """gensim's WikiCorpus.get_texts catches KeyboardInterrupt and returns the articles read so
     far; the sample parse raises it again instead of keeping (and storing) a truncated sample."""
     import os
