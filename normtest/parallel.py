@@ -93,7 +93,7 @@ def forked_map(fn: Callable[[T], R], items: Sequence[T], workers: int | None,
     # child; saying so beforehand keeps the warning off the user's terminal
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     try:
-        with multiprocessing.get_context("fork").Pool(count, initializer=_start_worker) as pool:
+        with _pool(count) as pool:
             for i, ok, value in pool.imap_unordered(_run_one, order, chunksize=chunksize):
                 results[i] = (ok, value)
                 if done is not None:
@@ -107,11 +107,32 @@ def forked_map(fn: Callable[[T], R], items: Sequence[T], workers: int | None,
     return [results[i][1] for i in range(len(items))]
 
 
+#: Held back from the moment of a fork until a worker has set its own handlers: a Python
+#: handler inherited from the parent (Ray installs one for SIGTERM, which the pool sends its
+#: workers when it closes) would otherwise run in the child while it is still in the parent's
+#: copied stack, and raise there (SystemExit, KeyboardInterrupt) as if it were the parent.
+_HELD = {signal.SIGINT, signal.SIGTERM}
+
+
+def _pool(count: int) -> Any:
+    """A pool of ``count`` forked workers, forked with Ctrl-C and SIGTERM held (a signal sent
+    meanwhile reaches this process once the workers exist; each worker lets them in once its
+    own handlers are set, :func:`_start_worker`)."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    try:
+        return multiprocessing.get_context("fork").Pool(count, initializer=_start_worker)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
 def _start_worker() -> None:
-    """A forked worker: Ctrl-C is the parent's to handle, one torch thread, no display."""
+    """A forked worker: Ctrl-C is the parent's to handle, SIGTERM ends it (whatever handler
+    the parent had), one torch thread, no display."""
     global _IN_WORKER
     _IN_WORKER = True
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
     torch = sys.modules.get("torch")
     if torch is not None:
         torch.set_num_threads(1)

@@ -47,6 +47,36 @@ def test_an_error_in_a_worker_is_raised_in_the_caller() -> None:
         parallel.forked_map(fail_on_three, list(range(5)), 2)
 
 
+def _dispositions(_: int) -> tuple[Any, Any, bool]:
+    import signal
+
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, set())
+    return (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM),
+            bool(held & {signal.SIGINT, signal.SIGTERM}))
+
+
+@needs_fork
+def test_a_parents_sigterm_handler_never_runs_in_a_worker() -> None:
+    """Ray installs a SIGTERM handler that raises SystemExit, and the pool sends its workers
+    SIGTERM when it closes: a worker that ran the parent's handler while still in the parent's
+    copied stack raised there, as if it were the test process itself (a CI failure). A worker
+    is forked with both signals held, then ignores Ctrl-C and ends on SIGTERM."""
+    import signal
+
+    def exiting(signum: int, frame: object) -> None:
+        raise SystemExit(signum)
+
+    before = signal.signal(signal.SIGTERM, exiting)
+    try:
+        seen = set(parallel.forked_map(_dispositions, list(range(4)), 2))
+        assert seen == {(signal.SIG_IGN, signal.SIG_DFL, False)}, seen
+        assert signal.getsignal(signal.SIGTERM) is exiting  # the parent's own is kept
+        assert not signal.pthread_sigmask(signal.SIG_BLOCK, set()) & {signal.SIGINT,
+                                                                       signal.SIGTERM}
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
 def test_one_worker_or_one_item_runs_here() -> None:
     assert parallel.worker_count(1, 10) == 1
     assert parallel.worker_count(8, 1) == 1
