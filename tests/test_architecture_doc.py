@@ -76,3 +76,24 @@ def test_each_row_names_files_that_exist_and_names_found_in_them(what: str, todo
             continue  # prose in code type (``"words"|"prefixes"``, ``<name>``)
         assert re.search(rf"\b{re.escape(name.group(0))}\b", text), \
             f"{what}: {name.group(0)} is not found in {', '.join(listed)}"
+
+
+def _named_paths() -> set[str]:
+    """Every ``normtest/...`` path the document names (a module file or a package folder)."""
+    text = DOC.read_text(encoding="utf-8")
+    return set(re.findall(r"normtest/[A-Za-z_][A-Za-z0-9_/]*(?:\.py)?", text))
+
+
+def test_every_module_and_package_the_document_names_exists() -> None:
+    missing = sorted(p for p in _named_paths() if not (REPO / p.rstrip("/")).exists())
+    assert not missing, missing
+
+
+def test_every_module_and_package_of_normtest_is_named() -> None:
+    """A newcomer reads the map: no top-level module or package of ``normtest/`` is left off it
+    (``__init__`` and ``__main__`` aside)."""
+    named = {p.split("/")[1].removesuffix(".py") for p in _named_paths() if p.count("/") >= 1}
+    root = REPO / "normtest"
+    present = {p.stem for p in root.glob("*.py") if not p.stem.startswith("__")} | {
+        p.name for p in root.iterdir() if (p / "__init__.py").is_file()}
+    assert not present - named, sorted(present - named)
