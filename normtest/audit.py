@@ -321,14 +321,13 @@ def measure_spread(chosen: Sequence[Claim], planned: Mapping[str, Sequence[Mappi
     by_kind: dict[str, list[Mapping[str, str]]] = {}
     for claim in todo:
         by_kind.setdefault(str(claim.data), []).extend(planned[claim.id])
-    threads = worker_count(data.settings.workers, len(todo))
     for kind, kind_variants in by_kind.items():
         bar.describe(f"preparing the {kind}")
         try:
             made = data.get(kind)
         except NormtestError:  # the rows that read it say why
             continue
-        made.prepare(kind_variants, threads)
+        made.prepare(kind_variants, worker_count(data.settings.workers, len(kind_variants)))
     out: dict[str, list[Result]] = {}
     for claim in todo:
         if planned[claim.id]:

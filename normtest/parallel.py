@@ -1,20 +1,19 @@
 """Independent work of one audit spread over the machine's cores: forked local processes.
 
-Once the audit's own claims are measured, each scorecard line's robustness and each line's
-controls read the audit's data and compute their own: lines do not depend on each other. A
+Once the audit's data are made, its rows, the measurements of its robustness analyses and
+its lines' controls read those data and compute their own, independently of each other. A
 forked process starts with everything the audit holds (vectors, transforms, draws, the stats
-memo) without copying or pickling it, so each line runs in a process of its own and only its
-result comes back (pickled). Every number is the same as in one process: every draw is seeded
-by the audit's settings, never by a process's state.
+memo) without copying or pickling it, and only its results come back (pickled). Every number
+is the same as in one process: every draw is seeded by the audit's settings, never by a
+process's state.
 
 ``workers`` is the audit's ``--workers`` (None: ``$NORMTEST_WORKERS`` where set, else one per
-CPU this process may use; a test suite that pytest-xdist already spreads over the cores sets
-the variable to 1, as normtest's own does). The work
-runs in this process when there is one worker or one item, where processes cannot be forked
-(Windows, or a platform whose default start method is not ``fork``), or inside a process of a
-pool already. Inside a forked process torch is held to one thread (as PyTorch's own data
-loader workers are: OpenMP's threads do not survive a fork) and the progress display is off;
-the parent's bar advances as each item comes back.
+CPU this process may use; a test suite that pytest-xdist already spreads over the cores sets the
+variable to 1, as normtest's own does). The work runs in this process when there is one worker
+or one item, where processes cannot be forked (Windows, or a platform whose default start method
+is not ``fork``), or inside a process of a pool already. Inside a forked process torch is held
+to one thread (as PyTorch's own data loader workers are: OpenMP's threads do not survive a fork)
+and the progress display is off; the parent's bar advances as each item comes back.
 """
 
 from __future__ import annotations

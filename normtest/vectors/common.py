@@ -3,7 +3,7 @@ checked for a norm that carries information."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
         TextVectorModel,
     )
 
-__all__ = ["TRANSFORMED_BYTES", "as_layer", "text_vectors"]
+__all__ = ["TRANSFORMED_BYTES", "as_layer", "each_variant", "text_vectors"]
 
 
 def as_layer(representation: str) -> Layer:
@@ -61,6 +61,17 @@ def text_vectors(adapter: ModelAdapter, texts: Sequence[str]) -> np.ndarray:
 #: (per variant: 16 of the 27 of a default audit, 5,000 words × 384 dimensions), each: the first
 #: ones asked for are kept (the claims ask in one order, again and again).
 TRANSFORMED_BYTES = 256 << 20
+
+
+def each_variant(variants: Iterable[Mapping[str, str]],
+                 make: Callable[[Mapping[str, str]], object]) -> None:
+    """``make`` each variant's data in turn (a data kind's ``prepare``); a variant that cannot be
+    had is left to the rows that read it, which say why."""
+    for variant in variants:
+        try:
+            make(variant)
+        except NormtestError:
+            continue
 
 
 def rounded(values: Any) -> list[float]:

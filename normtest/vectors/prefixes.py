@@ -10,10 +10,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from normtest.adapters.protocol import adapter_info, optional_method, prefix_vectors_of
-from normtest.errors import NormtestError
 from normtest.result import Measurement, variant_key
 from normtest.settings import AuditSettings
-from normtest.vectors.common import as_layer, profiled, rounded, text_vectors
+from normtest.vectors.common import as_layer, each_variant, profiled, rounded, text_vectors
 
 if TYPE_CHECKING:
     from normtest.adapters.protocol import ModelAdapter
@@ -109,12 +108,8 @@ class PrefixData:
 
     def prepare(self, variants: Sequence[Mapping[str, str]], threads: int = 1) -> None:
         """Make every variant's prefix vectors in this process, before rows are measured in
-        others; a variant that cannot be had is left to the rows that read it."""
-        for variant in variants:  # one at a time, each the adapter's work (``threads``: unused)
-            try:
-                self.curves(variant)
-            except NormtestError:  # left to the rows that read it
-                continue
+        others, one at a time (each is the adapter's work: ``threads`` is not used)."""
+        each_variant(variants, self.curves)
 
     def growth(self, variant: Mapping[str, str], settings: AuditSettings) -> Measurement:
         """How s(L) grows for one variant (:func:`~normtest.stats.measure_linear_growth`),

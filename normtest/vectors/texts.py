@@ -14,7 +14,7 @@ from normtest.adapters.protocol import Capability, adapter_info, supports
 from normtest.errors import NormtestError
 from normtest.result import variant_key
 from normtest.settings import TEXT_SOURCES, AuditSettings
-from normtest.vectors.common import as_layer, profiled, rounded, text_vectors
+from normtest.vectors.common import as_layer, each_variant, profiled, rounded, text_vectors
 
 if TYPE_CHECKING:
     from normtest.adapters.protocol import (
@@ -150,12 +150,8 @@ class TextData:
 
     def prepare(self, variants: Sequence[Mapping[str, str]], threads: int = 1) -> None:
         """Make every variant's sentence vectors in this process, before rows are measured in
-        others; a variant that cannot be had is left to the rows that read it."""
-        for variant in variants:  # one at a time, each the adapter's work (``threads``: unused)
-            try:
-                self.squared_norms(variant)
-            except NormtestError:  # left to the rows that read it
-                continue
+        others, one at a time (each is the adapter's work: ``threads`` is not used)."""
+        each_variant(variants, self.squared_norms)
 
     def squared_norms(self, variant: Mapping[str, str]) -> np.ndarray:
         """‖e(t)‖² of each sentence under the variant's pooling and representation."""

@@ -15,7 +15,13 @@ from normtest.errors import NormtestError
 from normtest.memo import ByteMemo
 from normtest.result import variant_key
 from normtest.settings import AuditSettings
-from normtest.vectors.common import TRANSFORMED_BYTES, as_layer, rounded, text_vectors
+from normtest.vectors.common import (
+    TRANSFORMED_BYTES,
+    as_layer,
+    each_variant,
+    rounded,
+    text_vectors,
+)
 
 if TYPE_CHECKING:
     from normtest.adapters.protocol import ModelAdapter, TokenVectorModel, WordVectorModel
@@ -312,28 +318,22 @@ class WordData:
         made on ``threads`` threads (LAPACK and BLAS release the GIL: whitening's SVDs are most
         of an audit's work above 1,000 dimensions)."""
         self.token_counts()
-        distinct: dict[tuple[str, str, str], Mapping[str, str]] = {}
-        for variant in variants:
-            parts = self._variant_parts(variant)
-            try:
-                self.vectors(parts[0], parts[1])
-            except NormtestError:
-                continue
-            distinct.setdefault(parts, variant)
-
-        def norms(variant: Mapping[str, str]) -> None:
-            try:
-                self.squared_norms(variant)
-            except NormtestError:
-                pass
-
+        each_variant(variants, lambda v: self.vectors(*self._variant_parts(v)[:2]))
+        distinct = list({self._variant_parts(v): v for v in variants}.values())
         if threads > 1 and len(distinct) > 1:
             from concurrent.futures import ThreadPoolExecutor
 
             with ThreadPoolExecutor(min(threads, len(distinct))) as pool:
-                list(pool.map(norms, distinct.values()))
-        for variant in variants:  # every key of the norms' memo (the same arrays)
-            norms(variant)
+                list(pool.map(lambda v: each_variant([v], self.squared_norms), distinct))
+        each_variant(variants, self.squared_norms)  # every key of the norms' memo
+
+    def _at_hand(self, parts: tuple[str, str, str]) -> np.ndarray | None:
+        """The whole sample's vectors of a geometry when no transform need be applied for them:
+        the raw vectors, or a transformed sample the memo still holds."""
+        if parts[2] == "raw":
+            return self.vectors(parts[0], parts[1])
+        held: np.ndarray | None = self._transformed.get(parts)
+        return held
 
     def squared_norms(self, variant: Mapping[str, str]) -> np.ndarray:
         """‖e(w)‖² under the variant's composition, representation and transform (kept)."""
@@ -345,9 +345,8 @@ class WordData:
                 self._norms[key] = parent.squared_norms(variant)[rows]
             else:
                 parts = self._variant_parts(variant)
-                held = None if parts[2] == "raw" else self._transformed.get(parts)
-                if parts[2] == "raw" or held is not None:
-                    vectors = self.transformed(variant) if held is None else held
+                vectors = self._at_hand(parts)
+                if vectors is not None:
                     self._norms[key] = np.einsum("ij,ij->i", vectors, vectors)
                 else:  # whitened norms are the same in the fit's rank space: half the work
                     self._norms[key] = self._apply_fits(parts, np.arange(len(self.words)),
@@ -367,9 +366,8 @@ class WordData:
         parts = self._variant_parts(variant)
         key = (parts, digest(x, y))
         if key not in self._inner:
-            held = None if parts[2] == "raw" else self._transformed.get(parts)
-            if parts[2] == "raw" or held is not None:
-                vectors = self.transformed(variant) if held is None else held
+            vectors = self._at_hand(parts)
+            if vectors is not None:
                 inner = np.einsum("ij,ij->i", vectors[x], vectors[y])
             else:
                 used = np.unique(np.concatenate([x, y]))
