@@ -1,14 +1,13 @@
 """Benchmark: a full audit re-run with a warm embedding cache against a cold one.
 
-The same audit (every suite, ``normtest.audit.run_audit``) of ``minilm-l6`` runs alternately with
-an empty cache (cold: every vector computed) and with the cache the cold run just filled (warm:
-every vector read back). Both run in one process after an untimed warm-up audit, so the corpora
-and the surprisal model's code paths are loaded alike; each cold run gets a fresh cache folder
-(``NORMTEST_CACHE_DIR``, so the surprisal model the text claim loads caches there too; its
-float32 weights folder is linked, not rebuilt). The adapter's in-memory prefix memo is cleared
-before every run. The settings are scaled down (``--words`` etc.) so that five pairs of runs fit
-in a few minutes; the ratio depends on them, since the statistics do not get cheaper when the
-vectors do.
+The same audit (every suite, ``normtest.audit.run.run_audit``) of ``minilm-l6`` runs alternately
+with an empty cache (cold: every vector computed) and with the cache the cold run just filled (warm:
+every vector read back). Both run in one process after an untimed warm-up audit, so the corpora and
+the surprisal model's code paths are loaded alike; each cold run gets a fresh cache folder
+(``NORMTEST_CACHE_DIR``, so the surprisal model the text claim loads caches there too; its float32
+weights folder is linked, not rebuilt). The adapter's in-memory prefix memo is cleared before every
+run. The settings are scaled down (``--words`` etc.) so that five pairs of runs fit in a few
+minutes; the ratio depends on them, since the statistics do not get cheaper when the vectors do.
 
 Checked: the warm report equals the cold one (every verdict, estimate and interval). One more
 warm run is profiled (cProfile) and the functions that dominate it are listed in the JSON.
@@ -62,8 +61,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     threads = set_threads(args.threads)
 
     from normtest.adapters.encoder import EncoderAdapter
-    from normtest.audit import AuditSettings, run_audit
-    from normtest.cache import CachedAdapter, EmbeddingCache, default_cache_dir
+    from normtest.audit.run import AuditSettings, run_audit
+    from normtest.models.cache import CachedAdapter, EmbeddingCache, default_cache_dir
 
     settings = AuditSettings(words=args.words, resamples=args.resamples,
                              documents=args.documents, sentences=args.sentences,

@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 import scipy
 
-from normtest.information.corpus import CorpusStatistics, tokenize
-from normtest.information.texts import package_version, wiki_articles
+from normtest.data.information.corpus import CorpusStatistics, tokenize
+from normtest.data.information.texts import package_version, wiki_articles
 
 
 def counter_cooccurrence(docs: Sequence[Sequence[str]], window: int) -> Counter[tuple[str, str]]:

@@ -5,7 +5,7 @@ paragraphs of the Lee corpus and of the Wikipedia sample bundled with gensim (ab
 tokens), shuffled with a seeded generator and repeated into ``--files`` plain text files under a
 temporary folder (paragraphs separated by blank lines). It is then counted for the default sample
 vocabulary (``default_word_sample(size=5000, seed=0)``) by
-:func:`normtest.information.scaled.count_corpus` with the local executor on 1 and 2 worker
+:func:`normtest.data.information.scaled.count_corpus` with the local executor on 1 and 2 worker
 processes and on Ray with 1 and 2 workers — each run in a fresh process, the four in turn
 (local 1, local 2, Ray 1, Ray 2), ``--repeats`` rounds. Timed: the counting call alone (for
 Ray, after the cluster has started: its start is reported apart). Every run must give the same
@@ -46,8 +46,8 @@ RUNS = (("local", 1), ("local", 2), ("ray", 1), ("ray", 2))
 
 def generate(folder: Path, tokens: int, files: int, seed: int = 0) -> dict[str, Any]:
     """Write a corpus of at least ``tokens`` tokens into ``files`` text files (untimed)."""
-    from normtest.information.counting import tokenize
-    from normtest.information.texts import lee_texts, wiki_articles
+    from normtest.data.information.corpus_counting import tokenize
+    from normtest.data.information.texts import lee_texts, wiki_articles
 
     paragraphs = [t.text for t in lee_texts()]
     paragraphs += [p for a in wiki_articles() for p in a.text.split("\n") if p.strip()]
@@ -117,9 +117,9 @@ def one(corpus: Path, executor: str, workers: int) -> dict[str, Any]:
     """Count the corpus once (in this process) and return the figures."""
     import numpy as np
 
-    from normtest.information import default_word_sample
-    from normtest.information.readers import corpus_files
-    from normtest.information.scaled import count_corpus
+    from normtest.data.information import default_word_sample
+    from normtest.data.information.readers import corpus_files
+    from normtest.data.information.scaled import count_corpus
 
     words = sorted(set(default_word_sample(size=5000, seed=0)))
     files = corpus_files(corpus)
@@ -128,7 +128,7 @@ def one(corpus: Path, executor: str, workers: int) -> dict[str, Any]:
     sampler.start()
     start_s = 0.0
     if executor == "ray":
-        from normtest.ray_extraction import connect
+        from normtest.models.ray import connect
 
         t0 = time.perf_counter()
         connect(None, workers)

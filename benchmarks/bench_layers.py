@@ -42,16 +42,17 @@ CLAIMS = ("word.norm_ic", "cer.linear", "cer.fixed_point", "text.norm_surprisal"
 
 
 def _inputs(words: int, documents: int, sentences: int, adapter: Any) -> dict[str, Any]:
-    from normtest.information import default_word_sample, document_sentences
-    from normtest.information.documents import on_token_grid, plan_word_prefixes
-    from normtest.settings import AuditSettings
+    from normtest.base.settings import AuditSettings
+    from normtest.data.common import documents_for
+    from normtest.data.information import default_word_sample, document_sentences
+    from normtest.data.information.documents import on_token_grid, plan_word_prefixes
 
     settings = AuditSettings()
     sample = [getattr(w, "word", w) for w in default_word_sample(size=words, seed=0)]
-    docs = settings.documents_for(documents)
+    docs = documents_for(settings, documents)
     plans = [p for p in on_token_grid(adapter, plan_word_prefixes(docs, 16, 128))
              if p.lengths.size >= 2]
-    texts = [t for _, t in document_sentences(settings.documents_for(24), sentences)]
+    texts = [t for _, t in document_sentences(documents_for(settings, 24), sentences)]
     states = [s for s in adapter.states if s in ("cls", "eos")]
     return {"words": sample, "docs": [p.document.text for p in plans],
             "grids": [p.tokens for p in plans], "sentences": texts,
@@ -72,7 +73,7 @@ def _extract(adapter: Any, inputs: dict[str, Any], layers: Sequence[Any]) -> lis
 
 def extraction(name: str, words: int, documents: int, sentences: int,
                repeats: int) -> dict[str, Any]:
-    from normtest.models import load
+    from normtest.models.registry import load
 
     adapter = load(name, cache=False, progress=False)
     inputs = _inputs(words, documents, sentences, adapter)

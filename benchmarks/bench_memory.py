@@ -44,7 +44,7 @@ def child(words: int, resamples: int, threads: int) -> dict[str, Any]:
     """The audit itself (runs in the child process)."""
     set_threads(threads, torch=False)
     import normtest
-    from normtest.audit import AuditSettings, run_audit
+    from normtest.audit.run import AuditSettings, run_audit
 
     start_rss = rss_mib()
     adapter = normtest.load("glove-6b-50d", cache=False)

@@ -122,10 +122,10 @@ def one_audit(model: str, store: Path, profile: str) -> tuple[dict[str, Any], An
     """A cold audit with every forward pass recorded, then the passes replayed bare."""
     import normtest.stats.bootstrap as bootstrap
     from normtest.adapters.transformers_base import _LazyModel
-    from normtest.audit import run_audit
-    from normtest.models import load
+    from normtest.audit.run import run_audit
+    from normtest.models.registry import load
     from normtest.render import write_renderings
-    surprisal = importlib.import_module("normtest.information.surprisal")
+    surprisal = importlib.import_module("normtest.data.information.surprisal")
     recorder, stopwatch = Recorder(), Stopwatch()
     read = _LazyModel.get
 
@@ -162,7 +162,7 @@ def one_audit(model: str, store: Path, profile: str) -> tuple[dict[str, Any], An
 
 def settings(profile: str) -> Any:
     """The audit settings of a profile (``standard``: the defaults)."""
-    from normtest.settings import PROFILES, AuditSettings
+    from normtest.base.settings import PROFILES, AuditSettings
 
     return AuditSettings(profile=profile, **PROFILES[profile])
 

@@ -40,8 +40,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     import ray
 
     import normtest
-    from normtest.information import default_word_sample
-    from normtest.ray_extraction import RayExtraction, connect
+    from normtest.data.information import default_word_sample
+    from normtest.models.ray import RayExtraction, connect
 
     connect(workers=2)  # a local cluster of two CPUs, Ray's logs quiet
     words = default_word_sample(args.words)
@@ -79,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
 def decoder_throughput(documents: int = 8, length: int = 128) -> dict[str, Any]:
     """Tokens per second of smollm2-135m's prefix states (one forward pass per document)."""
     import normtest
-    from normtest.information import default_documents, plan_prefixes
+    from normtest.data.information import default_documents, plan_prefixes
 
     model = normtest.load("smollm2-135m", cache=False, progress=False)
     docs = default_documents(documents)

@@ -127,11 +127,11 @@ def render_figures(report: Any, repeats: int = 1) -> dict[str, Any]:
 
 def audit_report() -> Any:
     """A report of a real audit of MiniLM with the default settings."""
-    import normtest.models
-    from normtest.audit import run_audit
-    from normtest.settings import AuditSettings
+    import normtest.models.registry
+    from normtest.audit.run import run_audit
+    from normtest.base.settings import AuditSettings
 
-    return run_audit(normtest.models.load("minilm-l6", progress=False),
+    return run_audit(normtest.models.registry.load("minilm-l6", progress=False),
                      settings=AuditSettings())
 
 
@@ -144,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    from normtest.report import Report
+    from normtest.audit.report import Report
 
     figures: dict[str, Any] = {"threads": set_threads(args.threads, torch=args.report is None)}
     if args.report is not None:

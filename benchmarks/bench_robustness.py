@@ -74,8 +74,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     threads = set_threads(args.threads)
 
     from normtest.adapters.encoder import EncoderAdapter
-    from normtest.audit import AuditSettings, run_audit
-    from normtest.cache import CachedAdapter, EmbeddingCache, default_cache_dir
+    from normtest.audit.run import AuditSettings, run_audit
+    from normtest.models.cache import CachedAdapter, EmbeddingCache, default_cache_dir
     from normtest.stats.bootstrap import clear_memo
 
     adapter = EncoderAdapter.minilm_l6(progress=False)

@@ -9,7 +9,7 @@ audit: everything but the model. Each dimension runs in a fresh process (one BLA
 ``run_audit`` sets), after one untimed warm-up audit at the first dimension in its own process,
 which scores the sentences' surprisal with SmolLM2-135M into a fresh surprisal store (a
 temporary folder); the timed audits read it from there (checked: none scores a sentence).
-Each timed process runs ``normtest.audit.run_audit`` and then writes report.json, report.md and
+Each timed process runs ``normtest.audit.run.run_audit`` and then writes report.json, report.md and
 report.html with the CLI's writer (``normtest.render.write_renderings``) into a temporary
 folder.
 
@@ -17,9 +17,9 @@ The time is attributed with wrappers patched around entry points from outside (e
 that imported them by name included), each call's time going to the innermost wrapper:
 
 * **stages** (where; inclusive): the audit's own claims (``run_audit`` outside the stages below:
-  data, every claim's rows, adjustment, power), robustness (``normtest.robustness.assess``),
-  controls (``normtest.controls.assess``), plot data (``normtest.audit.plot_data``) and
-  rendering (``write_renderings``);
+  data, every claim's rows, adjustment, power), robustness
+  (``normtest.scorecard.robustness.assess``), controls (``normtest.scorecard.controls.assess``),
+  plot data (``normtest.audit.run.plot_data``) and rendering (``write_renderings``);
 * **kinds of work** (what; exclusive): vectors (the synthetic adapter's protocol methods:
   tokenizer, batches, prefix memo and the synthetic states, reported apart), compositions
   (``normtest.geometry.compose``), transforms (``normtest.geometry.transforms``: fitting and
@@ -141,19 +141,20 @@ def install(ledger: Ledger, adapter: Any) -> None:
     """Patch the entry points of every stage and kind of work (see the module doc)."""
     import importlib
 
-    for name in ("normtest.audit", "normtest.robustness", "normtest.controls",
-                 "normtest.control_data", "normtest.render", "normtest.rows",
+    for name in ("normtest.audit.run", "normtest.scorecard.robustness",
+                 "normtest.scorecard.controls",
+                 "normtest.claims.control_models", "normtest.render", "normtest.claims.measuring",
                  "normtest.geometry.compose", "normtest.geometry.transforms",
-                 "normtest.stats.bootstrap", "normtest.vectors.audit_data",
-                 "normtest.vectors.words", "normtest.power", "normtest.stats"):
+                 "normtest.stats.bootstrap", "normtest.data.kinds",
+                 "normtest.data.words", "normtest.scorecard.power", "normtest.stats"):
         importlib.import_module(name)
-    from normtest.catalogue import claims
+    from normtest.claims.catalogue import claims
 
     claims("all")  # the built-in claims' modules, so their names are patched too
+    from normtest.data.kinds import AuditData
+    from normtest.data.words import WordData
     from normtest.geometry.compose import Composition
     from normtest.geometry.transforms import Transform
-    from normtest.vectors.audit_data import AuditData
-    from normtest.vectors.words import WordData
 
     def functions(module_name: str, names: Sequence[str], label: str, **where: str) -> None:
         for attr in names:
@@ -167,12 +168,12 @@ def install(ledger: Ledger, adapter: Any) -> None:
             setattr(cls, attr, ledger.wrap(getattr(cls, attr), f"{label}.{attr}", **where))
 
     # stages (inclusive)
-    functions("normtest.robustness", ["assess"], "robustness", stage="robustness")
-    functions("normtest.controls", ["assess"], "controls", stage="controls")
-    functions("normtest.audit", ["plot_data"], "audit", stage="plot data")
+    functions("normtest.scorecard.robustness", ["assess"], "robustness", stage="robustness")
+    functions("normtest.scorecard.controls", ["assess"], "controls", stage="controls")
+    functions("normtest.audit.run", ["plot_data"], "audit", stage="plot data")
     functions("normtest.render", ["write_renderings"], "render", stage="rendering",
               kind="rendering")
-    functions("normtest.audit", ["run_audit"], "audit", stage="claims")
+    functions("normtest.audit.run", ["run_audit"], "audit", stage="claims")
     # kinds of work (exclusive)
     functions("normtest.geometry.compose",
               ["compose", "compose_batch", "compose_segments", "fold", "fold_batch",
@@ -183,8 +184,8 @@ def install(ledger: Ledger, adapter: Any) -> None:
     methods(Transform, ["fit", "apply"], "Transform", kind="transforms")
     functions("normtest.stats.bootstrap", ["replicates", "unit_measurement"], "bootstrap",
               kind="bootstraps")
-    functions("normtest.rows", ["measure_row"], "rows", kind="statistics")
-    functions("normtest.audit", ["annotate", "adjust_audit"], "audit", kind="statistics")
+    functions("normtest.claims.measuring", ["measure_row"], "rows", kind="statistics")
+    functions("normtest.audit.run", ["annotate", "adjust_audit"], "audit", kind="statistics")
     methods(AuditData, ["get"], "AuditData", kind="data")
     methods(WordData, ["corpus"], "WordData", kind="data")
     for attr in ("token_vectors", "special_states", "prefix_vectors", "prefix_vectors_many",
@@ -196,7 +197,7 @@ def install(ledger: Ledger, adapter: Any) -> None:
 # -- one dimension, in its own process ------------------------------------------------------------
 def settings(profile: str, seed: int) -> Any:
     """The audit settings of a profile (``standard``: the defaults)."""
-    from normtest.settings import PROFILES, AuditSettings
+    from normtest.base.settings import PROFILES, AuditSettings
 
     sizes: dict[str, Any] = dict(PROFILES[profile])
     return AuditSettings(profile=profile, seed=seed, **sizes)
@@ -209,7 +210,7 @@ def rss_mib() -> float:
 
 def describe(report: Any) -> dict[str, Any]:
     """What kind of report it is: rows by verdict, the rows' keys, robustness and controls."""
-    from normtest.result import variant_key
+    from normtest.verdict.result import variant_key
 
     keys = sorted(f"{r.claim}[{variant_key(r.variant or {})}]" for r in report.results)
     return {
@@ -272,7 +273,7 @@ def child(dim: int, profile: str, seed: int, store: Path, result: Path, threads:
 
     from _synthetic_encoder import SyntheticEncoder
 
-    surprisal: Any = importlib.import_module("normtest.information.surprisal")
+    surprisal: Any = importlib.import_module("normtest.data.information.surprisal")
     surprisal.store_dir = lambda: store  # the benchmark's own store (see the module doc)
     scored: list[int] = []
     compute = surprisal.surprisal
@@ -282,7 +283,7 @@ def child(dim: int, profile: str, seed: int, store: Path, result: Path, threads:
         return compute(adapter, texts, *args, **kwargs)
 
     surprisal.surprisal = counted
-    import normtest.audit as audit
+    import normtest.audit.run as audit
     import normtest.render as render
     from normtest.stats.bootstrap import clear_memo
 

@@ -44,8 +44,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
 
     from normtest.adapters.embedded import minilm_folder
     from normtest.adapters.encoder import EncoderAdapter
+    from normtest.data.information import default_word_sample
     from normtest.geometry.compose import compose_batch
-    from normtest.information import default_word_sample
 
     words = default_word_sample(args.words)
     adapter = EncoderAdapter.minilm_l6(progress=False)

@@ -6,7 +6,7 @@ dimension (``--dim``, 1024), once per worker count in ``--workers`` (default ``1
 fresh process, after one untimed warm-up that scores the sentences' surprisal into a temporary
 store). With more than one worker the audit makes every planned variant's vectors and the first
 row of each claim in its own process, then spreads the other rows, the robustness analyses'
-measurements and the controls' lines over forked processes (``normtest.parallel``).
+measurements and the controls' lines over forked processes (``normtest.base.parallel``).
 
 Reported per worker count: the whole audit's seconds (the audit and its rendering), each
 stage's (inclusive), the speed-up over one worker, and a check that every run gave the same

@@ -1,7 +1,6 @@
 """Variant axes shared by the claim declarations (docs/theory.md §4, §5, §7)."""
 
-from normtest.catalogue import hypothesis
-from normtest.geometry.compose import MODEL_STATES
+from normtest.claims import MODEL_STATES, hypothesis
 
 #: Compositions of subword or text tokens that claims expand over (docs/theory.md §4).
 COMPOSITIONS = ("sum", "mean", "sqrt_n", "f_ind", "f_joint", "f_inf", "f_avg", "first", "last")

@@ -1,22 +1,31 @@
 """Constant Entropy Rate claims: how s(L) = ‖e(prefix_L)‖² grows with the prefix length L.
 
 Each claim is declared, measured and judged here, on the audit's prefix data
-(:class:`normtest.vectors.PrefixData`: documents, their prefix grids and the curves s(L)). The
+(:class:`normtest.data.PrefixData`: documents, their prefix grids and the curves s(L)). The
 margins are this module's: they say what "linear" and "a fixed point" mean (docs/statistics.md).
 """
 
 from collections.abc import Mapping
 
-from normtest.adapters.protocol import Capability
-from normtest.catalogue import Claim, Expectation, measures
 from normtest.checks.axes import CER_GROWTH, FIXED_POINTS, PAPER, POOLINGS, REPRESENTATIONS
-from normtest.control_data import fixed_point_controls, growth_controls
-from normtest.controls import controls
-from normtest.result import Criterion, Measurement, Verdict
-from normtest.robustness import SAMPLES, specifications
-from normtest.settings import AuditSettings
-from normtest.stats import measure_fixed_point, measure_monotone_share
-from normtest.vectors import PrefixData
+from normtest.claims import (
+    SAMPLES,
+    AuditSettings,
+    Capability,
+    Claim,
+    Criterion,
+    Expectation,
+    Measurement,
+    PrefixData,
+    Verdict,
+    controls,
+    fixed_point_controls,
+    growth_controls,
+    measure_fixed_point,
+    measure_monotone_share,
+    measures,
+    specifications,
+)
 
 CER = "Genzel & Charniak, ACL 2002 (Constant Entropy Rate)"
 #: Prefix vectors from the model, or a sentence encoder's vector of each prefix text (cut on a
@@ -158,6 +167,6 @@ for _line in (CER_GROWTH, FIXED_POINTS):
     specifications(_line, prefix_unit=("tokens", "words"),
                    grid=("every", "every_other", "short"), sample=SAMPLES)
 
-# the controls on the audit's own data (normtest.control_data)
+# the controls on the audit's own data (normtest.claims.control_models)
 controls(CER_GROWTH, growth_controls)
 controls(FIXED_POINTS, fixed_point_controls)

@@ -1,6 +1,6 @@
 """Comparative claims: the difference of an effect between two models on one paired sample.
 
-Declared with :func:`normtest.comparison.compares` and judged by ``normtest compare`` on every
+Declared with :func:`normtest.claims.compares` and judged by ``normtest compare`` on every
 pair of the models it is given (the first named model is ``first``). Each criterion is a
 *minimum difference*: PASS when the difference's one-sided bound lies above it, FAIL when the
 other bound lies below it (the models do not differ by that much in that direction),
@@ -11,10 +11,18 @@ from collections.abc import Mapping
 
 from normtest.checks.axes import PAPER
 from normtest.checks.cer import CER
-from normtest.comparison import Comparative, Pair, PairExpectation, compares
-from normtest.result import Criterion, Measurement, Verdict
-from normtest.settings import AuditSettings
-from normtest.stats.paired import measure_correlation_difference, measure_linearity_gain
+from normtest.claims import (
+    AuditSettings,
+    Comparative,
+    Criterion,
+    Measurement,
+    Pair,
+    PairExpectation,
+    Verdict,
+    compares,
+    measure_correlation_difference,
+    measure_linearity_gain,
+)
 
 #: The smallest gain in linearity worth a verdict: D = |log r| lower by 0.2, i.e. the late/early
 #: slope ratio about 22% closer to 1 (cer.linear's own band is a factor of two, log 2 = 0.69).

@@ -2,7 +2,7 @@
 and the frequency-weighted centring that makes ‖e‖² track the information gain (C2′).
 
 Each claim is declared, measured and judged here, on the audit's word data
-(:class:`normtest.vectors.WordData`) and the reference corpus's PMI pairs.
+(:class:`normtest.data.WordData`) and the reference corpus's PMI pairs.
 """
 
 from collections.abc import Mapping
@@ -10,7 +10,6 @@ from dataclasses import replace
 
 import numpy as np
 
-from normtest.catalogue import Claim, Expectation, measures
 from normtest.checks.axes import CONDITIONS, REPRESENTATIONS, TRANSFORMS, ZIPF_CENTRED
 from normtest.checks.word import (
     GEOMETRIES,
@@ -23,13 +22,22 @@ from normtest.checks.word import (
     WORD_NEEDS,
     suitable,
 )
-from normtest.control_data import condition_controls
-from normtest.controls import controls
-from normtest.result import Criterion, Measurement, Verdict
-from normtest.robustness import SAMPLES, specifications
-from normtest.settings import AuditSettings
-from normtest.stats import bootstrap, measure_correlation
-from normtest.vectors import WordData
+from normtest.claims import (
+    SAMPLES,
+    AuditSettings,
+    Claim,
+    Criterion,
+    Expectation,
+    Measurement,
+    Verdict,
+    WordData,
+    bootstrap,
+    condition_controls,
+    controls,
+    measure_correlation,
+    measures,
+    specifications,
+)
 
 PAPER_CONDITIONS = "Amigó et al., Findings of EMNLP 2025 (the two sufficient conditions)"
 #: The framework the paper builds on (Oyama et al.) reads the conditions in a centred geometry.
@@ -217,5 +225,5 @@ def centered(words: WordData, variant: Mapping[str, str], s: AuditSettings) -> M
 specifications(CONDITIONS, transform=GEOMETRIES, ic_source=IC_SOURCES,
                min_pair_count=(10, 30), sample=SAMPLES)
 
-# the controls on the audit's own data (normtest.control_data)
+# the controls on the audit's own data (normtest.claims.control_models)
 controls(CONDITIONS, condition_controls)

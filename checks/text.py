@@ -1,24 +1,31 @@
 """Text-level claim: the squared norm of a text's vector tracks its surprisal under an LM.
 
 Declared, measured and judged here, on the audit's text data
-(:class:`normtest.vectors.TextData`: sentences of real documents and their surprisal).
+(:class:`normtest.data.TextData`: sentences of real documents and their surprisal).
 """
 
 from collections.abc import Mapping
 from dataclasses import replace
 
-from normtest.adapters.protocol import Capability
-from normtest.catalogue import Claim, Expectation, measures
 from normtest.checks.axes import PAPER, POOLINGS, REPRESENTATIONS, TEXT_LEVEL
 from normtest.checks.word import MIN_RHO, MIN_RHO_RATIONALE, RHO_MARGINS
-from normtest.control_data import text_controls
-from normtest.controls import controls
-from normtest.result import Criterion, Measurement, Verdict
-from normtest.robustness import SAMPLES, specifications
-from normtest.settings import AuditSettings
-from normtest.stats import measure_correlation
-from normtest.stats.baseline import measure_baseline
-from normtest.vectors import TextData
+from normtest.claims import (
+    SAMPLES,
+    AuditSettings,
+    Capability,
+    Claim,
+    Criterion,
+    Expectation,
+    Measurement,
+    TextData,
+    Verdict,
+    controls,
+    measure_baseline,
+    measure_correlation,
+    measures,
+    specifications,
+    text_controls,
+)
 
 
 @measures(Claim(
@@ -62,5 +69,5 @@ def norm_surprisal(texts: TextData, variant: Mapping[str, str], s: AuditSettings
 specifications(TEXT_LEVEL, text_ic=("surprisal", "unigram"),
                sentences=("all", "short", "long"), sample=SAMPLES)
 
-# the controls on the audit's own data (normtest.control_data)
+# the controls on the audit's own data (normtest.claims.control_models)
 controls(TEXT_LEVEL, text_controls)

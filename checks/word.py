@@ -1,7 +1,7 @@
 """Word-level claims: the squared norm of a word's vector tracks its information content.
 
 Each claim is declared, measured and judged here; the measurements read the audit's word data
-(:class:`normtest.vectors.WordData`: the sample, its IC and its vectors per variant).
+(:class:`normtest.data.WordData`: the sample, its IC and its vectors per variant).
 """
 
 from collections.abc import Mapping
@@ -10,8 +10,6 @@ from typing import Literal
 
 import numpy as np
 
-from normtest.adapters.protocol import Capability
-from normtest.catalogue import Claim, Expectation, measures
 from normtest.checks.axes import (
     COMPOSITION,
     COMPOSITIONS,
@@ -20,18 +18,27 @@ from normtest.checks.axes import (
     TRANSFORMS,
     WORD_LEVEL,
 )
-from normtest.control_data import composition_controls, word_controls
-from normtest.controls import controls
-from normtest.result import Criterion, Measurement, Verdict
-from normtest.robustness import SAMPLES, specifications
-from normtest.settings import AuditSettings
-from normtest.stats import (
+from normtest.claims import (
+    SAMPLES,
+    AuditSettings,
+    Capability,
+    Claim,
+    Criterion,
+    Expectation,
+    Measurement,
+    Verdict,
+    WordData,
+    composition_controls,
+    controls,
+    measure_baseline,
+    measure_baseline_contrast,
     measure_correlation,
     measure_correlation_contrast,
     measure_partial_correlation,
+    measures,
+    specifications,
+    word_controls,
 )
-from normtest.stats.baseline import measure_baseline, measure_baseline_contrast
-from normtest.vectors import WordData
 
 #: Whole-word vectors (static models), or subword tokens composed (contextual models).
 #: … or a sentence encoder's vector of the word as a one-word text.
@@ -293,6 +300,6 @@ specifications(WORD_LEVEL, transform=GEOMETRIES, ic_source=IC_SOURCES,
 specifications(COMPOSITION, transform=GEOMETRIES, ic_source=IC_SOURCES,
                population=("all", "frequent", "rare"), sample=SAMPLES)
 
-# the controls on the audit's own data (normtest.control_data)
+# the controls on the audit's own data (normtest.claims.control_models)
 controls(WORD_LEVEL, word_controls)
 controls(COMPOSITION, composition_controls)

@@ -39,8 +39,8 @@ import numpy as np
 FAST = ["--suite", "word", "--words", "60", "--resamples", "100"]
 CLAIM = '''
 import dataclasses, math
-from normtest.catalogue import Claim, measures
-from normtest.result import Criterion
+from normtest.claims.catalogue import Claim, measures
+from normtest.verdict.result import Criterion
 from normtest.stats import measure_mean
 
 
@@ -231,7 +231,7 @@ def surprisal_store(s: Sweep) -> None:
 
 
 def corpus_store(s: Sweep) -> None:
-    from normtest.information.texts import lee_texts
+    from normtest.data.information.texts import lee_texts
 
     corpus = s.root / "lee"
     corpus.mkdir()
@@ -381,7 +381,7 @@ NOMIC = "nomic-embed-text-v1.5"
 
 def _installed_models() -> Path:
     """The installed models' folder of the user running the sweep (read, never written)."""
-    from normtest.paths import default_cache_dir
+    from normtest.base.paths import default_cache_dir
 
     return default_cache_dir() / "models"
 

@@ -55,7 +55,7 @@ def scorecard_grid(names: list[str], rows: list[list[str]], path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Write the page and the figure; 0."""
-    from normtest.comparison import Comparison
+    from normtest.audit.compare import Comparison
     from normtest.render.comparison import render_comparison_markdown, scorecards
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -1,5 +1,5 @@
 """Power curves of an audit's confirmatory rows: the chance that a sample k times the audit's
-decides each row, taking its estimates as the truth (normtest.power.power_at).
+decides each row, taking its estimates as the truth (normtest.scorecard.power.power_at).
 
 Prints a Markdown table (docs/statistics.md, "Power at the defaults") and draws the curves of
 the rows the audit left undecided into ``figures/`` (ignored by git)::
@@ -14,9 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from normtest.power import line_levels, power_at, required
-from normtest.report import Report
-from normtest.result import Verdict
+from normtest.audit.report import Report
+from normtest.scorecard.power import line_levels, power_at, required
+from normtest.verdict.result import Verdict
 
 FACTORS = (1.0, 2.0, 4.0, 8.0)
 

@@ -25,7 +25,7 @@ def _results_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactory) -> 
     folder rather than the checkout's reports/."""
     import os
 
-    from normtest.paths import RESULTS_ENV
+    from normtest.base.paths import RESULTS_ENV
 
     os.environ[RESULTS_ENV] = str(tmp_path_factory.mktemp("results"))
 
@@ -33,10 +33,10 @@ def _results_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactory) -> 
 @pytest.fixture(scope="session", autouse=True)
 def _audits_in_one_process() -> None:
     """pytest-xdist already spreads the tests over the cores: each audit runs its work in its
-    own process (the tests of normtest.parallel give their worker counts explicitly)."""
+    own process (the tests of normtest.base.parallel give their worker counts explicitly)."""
     import os
 
-    from normtest.parallel import WORKERS_ENV
+    from normtest.base.parallel import WORKERS_ENV
 
     os.environ[WORKERS_ENV] = "1"
 
@@ -59,7 +59,7 @@ def ctrl_c_delivered() -> Iterator[None]:
 @pytest.fixture(scope="session")
 def glove() -> StaticVectors:
     """GloVe-6B-50d (static vectors, 400,000 words × 50)."""
-    from normtest.checking import load_model
+    from normtest.testing import load_model
 
     return load_model("glove-6b-50d", cache=False)
 

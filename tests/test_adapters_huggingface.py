@@ -210,7 +210,7 @@ def test_two_loads_on_a_fresh_cache_build_smollm2s_copy_once(
     import threading
     import time
 
-    from normtest.model_install import BUILD_MARKER
+    from normtest.adapters.built_folder import BUILD_MARKER
 
     built: list[str] = []
 
@@ -372,7 +372,7 @@ def test_revision_follows_weights_and_dtype(modernbert: EncoderAdapter, tmp_path
 
 @pytest.mark.parametrize("which", ["modernbert", "minilm", "smollm2"])
 def test_check_adapter(which: str, request: pytest.FixtureRequest) -> None:
-    from normtest.testing import check_adapter
+    from normtest.testing.conformance import check_adapter
 
     outcomes = check_adapter(request.getfixturevalue(which))
     assert outcomes and all(o.passed for o in outcomes)
@@ -496,7 +496,7 @@ def fake_gguf(monkeypatch: pytest.MonkeyPatch, smollm2: DecoderAdapter) -> Any:
 def test_models_install_builds_smollm2s_copy_ahead_of_use(tmp_path: Path, fake_gguf: Any) -> None:
     """`normtest models install smollm2-135m` (make models) builds the float32 copy its first
     load would build; the other embedded models have nothing to install."""
-    from normtest.model_store import install
+    from normtest.models.registry import install
 
     said: list[str] = []
     folder = install("smollm2-135m", cache_dir=tmp_path, say=said.append)

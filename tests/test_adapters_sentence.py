@@ -14,15 +14,15 @@ import normtest
 from normtest.adapters.embedded import minilm_folder
 from normtest.adapters.protocol import family_of
 from normtest.adapters.sentence import EncodeAdapter, PrecomputedTexts, load_sentence_folder
-from normtest.audit import run_audit
+from normtest.audit.report import Report
+from normtest.audit.run import run_audit
+from normtest.base.settings import AuditSettings
 from normtest.cli import main
+from normtest.data.information import plan_word_prefixes, word_prefix
+from normtest.data.information.documents import Document
 from normtest.errors import NormtestError
-from normtest.information import plan_word_prefixes, word_prefix
-from normtest.information.documents import Document
-from normtest.report import Report
-from normtest.result import Result, Verdict
-from normtest.settings import AuditSettings
-from normtest.testing import check_adapter
+from normtest.testing.conformance import check_adapter
+from normtest.verdict.result import Result, Verdict
 
 #: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
 pytestmark = pytest.mark.slow
@@ -132,7 +132,7 @@ def test_unit_length_outputs_are_refused_with_the_reason() -> None:
 
 def test_precomputed_sentence_vectors_feed_the_text_claim(
         tmp_path: Path, through_st: EncodeAdapter) -> None:
-    from normtest.information import default_documents, document_sentences
+    from normtest.data.information import default_documents, document_sentences
 
     sentences = [t for _, t in document_sentences(default_documents(24), 60)]
     path = tmp_path / "sentences.npz"

@@ -19,7 +19,7 @@ from normtest.adapters.static import (
     load_npy,
 )
 from normtest.errors import NormtestError
-from normtest.testing import check_adapter
+from normtest.testing.conformance import check_adapter
 
 
 def test_glove_maps_words_to_the_right_rows(glove: StaticVectors) -> None:
@@ -142,7 +142,7 @@ def test_precomputed_vectors(tmp_path: Path) -> None:
 
 
 def test_lowercase_and_limit_are_part_of_the_cache_key(tmp_path: Path) -> None:
-    from normtest.cache import CachedAdapter, EmbeddingCache
+    from normtest.models.cache import CachedAdapter, EmbeddingCache
 
     path = tmp_path / "v.txt"
     path.write_text("3 3\nParis 1 0 0\nparis 0 5 0\nLondon 0 0 2\n")
@@ -192,7 +192,7 @@ def _header_files(tmp: Path) -> dict[str, tuple[Path, str]]:
 
 @pytest.mark.parametrize("case", ["empty", "huge", "short"])
 def test_damaged_word2vec_headers_are_refused(tmp_path: Path, case: str) -> None:
-    from normtest.models import load
+    from normtest.models.registry import load
 
     path, message = _header_files(tmp_path)[case]
     with pytest.raises(NormtestError, match=message):

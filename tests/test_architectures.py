@@ -31,10 +31,10 @@ from normtest.adapters.embedded import (  # noqa: E402
     smollm2_folder,
 )
 from normtest.adapters.protocol import family_of  # noqa: E402
-from normtest.audit import run_audit  # noqa: E402
-from normtest.result import Verdict  # noqa: E402
-from normtest.settings import AuditSettings  # noqa: E402
-from normtest.testing import check_adapter  # noqa: E402
+from normtest.audit.run import run_audit  # noqa: E402
+from normtest.base.settings import AuditSettings  # noqa: E402
+from normtest.testing.conformance import check_adapter  # noqa: E402
+from normtest.verdict.result import Verdict  # noqa: E402
 
 #: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
 pytestmark = pytest.mark.slow

@@ -11,14 +11,14 @@ import pytest
 
 import normtest
 from normtest.adapters.protocol import family_of
-from normtest.audit import AuditSettings, run_audit, variants
-from normtest.catalogue import get
+from normtest.audit.report import Report
+from normtest.audit.run import AuditSettings, run_audit, variants
+from normtest.claims.catalogue import get
 from normtest.cli import EXIT_OK, EXIT_USAGE, main
+from normtest.data.information.frequency import InformationContent, information_content
 from normtest.errors import NormtestError
-from normtest.information.frequency import InformationContent, information_content
-from normtest.report import Report
-from normtest.result import Verdict
-from normtest.synthetic import IsotropicModel, OracleModel, ShuffledNormModel, make_oracle
+from normtest.models.synthetic import IsotropicModel, OracleModel, ShuffledNormModel, make_oracle
+from normtest.verdict.result import Verdict
 
 FAST = AuditSettings(words=400, resamples=300)
 
@@ -142,7 +142,7 @@ def test_scopes_select_variants() -> None:
 
 @pytest.mark.slow
 def test_audit_on_the_users_corpus(tmp_path: Path) -> None:
-    from normtest.information.texts import lee_texts
+    from normtest.data.information.texts import lee_texts
 
     corpus = tmp_path / "news.txt"
     corpus.write_text("\n\n".join(t.text for t in lee_texts()), encoding="utf-8")
@@ -184,9 +184,9 @@ def test_cross_fitted_whitening_removes_the_leverage_artefact(oracle: OracleMode
 @pytest.mark.slow
 def test_the_surprisal_model_reads_through_the_audited_models_cache(tmp_path: Path) -> None:
     pytest.importorskip("transformers")
-    from normtest.cache import CachedAdapter, EmbeddingCache
-    from normtest.models import load
-    from normtest.vectors import surprisal_model
+    from normtest.data import surprisal_model
+    from normtest.models.cache import CachedAdapter, EmbeddingCache
+    from normtest.models.registry import load
 
     audited = load("minilm-l6", cache=False, progress=False)
     cache = EmbeddingCache(tmp_path)
@@ -203,7 +203,8 @@ def test_audit_command_runs_a_transformers_model_in_bfloat16(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("transformers")
-    from normtest.settings import load_options, resolve
+    from normtest.base.settings import resolve
+    from normtest.models.registry import load_options
 
     values = resolve({"dtype": "bfloat16"})
     assert load_options("glove-6b-50d", values) == {"cache": True}  # static: neither applies
@@ -224,7 +225,7 @@ def test_audit_command_runs_a_transformers_model_in_bfloat16(
 def test_self_pmi_slope_ratio_equals_two_least_squares_fits() -> None:
     """The slope ratio's one-matrix-product moments give what np.polyfit gives."""
     from normtest.checks.conditions import self_pmi
-    from normtest.vectors import WordData
+    from normtest.data import WordData
 
     glove = normtest.load("glove-6b-50d", cache=False)
     data = WordData.build(glove, FAST, "static")

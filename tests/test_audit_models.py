@@ -14,9 +14,9 @@ import pytest
 from normtest.adapters.decoder import DecoderAdapter
 from normtest.adapters.encoder import EncoderAdapter
 from normtest.adapters.static import StaticVectors
-from normtest.audit import AuditSettings, run_audit
-from normtest.report import Report
-from normtest.result import Result, Verdict
+from normtest.audit.report import Report
+from normtest.audit.run import AuditSettings, run_audit
+from normtest.verdict.result import Result, Verdict
 
 #: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
 pytestmark = pytest.mark.slow

@@ -10,13 +10,11 @@ import numpy as np
 import pytest
 from scipy.stats import rankdata
 
-from normtest.catalogue import BASELINES, Claim, get
+from normtest.audit.report import Report
+from normtest.claims.catalogue import BASELINES, Claim, get
+from normtest.claims.measuring import judge_beyond
 from normtest.errors import NormtestError
-from normtest.measurement import Measurement
-from normtest.report import Report
-from normtest.result import Criterion, Result, Verdict, judge
-from normtest.rows import judge_beyond
-from normtest.scorecard import build
+from normtest.scorecard.lines import build
 from normtest.stats.baseline import (
     baseline_covariates,
     conditional_permutation_excess,
@@ -24,6 +22,8 @@ from normtest.stats.baseline import (
     measure_baseline_contrast,
     strata,
 )
+from normtest.verdict.measurement import Measurement
+from normtest.verdict.result import Criterion, Result, Verdict, judge
 
 AT_LEAST = Criterion.minimum_effect(0.3)
 #: The audit's default word sample and its share of words of each token count (MiniLM-L6's
@@ -226,9 +226,9 @@ def test_the_scorecard_shows_both_readings_where_they_differ() -> None:
     """Replicated as stated, not beyond the token count: the line keeps the paper's reading as
     its status and says the other beside it — in the scorecard, the terminal, Markdown, HTML
     and JSON (with the baseline's and the beyond ρ's intervals)."""
-    from normtest.render.console import audit_text
     from normtest.render.html import render_html
     from normtest.render.markdown import render_markdown
+    from normtest.render.summary import audit_text
 
     ic, norms, counts = _words(DEFAULT_WORDS, 0.0, np.random.default_rng(1))
     rows = [_row(ic, norms, counts, "sqrt_n")]

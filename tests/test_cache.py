@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from normtest.adapters.protocol import Layer, TokenBatch
-from normtest.cache import CachedAdapter, CacheWarning, EmbeddingCache, default_cache_dir
-from normtest.synthetic import OracleModel, make_oracle
+from normtest.models.cache import CachedAdapter, CacheWarning, EmbeddingCache, default_cache_dir
+from normtest.models.synthetic import OracleModel, make_oracle
 
 
 class Counting:

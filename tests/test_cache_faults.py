@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from normtest.adapters.static import StaticVectors
-from normtest.cache import CachedAdapter, CacheWarning, EmbeddingCache
 from normtest.errors import NormtestError
+from normtest.models.cache import CachedAdapter, CacheWarning, EmbeddingCache
 
 N_ENTRIES, DIM = 300, 384  # 1.5 KB a vector: two a page, ~160 pages of 4 KB
 
@@ -236,7 +236,7 @@ import hashlib, sys, time, warnings
 from pathlib import Path
 import numpy as np
 warnings.simplefilter("error")
-from normtest.cache import EmbeddingCache
+from normtest.models.cache import EmbeddingCache
 
 folder, me, other = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
 

@@ -32,7 +32,6 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from normtest.result import Criterion, Measurement, Result, Verdict
 from normtest.stats import (
     correlation,
     fixed_point,
@@ -41,6 +40,7 @@ from normtest.stats import (
     measure_monotone_share,
     partial_correlation,
 )
+from normtest.verdict.result import Criterion, Measurement, Result, Verdict
 
 sys.path.insert(0, str(Path(__file__).parent))  # the shared rate checks: tests/verdict_rates.py
 import verdict_rates as rates

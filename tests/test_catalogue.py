@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from normtest import catalogue
 from normtest.adapters.protocol import Capability
-from normtest.catalogue import Claim, Expectation, claims, describe, get, register
+from normtest.claims import catalogue
+from normtest.claims.catalogue import Claim, Expectation, claims, describe, get, register
 from normtest.cli import EXIT_OK, EXIT_USAGE, main
 from normtest.errors import NormtestError
-from normtest.result import Criterion, Verdict
+from normtest.verdict.result import Criterion, Verdict
 
 THEORY = Path(__file__).resolve().parents[1] / "docs" / "theory.md"
 PAPER_IDS = {

@@ -6,9 +6,12 @@ from typing import Any
 
 import pytest
 
-from normtest.audit import AuditSettings, variants
-from normtest.catalogue import get
-from normtest.checking import (
+from normtest.audit.report import Report
+from normtest.audit.run import AuditSettings, variants
+from normtest.audit.selection import split_ids
+from normtest.claims.catalogue import get
+from normtest.errors import NormtestError
+from normtest.testing import (
     ClaimCheck,
     ClaimFailure,
     ModelSpec,
@@ -17,9 +20,6 @@ from normtest.checking import (
     load_model,
     parametrize_with_claims,
 )
-from normtest.checking.selection import split_ids
-from normtest.errors import NormtestError
-from normtest.report import Report
 
 pytest_plugins = ["pytester"]
 
@@ -133,8 +133,8 @@ def test_parametrize_ids_are_stable_and_loading_is_lazy() -> None:
 
 
 USER_TESTS = """
-from normtest.audit import AuditSettings
-from normtest.checking import ModelSpec, load_model, parametrize_with_claims
+from normtest.audit.run import AuditSettings
+from normtest.testing import ModelSpec, load_model, parametrize_with_claims
 
 S = AuditSettings(words=300, resamples=200)
 GLOVE = ModelSpec("glove", lambda: load_model("glove-6b-50d", cache=False), "static", ())

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from normtest.audit.report import Report
 from normtest.cli import EXIT_OK, EXIT_USAGE, main
-from normtest.report import Report
 
 
 def test_demo_prints_verdicts_and_writes_report(
@@ -45,7 +45,7 @@ import numpy as np
 from wordfreq import top_n_list
 
 from normtest.adapters.static import StaticVectors
-from normtest.checking import load_model
+from normtest.testing import load_model
 
 
 class FirstWords(StaticVectors):
@@ -124,7 +124,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 def test_an_audit_without_out_writes_one_folder_per_model_and_revision(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    from normtest.paths import RESULTS_ENV, default_results_dir
+    from normtest.base.paths import RESULTS_ENV, default_results_dir
 
     monkeypatch.setenv(RESULTS_ENV, str(tmp_path))
     args = ["audit", "--model", "glove-6b-50d", "--claims", "word.norm_ic", "--words", "200",

@@ -17,10 +17,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from normtest.audit import AuditSettings
+from normtest.audit.report import SCHEMA, Report
+from normtest.audit.run import AuditSettings
 from normtest.cli import EXIT_OK, EXIT_USAGE, main
 from normtest.errors import NormtestError
-from normtest.report import SCHEMA, Report
 
 OFFLINE = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 
@@ -110,7 +110,7 @@ def test_trust_remote_code_is_the_opt_in(tmp_path: Path, minilm_files: Path) -> 
 
 
 def test_trust_remote_code_in_the_configuration(tmp_path: Path) -> None:
-    from normtest.gate import load_config
+    from normtest.gate.config import load_config
 
     (tmp_path / "normtest.toml").write_text("trust_remote_code = true\n", encoding="utf-8")
     assert load_config(tmp_path / "normtest.toml").settings["trust_remote_code"] is True
@@ -384,7 +384,7 @@ def _rows(folder: Path) -> list[dict[str, object]]:
 def test_a_cache_folder_removed_mid_audit_is_made_again_and_loses_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import normtest.cache.adapter as cached
+    import normtest.models.cache.adapter as cached
 
     monkeypatch.setenv("NORMTEST_CACHE_DIR", str(tmp_path / "reference-cache"))
     code, _, err = run_cli([*GLOVE_WORDS, "--out", str(tmp_path / "reference")], capsys)
@@ -432,7 +432,7 @@ def test_ray_with_no_cache_names_no_cache_and_the_fix(
     def no_model(*args: object, **kwargs: object) -> None:
         raise AssertionError("the model was loaded for options that cannot run")
 
-    monkeypatch.setattr("normtest.models.load", no_model)
+    monkeypatch.setattr("normtest.models.registry.load", no_model)
     code, _, err = run_cli([*GLOVE_WORDS, "--out", str(tmp_path), "--executor", "ray",
                             "--no-cache"], capsys)
     assert_clear_error(code, err, "--executor ray cannot run with --no-cache",

@@ -13,11 +13,12 @@ from typing import Any
 
 import pytest
 
+from normtest.audit.compare import Comparison, compare_reports
+from normtest.audit.report import Report
+from normtest.claims.comparative import Pair, comparatives
 from normtest.cli import main
-from normtest.comparison import Comparison, Pair, comparatives, compare_reports
 from normtest.errors import NormtestError
-from normtest.report import Report
-from normtest.result import Result, Verdict
+from normtest.verdict.result import Result, Verdict
 
 #: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
 pytestmark = pytest.mark.slow
@@ -125,9 +126,9 @@ def test_tiny_modernbert_against_bert_is_a_confirmatory_row(tmp_path: Path) -> N
     transformers = pytest.importorskip("transformers")
     torch = pytest.importorskip("torch")
     from normtest.adapters.embedded import minilm_folder
-    from normtest.comparison import compare_models
-    from normtest.models import load
-    from normtest.settings import AuditSettings
+    from normtest.audit.compare import compare_models
+    from normtest.base.settings import AuditSettings
+    from normtest.models.registry import load
 
     tok = transformers.AutoTokenizer.from_pretrained(minilm_folder())
     small = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2,
@@ -191,9 +192,9 @@ def test_pair_requires_the_data(compared: tuple[Path, str]) -> None:
 def test_word_comparison_pairs_a_static_model_with_an_encoder() -> None:
     """GloVe's one vector per word stands for every composition; MiniLM's rows are read at
     its last layer; both on the same words with the same IC."""
-    from normtest.audit import run_audit
-    from normtest.models import load
-    from normtest.settings import AuditSettings
+    from normtest.audit.run import run_audit
+    from normtest.base.settings import AuditSettings
+    from normtest.models.registry import load
 
     settings = AuditSettings(words=400, resamples=200, prefix_unit="words")
     reports = [run_audit(load(m, cache=False), ["word.norm_ic"],
@@ -235,7 +236,7 @@ def test_a_word_grid_keeps_strictly_growing_token_counts_within_the_text() -> No
 
     import numpy as np
 
-    from normtest.information.documents import Document, PrefixPlan, on_token_grid
+    from normtest.data.information.documents import Document, PrefixPlan, on_token_grid
 
     text = " ".join(f"w{i}" for i in range(45))
     counts = {8: 10, 16: 12, 24: 11, 32: 12, 40: 60, 45: 50}  # the whole text: 50 tokens
@@ -254,8 +255,8 @@ def test_a_word_grid_keeps_strictly_growing_token_counts_within_the_text() -> No
 @pytest.fixture(scope="module")
 def words(tmp_path_factory: pytest.TempPathFactory, glove: Any) -> Path:
     """GloVe's reports on 200 and on 300 words, written from scratch."""
-    from normtest.audit import run_audit
-    from normtest.settings import AuditSettings
+    from normtest.audit.run import run_audit
+    from normtest.base.settings import AuditSettings
 
     root = tmp_path_factory.mktemp("samples")
     for n in (200, 300):
@@ -277,12 +278,12 @@ def test_reports_of_different_requested_sizes_are_refused(
            "(words requested 200 vs 300)" in err
     assert "--words 200 for both" in err and "same model" in err
     # a model to audit with other sizes than a stored report's: refused before the audit
-    import normtest.many
+    import normtest.audit.several_models
 
     def no_audit(*args: Any, **kwargs: Any) -> list[Report]:
         raise AssertionError("audited before the samples were checked")
 
-    monkeypatch.setattr(normtest.many, "audit_models", no_audit)
+    monkeypatch.setattr(normtest.audit.several_models, "audit_models", no_audit)
     assert main(["compare", "--report", str(g200), "--model", "glove-6b-50d", "--words", "300",
                  "--out", str(words / "out"), "-q"]) == 2
     err = capsys.readouterr().err
@@ -369,7 +370,7 @@ def test_the_paper_pair_is_confirmatory_and_its_proxy_exploratory() -> None:
     """ModernBERT's CLS against BERT's is the paper's row; nomic-embed's first-token state
     against BERT's stands in for it where no ModernBERT weights are installed — exploratory,
     saying which pair it stands for, never counted as agreeing with the paper."""
-    from normtest.comparison import get_comparative
+    from normtest.claims.comparative import get_comparative
     from normtest.render.comparison import _expected
 
     claim = get_comparative("compare.cer.linearity")

@@ -6,16 +6,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from normtest.audit import AuditSettings, run_audit, variants
-from normtest.catalogue import get
-from normtest.checking.api import check_model
-from normtest.checking.selection import Selector
+from normtest.audit.report import Report
+from normtest.audit.run import AuditSettings, run_audit, variants
+from normtest.audit.selection import Selector
+from normtest.claims.catalogue import get
+from normtest.data.information import WordfreqSource, default_word_sample
 from normtest.errors import NormtestError
-from normtest.information import WordfreqSource, default_word_sample
-from normtest.regression import compare
-from normtest.report import Report
-from normtest.result import Result, Verdict
-from normtest.synthetic import SubwordModel
+from normtest.gate.regression import compare
+from normtest.models.synthetic import SubwordModel
+from normtest.testing.api import check_model
+from normtest.verdict.result import Result, Verdict
 
 WORDS = 600
 #: The criterion on known truth, the line decided by its rows: without controls (at 600 words

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from normtest.adapters.protocol import Capability, Layer, TokenBatch
-from normtest.synthetic import IsotropicModel, ShuffledNormModel, make_oracle
-from normtest.testing import check_adapter
+from normtest.models.synthetic import IsotropicModel, ShuffledNormModel, make_oracle
+from normtest.testing.conformance import check_adapter
 
 
 @pytest.fixture(scope="module")

@@ -41,9 +41,9 @@ import pytest
 from scipy import stats as sps
 
 from normtest.errors import NormtestError
-from normtest.result import Measurement, Verdict
-from normtest.sampling import Sampling
 from normtest.stats import bootstrap, contrast, measure_contrast, measure_correlation
+from normtest.verdict.result import Measurement, Verdict
+from normtest.verdict.sampling import Sampling
 
 sys.path.insert(0, str(Path(__file__).parent))  # the shared rate checks: tests/verdict_rates.py
 import verdict_rates as rates
@@ -271,8 +271,8 @@ REFUSALS = {
     "fewer replicates": r"different numbers of replicates.*same n_resamples",
     "spearman against kendall": r"different statistics \(spearman_rho and kendall_tau\).*one "
                                 r"statistic under two variants",
-    "a number": r"second must be a normtest\.result\.Measurement, got float",
-    "a result": r"first must be a normtest\.result\.Measurement, got Result",
+    "a number": r"second must be a normtest\.claims\.Measurement, got float",
+    "a result": r"first must be a normtest\.claims\.Measurement, got Result",
 }
 
 

@@ -1,4 +1,5 @@
-"""Controls on the audit's own data (normtest.controls, normtest.control_data): each line's
+"""Controls on the audit's own data (normtest.scorecard.controls, normtest.claims.control_models):
+each line's
 negative control comes out contradicted and its confound control is never replicated beyond its
 baseline, on real models at small sizes; its positive control, planted at the smallest effect
 the line must detect, comes out replicated wherever the sample gives it the power to, and
@@ -15,17 +16,18 @@ import pytest
 from normtest.adapters.decoder import DecoderAdapter
 from normtest.adapters.encoder import EncoderAdapter
 from normtest.adapters.static import StaticVectors
-from normtest.audit import AuditSettings, run_audit
-from normtest.config import GateConfig
-from normtest.controls import POWER_AT_MARGIN, Control, LineControls, builder_of, controls
+from normtest.audit.report import Report
+from normtest.audit.run import AuditSettings, run_audit
+from normtest.claims.line_checks import builder_of, controls
+from normtest.data.information import WordfreqSource, default_word_sample
 from normtest.errors import NormtestError
-from normtest.gate import evaluate
-from normtest.information import WordfreqSource, default_word_sample
-from normtest.render.console import audit_text
+from normtest.gate.config import GateConfig
+from normtest.gate.run import evaluate
+from normtest.models.synthetic import SubwordModel
 from normtest.render.html import render_html
-from normtest.report import Report
-from normtest.scorecard import STATUSES
-from normtest.synthetic import SubwordModel
+from normtest.render.summary import audit_text
+from normtest.scorecard.controls import POWER_AT_MARGIN, Control, LineControls
+from normtest.scorecard.lines import STATUSES
 
 #: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
 pytestmark = pytest.mark.slow

@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from normtest.audit.report import Report
 from normtest.cli import EXIT_OK, main
-from normtest.information import default_word_sample
-from normtest.report import Report
+from normtest.data.information import default_word_sample
 
 WORDS = 300
 

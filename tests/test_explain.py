@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from normtest.catalogue import claims_of_line, get, hypotheses
+from normtest.audit.explain import explain
+from normtest.claims.catalogue import claims_of_line, get, hypotheses
 from normtest.cli import EXIT_OK, EXIT_USAGE, main
-from normtest.explain import explain
 
 TESTS = Path(__file__).parent
 
@@ -47,7 +47,7 @@ def test_every_scorecard_line_has_an_operationalisation(key: str) -> None:
 
 def test_every_known_truth_test_named_exists() -> None:
     """A claim's ``backed_by`` names test files, or test functions in them, that exist."""
-    from normtest.catalogue import claims
+    from normtest.claims.catalogue import claims
 
     for claim in claims():
         for node in claim.backed_by:

@@ -4,9 +4,9 @@ and the measurements a claim returns.
 The properties: whatever an ``encode()`` returns — arrays of any shape and dtype, NaN and
 infinities, ragged or mixed nested lists, strings, None, torch tensors — or raises, the sentence
 wrapper gives a finite float32 (texts × dim) matrix or raises :class:`NormtestError`; whatever a
-``module:attribute`` names, :func:`normtest.models.from_python` gives an adapter or raises
-NormtestError; whatever a measurement holds, :func:`normtest.measurement.invalid` says what is
-wrong with it or nothing, and a measurement it passes is judged without an exception, with a PASS
+``module:attribute`` names, :func:`normtest.models.registry.from_python` gives an adapter or raises
+NormtestError; whatever a measurement holds, :func:`normtest.verdict.measurement.invalid` says what
+is wrong with it or nothing, and a measurement it passes is judged without an exception, with a PASS
 or FAIL only for a finite estimate.
 """
 
@@ -28,10 +28,10 @@ from hypothesis.extra import numpy as hnp
 
 from normtest.adapters.sentence import EncodeAdapter
 from normtest.errors import NormtestError
-from normtest.measurement import Measurement, invalid
-from normtest.models import from_python
-from normtest.result import Criterion, Result, Verdict
-from normtest.sampling import Sampling
+from normtest.models.registry import from_python
+from normtest.verdict.measurement import Measurement, invalid
+from normtest.verdict.result import Criterion, Result, Verdict
+from normtest.verdict.sampling import Sampling
 
 FUZZ = settings(max_examples=int(os.environ.get("NORMTEST_FUZZ_EXAMPLES", "150")), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
@@ -287,4 +287,4 @@ def test_a_measurement_containing_itself_is_refused() -> None:
 
 
 def test_a_plain_value_is_refused_as_no_measurement() -> None:
-    assert invalid(0.5) == "it is a float, not a normtest.result.Measurement"
+    assert invalid(0.5) == "it is a float, not a normtest.claims.Measurement"

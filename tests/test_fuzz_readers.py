@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 from normtest.adapters.precomputed import load_precomputed
 from normtest.adapters.static import StaticVectors, load_npy
 from normtest.errors import NormtestError
-from normtest.models import load
+from normtest.models.registry import load
 
 # numpy warns about .npy headers that parse only the Python 2 way; mutated headers often do
 pytestmark = pytest.mark.filterwarnings("ignore:Reading `.npy` or `.npz` file:UserWarning")
@@ -408,8 +408,8 @@ def _small(value: Any) -> Any:
 
 @pytest.fixture(scope="module")
 def report_dict() -> dict[str, Any]:
-    from normtest.demo import run_demo
-    from normtest.report import Report
+    from normtest.audit.demo import run_demo
+    from normtest.audit.report import Report
 
     data = _small(json.loads(run_demo(seed=0, n_words=200).to_json()))
     Report.from_dict(data)  # still a valid report
@@ -446,7 +446,7 @@ def _delete(value: Any, path: tuple[Any, ...]) -> Any:
 
 
 def read_report(path: Path) -> None:
-    from normtest.report import Report
+    from normtest.audit.report import Report
 
     with warnings.catch_warnings():  # a mutated report may lack its digest: one warning line
         warnings.simplefilter("ignore", UserWarning)
@@ -500,7 +500,7 @@ def test_byte_mutated_reports(report_dict: dict[str, Any], scratch: Path,
 
 
 def read_config(path: Path) -> None:
-    from normtest.gate import load_config
+    from normtest.gate.config import load_config
 
     clean(lambda: load_config(path))
 
@@ -552,9 +552,9 @@ CORPUS_TEXT = st.one_of(
 @FUZZ
 @given(data=CORPUS_TEXT, split=st.sampled_from(["file", "line", "paragraph"]))
 def test_corpus_files(scratch: Path, data: bytes, split: str) -> None:
-    from normtest.information.corpus import CorpusStatistics
-    from normtest.information.documents import corpus_documents
-    from normtest.information.texts import read_text_file, split_documents
+    from normtest.data.information.corpus import CorpusStatistics
+    from normtest.data.information.documents import corpus_documents
+    from normtest.data.information.texts import read_text_file, split_documents
 
     path = scratch / "corpus.txt"
     path.write_bytes(data)
@@ -567,9 +567,9 @@ def test_corpus_files(scratch: Path, data: bytes, split: str) -> None:
 
 
 def test_corpus_paths_that_are_not_text_files(tmp_path: Path) -> None:
-    from normtest.information.corpus import CorpusStatistics
-    from normtest.information.documents import corpus_documents
-    from normtest.information.texts import read_text_file
+    from normtest.data.information.corpus import CorpusStatistics
+    from normtest.data.information.documents import corpus_documents
+    from normtest.data.information.texts import read_text_file
 
     (tmp_path / "empty").mkdir()
     (tmp_path / "folder").mkdir()
@@ -596,7 +596,7 @@ def test_corpus_paths_that_are_not_text_files(tmp_path: Path) -> None:
 #
 # A stored file with arbitrary byte mutations, cut short, or replaced by random bytes gives either
 # the correct value (the damage missed what the checksum covers) or a recomputation with exactly
-# one warning (normtest/information/store.py); never another exception, never a wrong value. A
+# one warning (normtest/data/information/store.py); never another exception, never a wrong value. A
 # forged file (one array replaced, the checksum recomputed) is read or refused by NormtestError.
 
 STORE_MUTATION = st.lists(MUTATION, min_size=1, max_size=4)
@@ -608,7 +608,7 @@ def _recomputed(compute: Callable[[], Any], spy_on: Any, name: str) -> tuple[Any
     """``compute()``, how many times ``spy_on.name`` ran inside it, and its CacheWarnings."""
     from unittest import mock
 
-    from normtest.cache import CacheWarning
+    from normtest.models.cache import CacheWarning
 
     with mock.patch.object(spy_on, name, wraps=getattr(spy_on, name)) as spy, \
             warnings.catch_warnings(record=True) as caught:
@@ -634,8 +634,8 @@ class Stored:
 @pytest.fixture(scope="module")
 def counts_store(tmp_path_factory: pytest.TempPathFactory) -> Stored:
     """A sound stored file of a small corpus's counts, its bytes and the fresh counts."""
-    from normtest.information import scaled
-    from normtest.information.texts import lee_texts
+    from normtest.data.information import scaled
+    from normtest.data.information.texts import lee_texts
 
     folder = tmp_path_factory.mktemp("counts-store")
     (folder / "corpus.txt").write_text("\n\n".join(t.text for t in lee_texts()[:6]),
@@ -656,8 +656,8 @@ def _same_counts(a: Any, b: Any) -> None:
 
 
 def read_counts_store(store: Stored, data: bytes, *, forged: bool = False) -> None:
-    from normtest.information import scaled
-    from normtest.information.counts import CorpusCounts
+    from normtest.data.information import scaled
+    from normtest.data.information.vocabulary_counts import CorpusCounts
 
     path = store.path
     path.write_bytes(data)
@@ -691,8 +691,8 @@ def test_random_bytes_as_counts_store(counts_store: Stored, data: bytes) -> None
 
 def _forge(seed: bytes, scratch: Path, data: st.DataObject) -> bytes:
     """The stored file with one array replaced (or dropped) and its checksum recomputed."""
-    from normtest.fingerprint import arrays_sha256
-    from normtest.information.store import CHECKSUM
+    from normtest.base.fingerprint import arrays_sha256
+    from normtest.data.information.store import CHECKSUM
 
     source = scratch / "seed.npz"
     source.write_bytes(seed)
@@ -742,7 +742,7 @@ def surprisal_store(smollm2: Any, tmp_path_factory: pytest.TempPathFactory) -> S
     """A sound stored file of SmolLM2's surprisal of :data:`SENTENCES`, its bytes and the fresh
     values."""
     pytest.importorskip("torch")
-    from normtest.information import stored_surprisal
+    from normtest.data.information import stored_surprisal
 
     model = Replayed(smollm2, dict(zip(SENTENCES, smollm2.token_logprobs(SENTENCES),
                                        strict=True)))
@@ -755,7 +755,7 @@ def surprisal_store(smollm2: Any, tmp_path_factory: pytest.TempPathFactory) -> S
 def read_surprisal_store(store: Stored, data: bytes, *, forged: bool = False) -> None:
     import importlib
 
-    module = importlib.import_module("normtest.information.surprisal")
+    module = importlib.import_module("normtest.data.information.surprisal")
     path = store.path
     path.write_bytes(data)
     result, calls, said = _recomputed(

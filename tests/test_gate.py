@@ -11,18 +11,19 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from normtest.audit import AuditSettings, variants
-from normtest.catalogue import get
+from normtest.audit.report import Report
+from normtest.audit.run import AuditSettings, variants
+from normtest.claims.catalogue import get
 from normtest.cli import EXIT_GATE_FAILED, EXIT_OK, EXIT_USAGE, main
+from normtest.data.information import default_word_sample
 from normtest.errors import NormtestError
-from normtest.gate import GateConfig, evaluate, load_config
-from normtest.information import default_word_sample
-from normtest.regression import compare, effect
+from normtest.gate.config import GateConfig, load_config
+from normtest.gate.regression import compare, effect
+from normtest.gate.run import evaluate
 from normtest.render.gate import gate_markdown
-from normtest.report import Report
-from normtest.result import Criterion, Result
 from normtest.stats import correlation
 from normtest.stats.multiplicity import holm
+from normtest.verdict.result import Criterion, Result
 
 WHITENED = "word.norm_ic[transform=whiten_zipf]"
 CONFIG = f"""
@@ -207,7 +208,7 @@ def test_same_measurement_never_regresses_and_directions() -> None:
 
 def test_sorted_replicates_are_not_paired() -> None:
     """Reports written before resampling order was kept store sorted replicates: unpaired."""
-    from normtest.sampling import Sampling
+    from normtest.verdict.sampling import Sampling
 
     rng = np.random.default_rng(1)
     x = rng.normal(size=150)
@@ -271,7 +272,7 @@ def stored(tmp_path_factory: pytest.TempPathFactory, glove: Any, minilm: Any) ->
     """Reports written from scratch: GloVe on word.norm_ic (twice the same), GloVe on
     word.norm_kl only (disjoint claims), MiniLM on word.norm_ic (another model), and a
     synthetic pair whose effect drops (a regression)."""
-    from normtest.audit import run_audit
+    from normtest.audit.run import run_audit
 
     root = tmp_path_factory.mktemp("stored")
     settings = AuditSettings(words=200, resamples=100, robustness=False, controls=False)
@@ -314,7 +315,7 @@ def test_exit_code_summary_line_and_markdown_render_one_decision(
     """The gate never passes on nothing, and its three outputs are one decision: the exit
     code, the line on standard error, and the Markdown's headline and reasons (printed and
     written with --summary alike)."""
-    from normtest.gate import decide
+    from normtest.gate.run import decide
     from normtest.render.markdown import md_text
 
     monkeypatch.chdir(stored)

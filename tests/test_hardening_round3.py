@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
+from normtest.audit.report import Report
 from normtest.cli import EXIT_OK, EXIT_USAGE, main
-from normtest.config import GateConfig
 from normtest.errors import NormtestError
-from normtest.gate import evaluate
-from normtest.report import Report
+from normtest.gate.config import GateConfig
+from normtest.gate.run import evaluate
 
 ROOT = Path(__file__).resolve().parents[1]
 EXIT_GATE_FAILED = 1
@@ -30,8 +30,8 @@ EXIT_GATE_FAILED = 1
 def unchecked(glove: Any) -> Report:
     """GloVe's word line, audited without controls (robustness assessed): replicated by its
     rows, its controls never ran."""
-    from normtest.audit import run_audit
-    from normtest.settings import AuditSettings
+    from normtest.audit.run import run_audit
+    from normtest.base.settings import AuditSettings
 
     report = run_audit(glove, ["word.norm_ic", "word.norm_kl"],
                        settings=AuditSettings(words=300, resamples=100, controls=False))
@@ -41,7 +41,7 @@ def unchecked(glove: Any) -> Report:
 
 
 def _valid_controls() -> Any:
-    from normtest.controls import Control, LineControls
+    from normtest.scorecard.controls import Control, LineControls
 
     return LineControls("word_level", Control("positive", "replicated", power=0.95),
                         Control("negative", "contradicted"))
@@ -144,7 +144,7 @@ DRAW = """
 import os, sys
 from pathlib import Path
 from normtest.render.layers import layer_profiles, save_layer_plot
-from normtest.result import Criterion, Measurement, Result, Sampling
+from normtest.verdict.result import Criterion, Measurement, Result, Sampling
 rows = [Result.judged(Measurement("spearman_rho", 0.4 + 0.1 * i, 300, "bootstrap",
                                   Sampling("normal", 0.4 + 0.1 * i, 0.02)),
                       Criterion("greater", threshold=0.3), claim="word.norm_ic",
@@ -180,7 +180,7 @@ def test_a_layer_plot_writes_nothing_outside_normtests_folders(tmp_path: Path) -
 
 def test_the_matplotlib_folder_follows_the_cache_root(tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    from normtest import paths
+    from normtest.base import paths
 
     monkeypatch.delenv("MPLCONFIGDIR", raising=False)
     monkeypatch.setenv("NORMTEST_CACHE_DIR", str(tmp_path / "cache"))
@@ -192,7 +192,7 @@ def test_the_matplotlib_folder_follows_the_cache_root(tmp_path: Path,
 
 # -- 9. wording -------------------------------------------------------------------------------
 def test_explain_takes_the_ids_the_gate_takes(capsys: pytest.CaptureFixture[str]) -> None:
-    from normtest.checking.selection import Selector
+    from normtest.audit.selection import Selector
 
     for name in ("word.norm_ic[composition=sqrt_n]", "word.norm_ic[transform=center_zipf]",
                  "word"):
@@ -211,7 +211,7 @@ def test_explain_takes_the_ids_the_gate_takes(capsys: pytest.CaptureFixture[str]
 def test_format_layers_on_a_two_layer_profile_says_why(tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str],
                                                        ) -> None:
-    from normtest.result import Criterion, Measurement, Result, Sampling
+    from normtest.verdict.result import Criterion, Measurement, Result, Sampling
 
     rows = [Result.judged(Measurement("spearman_rho", 0.5, 300, "bootstrap",
                                       Sampling("normal", 0.5, 0.02)),
@@ -248,7 +248,7 @@ def test_device_auto_is_the_default_and_the_report_says_which_ran(tmp_path: Path
     the report's model records the device the forward passes ran on."""
     torch = pytest.importorskip("torch")
     from normtest.adapters.transformers_base import _torch_device
-    from normtest.settings import BY_NAME
+    from normtest.base.settings import BY_NAME
 
     assert BY_NAME["device"].default == "auto"
     expected = "cuda" if torch.cuda.is_available() else "cpu"
@@ -262,7 +262,7 @@ def test_device_auto_is_the_default_and_the_report_says_which_ran(tmp_path: Path
 @pytest.mark.slow
 def test_a_sentence_model_names_its_device_too() -> None:
     torch = pytest.importorskip("torch")
-    from normtest.models import load
+    from normtest.models.registry import load
 
     if torch.cuda.is_available() and torch.cuda.device_count() > 7:
         pytest.skip("this machine has a cuda:7")
@@ -271,12 +271,12 @@ def test_a_sentence_model_names_its_device_too() -> None:
 
 
 def test_the_article_follows_the_word() -> None:
-    from normtest.formatting import with_article
+    from normtest.verdict.formatting import with_article
 
     assert [with_article(w) for w in ("encoder", "decoder", "static", "int", "sentence")] == [
         "an encoder", "a decoder", "a static", "an int", "a sentence"]
     with pytest.raises(NormtestError, match="minilm-l6 is an encoder model"):
-        from normtest.models import load
+        from normtest.models.registry import load
 
         load("minilm-l6", kind="decoder", cache=False)
     # no message writes "a {…}" before a word it does not know

@@ -13,7 +13,7 @@ import pytest
 import normtest
 from normtest.cli import EXIT_OK, EXIT_USAGE, main
 from normtest.errors import NormtestError
-from normtest.hub import is_hub_id, split
+from normtest.models.hub import is_hub_id, split
 
 transformers = pytest.importorskip("transformers")
 torch = pytest.importorskip("torch")

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 import wordfreq
 
+from normtest.data.information import CorpusStatistics, lee_corpus, tokenize, wiki_sample
+from normtest.data.information import corpus_counting as corpus_module
+from normtest.data.information.texts import lee_texts
 from normtest.errors import NormtestError
-from normtest.information import CorpusStatistics, lee_corpus, tokenize, wiki_sample
-from normtest.information import counting as corpus_module
-from normtest.information.texts import lee_texts
 
 # Two documents; window ±2. Position pairs 1..2 apart inside each document:
 #   doc 1 "a b a c": (a,b) (a,a) (b,a) (b,c) (a,c)     doc 2 "b c": (b,c)

@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 from normtest.adapters.protocol import Tokenization
-from normtest.errors import NormtestError
-from normtest.information import (
+from normtest.data.information import (
     corpus_documents,
     default_documents,
     document_sentences,
@@ -18,7 +17,8 @@ from normtest.information import (
     prefix_grid,
     user_documents,
 )
-from normtest.information.texts import lee_texts, wiki_articles
+from normtest.data.information.texts import lee_texts, wiki_articles
+from normtest.errors import NormtestError
 
 
 class CharacterTokenizer:
@@ -137,8 +137,8 @@ def test_the_parsed_wikipedia_sample_is_stored_and_read_back(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Parsed once (gensim, about two seconds), then read back from the cache folder by every
     later process; a damaged stored file is parsed again and replaced."""
-    from normtest.information import texts
-    from normtest.paths import CACHE_ENV
+    from normtest.base.paths import CACHE_ENV
+    from normtest.data.information import texts
 
     parsed = wiki_articles()
     monkeypatch.setenv(CACHE_ENV, str(tmp_path))
@@ -166,20 +166,21 @@ def test_the_text_claim_draws_documents_from_three_kinds_of_text() -> None:
     """News, encyclopedia articles and the Python reference's prose (code and grammar left
     out): the text claim's 40 clusters come from three sources, a near-even share of each, and
     another seed draws other documents of each."""
-    from normtest.information.texts import python_reference
-    from normtest.settings import TEXT_SOURCES, AuditSettings
+    from normtest.base.settings import TEXT_SOURCES, AuditSettings
+    from normtest.data.common import documents_for
+    from normtest.data.information.texts import python_reference
 
     topics = python_reference()
     assert len(topics) > 50 and all(t.doc_id.startswith("pydoc:") for t in topics)
     prose = "\n".join(t.text for t in topics)
     assert "::=" not in prose and ">>>" not in prose and "****" not in prose
     settings = AuditSettings()
-    documents = settings.documents_for(settings.text_documents, TEXT_SOURCES)
+    documents = documents_for(settings, settings.text_documents, TEXT_SOURCES)
     kinds = [d.doc_id.split(":")[0] for d in documents]
     assert len(documents) == 40 and {k: kinds.count(k) for k in set(kinds)} == {
         "lee": 14, "wiki": 13, "pydoc": 13}
     assert any(d.source.startswith("Python ") for d in documents)
-    other = AuditSettings(seed=1).documents_for(40, TEXT_SOURCES)
+    other = documents_for(AuditSettings(seed=1), 40, TEXT_SOURCES)
     assert {d.doc_id for d in other} != {d.doc_id for d in documents}
     pairs = document_sentences(documents, 240, seed=0)
     assert {kinds[d] for d, _ in pairs} == {"lee", "wiki", "pydoc"}

@@ -10,14 +10,14 @@ import pytest
 import wordfreq
 from scipy import stats
 
-from normtest.errors import NormtestError
-from normtest.information import (
+from normtest.data.information import (
     CountsFileSource,
     WordfreqSource,
     default_word_sample,
     opensubtitles_counts_path,
     opensubtitles_source,
 )
+from normtest.errors import NormtestError
 
 WORDS = ["the", "house", "river", "democracy", "photosynthesis", "serendipity"]
 

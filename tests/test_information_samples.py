@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 import wordfreq
 
+from normtest.data.information import default_word_sample, stratified_word_sample, user_word_sample
+from normtest.data.information.samples import rank_bins
 from normtest.errors import NormtestError
-from normtest.information import default_word_sample, stratified_word_sample, user_word_sample
-from normtest.information.samples import rank_bins
 
 
 def test_default_sample_is_alphabetic_unique_sized_and_deterministic() -> None:

@@ -15,11 +15,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from normtest.cache import CacheWarning
+from normtest.data.information import CorpusStatistics, default_word_sample, readers, scaled
+from normtest.data.information.texts import lee_texts, read_text_file, split_documents
+from normtest.data.information.vocabulary_counts import CorpusCounts
 from normtest.errors import NormtestError
-from normtest.information import CorpusStatistics, default_word_sample, readers, scaled
-from normtest.information.counts import CorpusCounts
-from normtest.information.texts import lee_texts, read_text_file, split_documents
+from normtest.models.cache import CacheWarning
 
 #: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
 pytestmark = pytest.mark.slow
@@ -286,8 +286,8 @@ def test_audit_with_a_corpus_is_the_same_locally_and_on_ray(
     and Ray give the same report (each counts the corpus and its halves: a store of its
     own)."""
     import normtest
-    from normtest.audit import run_audit
-    from normtest.settings import AuditSettings
+    from normtest.audit.run import run_audit
+    from normtest.base.settings import AuditSettings
 
     monkeypatch.setenv("NORMTEST_CACHE_DIR", str(tmp_path / "cache"))  # embedding cache shared
     glove = normtest.load("glove-6b-50d")

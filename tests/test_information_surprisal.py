@@ -16,15 +16,10 @@ import pytest
 
 from normtest.adapters import Capability
 from normtest.adapters.protocol import Tokenization
-from normtest.cache import CacheWarning
+from normtest.data.information import stored_surprisal, surprisal, text_information, token_surprisal
+from normtest.data.information.texts import lee_texts
 from normtest.errors import NormtestError
-from normtest.information import (
-    stored_surprisal,
-    surprisal,
-    text_information,
-    token_surprisal,
-)
-from normtest.information.texts import lee_texts
+from normtest.models.cache import CacheWarning
 
 
 class BigramLM:
@@ -233,7 +228,7 @@ def test_two_audits_at_once_score_the_same_texts_once(
 
     counting.token_logprobs = slow  # type: ignore[method-assign]
     if not locked:
-        monkeypatch.setattr(importlib.import_module("normtest.information.surprisal"),
+        monkeypatch.setattr(importlib.import_module("normtest.data.information.surprisal"),
                             "file_lock", lambda path: contextlib.nullcontext())
     start = threading.Barrier(2)
     found: list[np.ndarray] = []
@@ -302,11 +297,11 @@ def test_every_audit_reads_the_sentences_surprisal_from_the_store(
     """Two audited models (here two names of MiniLM, with the embedding cache off): the first
     audit computes SmolLM2's surprisal of the sentences, the second reads it back."""
     pytest.importorskip("torch")
-    from normtest.settings import AuditSettings
-    from normtest.vectors import TextData
+    from normtest.base.settings import AuditSettings
+    from normtest.data import TextData
 
-    # the module, not the function normtest.information exports under the same name
-    module = importlib.import_module("normtest.information.surprisal")
+    # the module, not the function normtest.data.information exports under the same name
+    module = importlib.import_module("normtest.data.information.surprisal")
     monkeypatch.setattr(module, "store_dir", lambda: tmp_path)
     settings = AuditSettings(sentences=12)
     first = TextData.build(minilm, settings)

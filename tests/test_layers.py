@@ -24,12 +24,14 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from normtest.audit import profile_layers, run_audit, variant_key, variants  # noqa: E402
-from normtest.catalogue import get  # noqa: E402
+from normtest.audit.report import Report  # noqa: E402
+from normtest.audit.run import profile_layers, run_audit, variant_key, variants  # noqa: E402
+from normtest.base.settings import AuditSettings, layer_names, parse_layers  # noqa: E402
+from normtest.claims.catalogue import get  # noqa: E402
 from normtest.cli import EXIT_OK, EXIT_USAGE, main  # noqa: E402
+from normtest.data import as_layer  # noqa: E402
 from normtest.errors import NormtestError  # noqa: E402
 from normtest.render import render  # noqa: E402
-from normtest.render.console import audit_text  # noqa: E402
 from normtest.render.layers import (  # noqa: E402
     in_profile,
     layer_profiles,
@@ -37,10 +39,8 @@ from normtest.render.layers import (  # noqa: E402
     profile_summary,
     report_profiles,
 )
-from normtest.report import Report  # noqa: E402
-from normtest.result import Result, Verdict  # noqa: E402
-from normtest.settings import AuditSettings, layer_names, parse_layers  # noqa: E402
-from normtest.vectors import as_layer  # noqa: E402
+from normtest.render.summary import audit_text  # noqa: E402
+from normtest.verdict.result import Result, Verdict  # noqa: E402
 
 #: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
 pytestmark = pytest.mark.slow
@@ -304,8 +304,8 @@ class Profiled:
 @pytest.fixture(scope="module")
 def audited(tmp_path_factory: pytest.TempPathFactory, minilm: Any) -> Iterator[Profiled]:
     """MiniLM-L6 audited with ``layers="all"`` and without, each on a fresh cache (~45 s)."""
-    from normtest.cache import CachedAdapter, EmbeddingCache
-    from normtest.models import load
+    from normtest.models.cache import CachedAdapter, EmbeddingCache
+    from normtest.models.registry import load
 
     model = load("minilm-l6", cache_dir=tmp_path_factory.mktemp("cache-profile"),
                  progress=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from normtest.memo import ByteMemo
+from normtest.base.byte_memo import ByteMemo
 
 
 def test_least_recently_used_values_are_dropped_first() -> None:

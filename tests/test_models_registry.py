@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import normtest
-from normtest.cache import CachedAdapter
 from normtest.errors import NormtestError
-from normtest.models import embedded_names
+from normtest.models.cache import CachedAdapter
+from normtest.models.registry import embedded_names
 
 
 def test_embedded_names() -> None:
@@ -93,9 +93,23 @@ def _config_folder(root: Path, architecture: str, model_type: str) -> Path:
 
 
 def test_kind_is_decided_from_the_architecture() -> None:
-    from normtest.models import _config_kind
+    from normtest.models.registry import _config_kind
 
     assert _config_kind({"architectures": ["LlamaForCausalLM"]}) == "decoder"
     assert _config_kind({"architectures": ["BertModel"]}) == "encoder"
     assert _config_kind({"model_type": "qwen2"}) == "decoder"
     assert _config_kind({}) == "encoder"
+
+
+def test_one_record_type_and_one_lookup_for_every_model_known_by_name() -> None:
+    """Embedded and installable models are rows of one type (``NamedModel``), found through
+    one lookup, each with the family its adapter reports."""
+    from normtest.models.named import NamedModel
+    from normtest.models.registry import EMBEDDED, model_rows, named_models
+    from normtest.models.store import INSTALLABLE
+
+    known = named_models()
+    assert list(known) == [*EMBEDDED, *INSTALLABLE]
+    assert all(isinstance(row, NamedModel) and row.architecture and row.size and row.licence
+               for row in known.values())
+    assert [row.name for row, _ in model_rows()] == list(known)

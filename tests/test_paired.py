@@ -25,15 +25,15 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from normtest.comparison import Comparison, compare_models, compare_reports
+from normtest.audit.compare import Comparison, compare_models, compare_reports
 from normtest.errors import NormtestError
-from normtest.result import Criterion, Measurement, Result, Verdict
 from normtest.stats.paired import (
     RATIO_CLIP,
     linearity_distance,
     measure_correlation_difference,
     measure_linearity_gain,
 )
+from normtest.verdict.result import Criterion, Measurement, Result, Verdict
 
 sys.path.insert(0, str(Path(__file__).parent))  # the shared rate checks: tests/verdict_rates.py
 import verdict_rates as rates
@@ -632,7 +632,7 @@ def comparison() -> Comparison:
     import sys
 
     from normtest.adapters.sentence import EncodeAdapter
-    from normtest.settings import AuditSettings
+    from normtest.base.settings import AuditSettings
 
     sys.path.insert(0, str(HERE))
     try:

@@ -1,4 +1,4 @@
-"""Independent work over forked processes (normtest.parallel): the same numbers as in one
+"""Independent work over forked processes (normtest.base.parallel): the same numbers as in one
 process, in item order, errors raised where the map was called, and one process where forking
 cannot help or is not possible."""
 
@@ -11,11 +11,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from normtest import parallel
 from normtest.adapters.static import StaticVectors
-from normtest.audit import AuditSettings, run_audit
+from normtest.audit.run import AuditSettings, run_audit
+from normtest.base import parallel
+from normtest.data.information import WordfreqSource, default_word_sample
 from normtest.errors import NormtestError
-from normtest.information import WordfreqSource, default_word_sample
 
 needs_fork = pytest.mark.skipif(parallel.worker_count(2, 2) != 2,
                                 reason="no fork start method on this platform")

@@ -1,4 +1,4 @@
-"""PMI's split-half reliability (normtest/information/reliability.py, docs/information.md
+"""PMI's split-half reliability (normtest/data/information/reliability.py, docs/information.md
 "PMI's reliability"): the halves of both kinds of corpus add up exactly to the whole, the seeded
 coin is deterministic, known truths (identical halves: 1; no association: about 0), the figures
 on the bundled Wikipedia sample, and bad input."""
@@ -14,8 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from normtest.errors import NormtestError
-from normtest.information import (
+from normtest.data.information import (
     MIN_PMI_RELIABILITY,
     CorpusCounts,
     CorpusStatistics,
@@ -28,8 +27,9 @@ from normtest.information import (
     scaled,
     wiki_sample,
 )
-from normtest.information.counting import document_half
-from normtest.information.texts import lee_texts
+from normtest.data.information.corpus_counting import document_half
+from normtest.data.information.texts import lee_texts
+from normtest.errors import NormtestError
 
 N_FILES, PER_FILE = 20, 15
 
@@ -287,7 +287,7 @@ def test_a_negative_split_half_steps_up_to_zero() -> None:
     r = PMIReliability(split_half=-0.3, reliability=0.0, pairs=50, requested=50, min_count=10,
                        seed=0, source="x")
     assert not r.reliable and r.reason() is not None
-    from normtest.information.reliability import _step_up
+    from normtest.data.information.reliability import _step_up
 
     assert _step_up(-0.3) == 0.0 and _step_up(0.5) == pytest.approx(2 / 3)
     assert math.isnan(_step_up(math.nan))
@@ -318,8 +318,8 @@ def test_c1_rows_on_a_corpus_without_reliable_pmi_are_inconclusive(
     C1 rows INCONCLUSIVE with the reliability and what to do, never FAIL; the Wikipedia sample
     reports its reliability with the rows it decides."""
     import normtest
-    from normtest.audit import AuditSettings, run_audit
-    from normtest.result import Verdict
+    from normtest.audit.run import AuditSettings, run_audit
+    from normtest.verdict.result import Verdict
 
     monkeypatch.setenv("NORMTEST_CACHE_DIR", str(tmp_path / "cache"))
     words = default_word_sample(size=300, seed=0)[:120]

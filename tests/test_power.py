@@ -8,12 +8,12 @@ import math
 import numpy as np
 import pytest
 
-from normtest.power import POWER, annotate, required
-from normtest.result import Criterion, Measurement, Result, Verdict
-from normtest.sampling import Sampling
-from normtest.scorecard import build
-from normtest.settings import AuditSettings
+from normtest.base.settings import AuditSettings
+from normtest.scorecard.lines import build
+from normtest.scorecard.power import POWER, annotate, required
 from normtest.stats import correlation, measure_correlation
+from normtest.verdict.result import Criterion, Measurement, Result, Verdict
+from normtest.verdict.sampling import Sampling
 
 ALPHA = 0.05
 
@@ -112,7 +112,7 @@ def test_normtest_plan_runs_a_pilot_and_recommends_a_sample(
 
 
 def test_a_plan_leaves_out_what_no_affordable_sample_decides() -> None:
-    from normtest.power import OUT_OF_REACH, plan
+    from normtest.scorecard.power import OUT_OF_REACH, plan
 
     near, at_edge = _row(1.1, 0.5), _row(1.95, 0.5)  # 0.6 and 0.05 from the margin's edge
     pilot = AuditSettings(documents=12)
@@ -133,7 +133,7 @@ def test_a_plan_leaves_out_what_no_affordable_sample_decides() -> None:
 
 
 def test_the_power_curve_meets_the_requirement_at_its_sample() -> None:
-    from normtest.power import power_at
+    from normtest.scorecard.power import power_at
 
     row = _row(1.1, 0.5)  # PASS side, undecided
     need = required(row, ALPHA)
@@ -154,7 +154,7 @@ def test_the_power_curves_script_reads_a_report(tmp_path: object) -> None:
     from pathlib import Path
 
     import normtest
-    from normtest.audit import run_audit
+    from normtest.audit.run import run_audit
 
     folder = Path(str(tmp_path))
     report = run_audit(normtest.load("glove-6b-50d", cache=False), suite="conditions",
@@ -177,7 +177,7 @@ def test_a_plan_of_exploratory_claims_only_says_why_it_is_empty(
     def no_pilot(*args: object, **kwargs: object) -> None:
         raise AssertionError("a pilot ran although nothing could be planned")
 
-    monkeypatch.setattr("normtest.models.load", no_pilot)
+    monkeypatch.setattr("normtest.models.registry.load", no_pilot)
     code = main(["plan", "--model", "glove-6b-50d", "--claims", "cond.centered", "--words", "60",
                  "--resamples", "100", "--seed", "3", "--no-robustness"])
     err = capsys.readouterr().err
@@ -196,13 +196,13 @@ def test_a_plan_whose_pilot_leaves_no_confirmatory_row_says_why(
     """A claim with expectations for other models only: the pilot runs, and its rows are all
     exploratory for this one."""
     import normtest.cli as cli
-    from normtest.report import Report
-    from normtest.result import Verdict
+    from normtest.audit.report import Report
+    from normtest.verdict.result import Verdict
 
     row = _row(1.1, 0.5, role="exploratory", claim="word.norm_ic")
     assert row.verdict is Verdict.INCONCLUSIVE
-    monkeypatch.setattr("normtest.audit.run_audit", lambda *a, **k: Report(results=[row]))
-    monkeypatch.setattr("normtest.models.load", lambda *a, **k: object())
+    monkeypatch.setattr("normtest.audit.run.run_audit", lambda *a, **k: Report(results=[row]))
+    monkeypatch.setattr("normtest.models.registry.load", lambda *a, **k: object())
     code = cli.main(["plan", "--model", "glove-6b-50d", "--suite", "word", "--words", "60"])
     err = capsys.readouterr().err
     assert code == 2 and "Traceback" not in err

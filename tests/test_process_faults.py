@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
+from normtest.audit.report import Report
 from normtest.cli import EXIT_INTERRUPTED, EXIT_OK
-from normtest.report import Report
 
 #: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
 pytestmark = pytest.mark.slow
@@ -231,7 +231,7 @@ def test_a_ctrl_c_inside_gensims_corpus_parse_is_not_lost(
 
     from gensim.corpora import WikiCorpus
 
-    from normtest.information import texts
+    from normtest.data.information import texts
 
     def swallowing(self: object) -> object:
         yield ["A first article " * 20], (1, "first")

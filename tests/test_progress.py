@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from normtest import progress
+from normtest.base import progress
 
 #: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
 pytestmark = pytest.mark.slow

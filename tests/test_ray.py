@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 import normtest
-from normtest.audit import run_audit
+from normtest.audit.report import Report
+from normtest.audit.run import run_audit
+from normtest.base.settings import AuditSettings
 from normtest.cli import EXIT_USAGE, main
 from normtest.errors import NormtestError
-from normtest.report import Report
-from normtest.settings import AuditSettings
 
 #: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
 pytestmark = pytest.mark.slow
@@ -63,7 +63,7 @@ def test_a_ray_audit_of_minilm_equals_the_local_one_and_shares_its_cache(
     def no_model(*args: object, **kwargs: object) -> None:
         raise AssertionError("a vector was computed although the cache holds every one")
 
-    monkeypatch.setattr("normtest.cache.adapter.compute_items", no_model)
+    monkeypatch.setattr("normtest.models.cache.adapter.compute_items", no_model)
     again = run_audit(normtest.load("minilm-l6", cache_dir=tmp_path / "ray", progress=False),
                       claim_ids=CLAIMS, settings=AuditSettings(**SMALL))
     _same(local, again)
@@ -168,7 +168,7 @@ def test_an_address_where_something_else_listens_is_refused_within_30_seconds(
 
 def test_a_running_clusters_address_passes_the_check(
         ray_cluster: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    from normtest.ray_extraction import check_address
+    from normtest.models.ray import check_address
 
     address = ray_cluster.get_runtime_context().gcs_address
     began = time.monotonic()

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from normtest.audit.report import Report
 from normtest.cli import EXIT_OK, EXIT_USAGE, main
 from normtest.errors import NormtestError
 from normtest.render import (
@@ -25,9 +26,8 @@ from normtest.render import (
     write_renderings,
 )
 from normtest.render.markdown import md_code, md_text
-from normtest.report import Report
-from normtest.result import Result, Verdict
 from normtest.stats import correlation, linear_growth
+from normtest.verdict.result import Result, Verdict
 
 SCRIPT = "<script>alert(1)</script>"
 DATA_URI = re.compile(r'<img src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"')
@@ -38,7 +38,7 @@ def glove_report() -> Report:
     """A real audit: GloVe-50d on word.norm_ic, 600 words (the fewest at which its positive
     control has power 0.8 at the margin), 200 resamples (a few seconds)."""
     import normtest
-    from normtest.audit import AuditSettings, run_audit
+    from normtest.audit.run import AuditSettings, run_audit
 
     return run_audit(normtest.load("glove-6b-50d"), claim_ids=["word.norm_ic"],
                      settings=AuditSettings(words=600, resamples=200))
@@ -46,7 +46,7 @@ def glove_report() -> Report:
 
 @pytest.fixture(scope="module")
 def demo_report() -> Report:
-    from normtest.demo import run_demo
+    from normtest.audit.demo import run_demo
 
     return run_demo(seed=0, n_words=300)
 

@@ -32,8 +32,8 @@ from typing import Any
 
 import pytest
 
+from normtest.audit.report import Report
 from normtest.render import render
-from normtest.report import Report
 
 #: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
 pytestmark = pytest.mark.slow
@@ -268,7 +268,7 @@ def browser(chromium: str) -> Iterator[Browser]:
 @pytest.fixture(scope="module")
 def real_report(minilm: Any) -> Report:
     """A real audit of MiniLM: word.norm_ic over 200 words and cer.linear over 10 documents."""
-    from normtest.audit import AuditSettings, run_audit
+    from normtest.audit.run import AuditSettings, run_audit
 
     settings = AuditSettings(words=200, documents=10, max_prefix=64, resamples=200)
     return run_audit(minilm, claim_ids=["word.norm_ic", "cer.linear"], settings=settings)

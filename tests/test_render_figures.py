@@ -20,11 +20,11 @@ from typing import Any
 import numpy as np
 import pytest
 
+from normtest.audit.report import Report
 from normtest.errors import NormtestError
 from normtest.render import canvas, fits, plots, render
-from normtest.report import Report
-from normtest.result import Result, Verdict
 from normtest.stats import correlation, linear_growth
+from normtest.verdict.result import Result, Verdict
 
 DATA_URI = re.compile(r'<img src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)" alt="([^"]*)"')
 SVG = "{http://www.w3.org/2000/svg}"
@@ -117,7 +117,8 @@ def test_the_same_report_gives_the_same_bytes_in_any_process(tmp_path: Path) -> 
     page = render(report, "html")
     assert render(report, "html") == page
     stored = report.write(tmp_path / "report.json")
-    code = ("import sys; from normtest.report import Report; from normtest.render import render; "
+    code = ("import sys; from normtest.audit.report import Report; "
+            "from normtest.render import render; "
             "sys.stdout.buffer.write(render(Report.read(sys.argv[1]), 'html').encode())")
     for seed in ("1", "2"):
         out = subprocess.run([sys.executable, "-c", code, str(stored)], capture_output=True,

@@ -22,12 +22,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+from normtest.audit.report import Report, digest_of, implausible_rows
 from normtest.cli import EXIT_USAGE, main
 from normtest.errors import NormtestError
-from normtest.report import Report, digest_of, implausible_rows
-from normtest.result import Criterion, Measurement, Result
-from normtest.sampling import Sampling
 from normtest.stats import correlation
+from normtest.verdict.result import Criterion, Measurement, Result
+from normtest.verdict.sampling import Sampling
 
 WHITENED = "word.norm_ic[transform=whiten_zipf]"
 
@@ -35,8 +35,8 @@ WHITENED = "word.norm_ic[transform=whiten_zipf]"
 @pytest.fixture(scope="module")
 def honest(tmp_path_factory: pytest.TempPathFactory, glove: Any) -> Path:
     """GloVe's word.norm_ic report, written by normtest into a fresh folder."""
-    from normtest.audit import run_audit
-    from normtest.settings import AuditSettings
+    from normtest.audit.run import run_audit
+    from normtest.base.settings import AuditSettings
 
     root = tmp_path_factory.mktemp("honest")
     settings = AuditSettings(words=200, resamples=100, robustness=False, controls=False)
@@ -177,7 +177,7 @@ def _escaped(text: str) -> str:
 @pytest.fixture(scope="module")
 def demos() -> tuple[Report, Report]:
     """Two different reports (the demonstration at two seeds)."""
-    from normtest.demo import run_demo
+    from normtest.audit.demo import run_demo
 
     return run_demo(seed=0, n_words=200), run_demo(seed=1, n_words=200)
 

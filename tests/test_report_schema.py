@@ -13,17 +13,17 @@ from typing import Any
 
 import pytest
 
+from normtest.audit.report import SCHEMA, Report
+from normtest.audit.report_schema import SchemaError, validate
 from normtest.cli import EXIT_USAGE, main
 from normtest.errors import NormtestError
-from normtest.report import SCHEMA, Report
-from normtest.report_schema import SchemaError, validate
 
 
 @pytest.fixture(scope="module")
 def audited(tmp_path_factory: pytest.TempPathFactory, glove: Any) -> Path:
     """GloVe's word claims with controls and robustness: every part of the schema filled."""
-    from normtest.audit import run_audit
-    from normtest.settings import AuditSettings
+    from normtest.audit.run import run_audit
+    from normtest.base.settings import AuditSettings
 
     root = tmp_path_factory.mktemp("schema")
     report = run_audit(glove, ["word.norm_ic", "word.norm_kl"],
@@ -44,7 +44,7 @@ def _write(path: Path, data: Any) -> Path:
 
 
 def test_reports_normtest_writes_validate(audited: Path, stored: dict[str, Any]) -> None:
-    from normtest.demo import run_demo
+    from normtest.audit.demo import run_demo
 
     validate(stored)
     Report.read(audited)  # the digest, rows and schema all hold
@@ -182,11 +182,11 @@ def test_fifty_megabytes_of_junk_fail_fast_and_clearly(tmp_path: Path) -> None:
 
 def test_a_file_larger_than_any_report_is_refused_before_it_is_read(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import normtest.report_schema
+    import normtest.audit.report_schema
 
     path = tmp_path / "large.json"
     path.write_text('{"schema": "normtest.report/1"}' + " " * 5000, encoding="utf-8")
-    monkeypatch.setattr(normtest.report_schema, "MAX_REPORT_BYTES", 4096)
+    monkeypatch.setattr(normtest.audit.report_schema, "MAX_REPORT_BYTES", 4096)
     with pytest.raises(NormtestError, match="larger than any report normtest writes"):
         Report.read(path)
 
@@ -211,7 +211,7 @@ def test_another_schema_is_still_named_as_such(tmp_path: Path) -> None:
 
 
 def test_the_streaming_reader_parses_as_json_does(audited: Path) -> None:
-    from normtest.report_schema import load
+    from normtest.audit.report_schema import load
 
     text = audited.read_text(encoding="utf-8")
     assert load(text, SCHEMA) == json.loads(text)

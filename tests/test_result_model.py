@@ -9,11 +9,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from normtest.audit.report import SCHEMA, Report
 from normtest.errors import NormtestError
-from normtest.report import SCHEMA, Report
-from normtest.result import Criterion, Measurement, Result, Verdict, judge
-from normtest.sampling import Sampling
 from normtest.stats import adjust, correlation, equivalence, fixed_point, linear_growth
+from normtest.verdict.result import Criterion, Measurement, Result, Verdict, judge
+from normtest.verdict.sampling import Sampling
 
 
 def _normal(center: float, scale: float = 0.05, statistic: str = "rho") -> Measurement:
@@ -228,7 +228,7 @@ def test_report_json_writes_lists_of_numbers_compactly_and_strictly() -> None:
     import json
     import re
 
-    from normtest.report import _dumps
+    from normtest.audit.report import _dumps
 
     value = {"numbers": [1.0, float("nan"), 2, -3.5], "pair": (1, 2), "flags": [True, False],
              "nested": [[1, 2], [float("inf"), 4]], "one": [7], "empty": [],
@@ -251,7 +251,7 @@ def test_a_string_shaped_like_a_placeholder_stays_a_string(
     import json
     import secrets
 
-    from normtest.report import _dumps
+    from normtest.audit.report import _dumps
 
     sneaky = {"a": [1, 2], "b": "feedfacefeedface:0"}
     assert json.loads(_dumps(sneaky, 1)) == sneaky

@@ -1,4 +1,4 @@
-"""Robustness (normtest.robustness): each line re-decided under its reasonable analyses.
+"""Robustness (normtest.scorecard.robustness): each line re-decided under its reasonable analyses.
 
 Known truth on real static adapters built from the default word sample: vectors whose squared
 norm is a word's IC (plus a little noise) give a word-level line that survives every analysis
@@ -19,24 +19,19 @@ import numpy as np
 import pytest
 
 from normtest.adapters.static import StaticVectors
-from normtest.analysis_data import sample_half
-from normtest.audit import AuditSettings, run_audit
+from normtest.audit.report import Report
+from normtest.audit.run import AuditSettings, run_audit
+from normtest.claims.line_checks import space_of, specifications
 from normtest.cli import main
-from normtest.config import GateConfig
+from normtest.data.information import WordfreqSource, default_word_sample
+from normtest.data.respecified import sample_half
 from normtest.errors import NormtestError
-from normtest.gate import evaluate
-from normtest.information import WordfreqSource, default_word_sample
-from normtest.render.console import audit_text
+from normtest.gate.config import GateConfig
+from normtest.gate.run import evaluate
 from normtest.render.gate import gate_markdown
 from normtest.render.html import render_html
-from normtest.report import Report
-from normtest.robustness import (
-    ROBUST_SHARE,
-    LineRobustness,
-    Specification,
-    space_of,
-    specifications,
-)
+from normtest.render.summary import audit_text
+from normtest.scorecard.robustness import ROBUST_SHARE, LineRobustness, Specification
 
 #: Enough words that each frequency half of each half-sample (800 words) gives the criterion
 #: power 0.8 at its margin: an analysis with less is left out rather than counted
@@ -187,8 +182,8 @@ def test_share_modal_status_and_one_wording() -> None:
     assert mostly.modal == "undecided" and mostly.label.endswith("; mostly undecided")
     assert mostly.share_text == "holds in 25% of 4 analyses"
     # the terminal keeps the share whole in its column, the modal status on the line below
-    from normtest.render.console import scorecard_part
-    from normtest.scorecard import Line
+    from normtest.render.summary import scorecard_part
+    from normtest.scorecard.lines import Line
 
     shown = scorecard_part([Line("h", "Word level", "replicated", "ok", short="Word level")],
                            robustness={"h": mostly}, width=70)

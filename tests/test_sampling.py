@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 
 from normtest.errors import NormtestError
-from normtest.sampling import Sampling
 from normtest.stats import correlation
+from normtest.verdict.sampling import Sampling
 
 
 @given(

@@ -12,19 +12,19 @@ import numpy as np
 import pytest
 
 from normtest.adapters.protocol import family_of
-from normtest.audit import AuditSettings, run_audit, variants
-from normtest.catalogue import REFERENCE, claims, get, hypotheses
+from normtest.audit.report import Report
+from normtest.audit.run import AuditSettings, run_audit, variants
+from normtest.claims.catalogue import REFERENCE, claims, get, hypotheses
 from normtest.cli import main
-from normtest.config import GateConfig
 from normtest.errors import NormtestError
-from normtest.gate import evaluate
+from normtest.gate.config import GateConfig
+from normtest.gate.run import evaluate
 from normtest.render.gate import gate_markdown
-from normtest.report import Report
-from normtest.result import Criterion, Measurement, Result, Verdict
-from normtest.sampling import Sampling
-from normtest.scorecard import STATUSES, build
+from normtest.scorecard.lines import STATUSES, build
 from normtest.stats import adjust_audit
 from normtest.stats.multiplicity import benjamini_hochberg, holm
+from normtest.verdict.result import Criterion, Measurement, Result, Verdict
+from normtest.verdict.sampling import Sampling
 
 # 1,500 words: enough for the word line's positive control to have power 0.8 at its margin
 # (its KL rows hold only the words frequent in the corpus)
@@ -208,7 +208,7 @@ def test_a_line_is_contradicted_at_most_alpha_of_the_time_at_the_margin() -> Non
 def test_a_lines_sensitivity_names_its_nearest_deciding_bound() -> None:
     """The margin's effect on a line, reported apart from its robustness: the deciding bound
     nearest its threshold — a PASS row's lower bound, an undecided row's nearer one."""
-    from normtest.scorecard import sensitivity
+    from normtest.scorecard.lines import sensitivity
 
     passing = _row(0.6, 0.05, "confirmatory")  # 90% interval [0.518, 0.682]
     assert passing.verdict is Verdict.PASS

@@ -10,12 +10,12 @@ import re
 import numpy as np
 import pytest
 
+from normtest.audit.report import Report
+from normtest.audit.sequential import sequential, spent, stage_levels
+from normtest.base.settings import AuditSettings
 from normtest.cli import main
-from normtest.report import Report
-from normtest.result import Criterion, Result, Verdict
-from normtest.sequential import sequential, spent, stage_levels
-from normtest.settings import AuditSettings
 from normtest.stats import measure_correlation
+from normtest.verdict.result import Criterion, Result, Verdict
 
 ALPHA = 0.05
 MC = 3  # Monte-Carlo standard errors allowed above α
@@ -131,7 +131,7 @@ def test_stages_out_of_range_are_refused_naming_the_range(
     def no_audit(*args: object, **kwargs: object) -> None:
         raise AssertionError("a model was loaded for a design that cannot run")
 
-    monkeypatch.setattr("normtest.models.load", no_audit)
+    monkeypatch.setattr("normtest.models.registry.load", no_audit)
     _refused([*FAST, "--out", str(tmp_path), "--until-decided", f"--stages={stages}"], capsys,
              f"--stages {stages}", "1 to 30")
 
@@ -142,7 +142,7 @@ def test_stages_beyond_the_word_list_say_how_many_fit(
                     "--stages 30", "93,628", "--stages 1 to 11", "--words 60", "lower --words")
     assert "rank" not in line  # the word list's own wording names no option
     # the largest design that fits runs (its sample sizes are checked, not its work)
-    from normtest.sequential import check_words
+    from normtest.audit.sequential import check_words
 
     check_words(60, 11, cli=True)
     _refused([*FAST, "--out", str(tmp_path), "--until-decided", "--stages", "12"], capsys,
@@ -184,8 +184,8 @@ def test_the_python_api_refuses_the_same_designs(keyword: str, value: object,
 
 
 def test_the_python_api_refuses_a_design_the_word_list_cannot_hold() -> None:
+    from normtest.audit.sequential import run_sequential
     from normtest.errors import NormtestError
-    from normtest.sequential import run_sequential
 
     with pytest.raises(NormtestError, match=r"stages=30: .*words=60 give stages 1 to 11"):
         run_sequential(object(), ["word.norm_ic"], settings=AuditSettings(words=60), stages=30)
@@ -201,7 +201,7 @@ def test_a_budget_stops_before_a_stage_that_would_not_fit(
         def monotonic() -> float:
             return clock[0]
 
-    monkeypatch.setattr("normtest.sequential.time", Clock)
+    monkeypatch.setattr("normtest.audit.sequential.time", Clock)
     r = _pearson_for_spearman(0.3)  # at the threshold: no stage decides it
     rng = np.random.default_rng(3)
     x = rng.standard_normal(240)

@@ -9,12 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from normtest.cli import main
-from normtest.config import load_config
-from normtest.errors import NormtestError
-from normtest.gate import audit_settings as gate_settings
-from normtest.report import Report
-from normtest.settings import (
+from normtest.audit.report import Report
+from normtest.base.settings import (
     BY_NAME,
     SETTINGS,
     AuditSettings,
@@ -24,6 +20,10 @@ from normtest.settings import (
     given,
     resolve,
 )
+from normtest.cli import main
+from normtest.errors import NormtestError
+from normtest.gate.config import load_config
+from normtest.gate.run import audit_settings as gate_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 pytest_plugins = ["pytester"]
@@ -114,7 +114,7 @@ def test_a_setting_that_is_not_known_is_refused_with_the_known_ones(tmp_path: Pa
 
 # -- profiles --------------------------------------------------------------------------------
 def test_a_profile_sets_the_sample_sizes_and_an_explicit_size_wins(tmp_path: Path) -> None:
-    from normtest.settings import PROFILES
+    from normtest.base.settings import PROFILES
 
     quick = resolve({"profile": "quick"})
     assert {k: quick[k] for k in PROFILES["quick"]} == PROFILES["quick"]

@@ -1,5 +1,5 @@
 """Shared bootstrap draws: the memo of draws and of what is computed from them
-(``normtest.stats._memo``), draws tied to units (``units=``), and the shared x side of a Spearman
+(``normtest.stats._draws``), draws tied to units (``units=``), and the shared x side of a Spearman
 bootstrap (``normtest.stats._spearman``).
 
 What is claimed identical is tested bit for bit (``np.array_equal``): every measurement with the
@@ -22,7 +22,6 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 
 from normtest.errors import NormtestError
-from normtest.result import Measurement, Verdict
 from normtest.stats import (
     _spearman,
     bootstrap,
@@ -34,6 +33,7 @@ from normtest.stats import (
     measure_partial_correlation,
 )
 from normtest.stats.paired import measure_correlation_difference, measure_linearity_gain
+from normtest.verdict.result import Measurement, Verdict
 
 SEEDS = st.integers(0, 2**32 - 1)
 
@@ -413,17 +413,17 @@ class _Frequencies:
         self.p = dict(zip(words, unigram, strict=True))
 
     def information_content(self, words: Sequence[str]) -> Any:
-        from normtest.information.frequency import information_content
+        from normtest.data.information.frequency import information_content
 
         return information_content(np.array([self.p[w] for w in words]), words, "oracle")
 
 
 @pytest.mark.filterwarnings("ignore::scipy.stats.ConstantInputWarning")
 def test_word_claims_draw_each_word_alike_in_every_variant() -> None:
+    from normtest.base.settings import AuditSettings
     from normtest.checks.word import norm_ic
-    from normtest.settings import AuditSettings
-    from normtest.synthetic import make_oracle
-    from normtest.vectors import WordData
+    from normtest.data import WordData
+    from normtest.models.synthetic import make_oracle
 
     oracle = make_oracle(80, seed=1, b=20.0, noise=0.3)
     s = AuditSettings(words=80, resamples=100)

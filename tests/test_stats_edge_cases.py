@@ -8,10 +8,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats as sps
 
-from normtest.result import Criterion, Measurement, Result, Verdict, judge
-from normtest.sampling import Sampling
 from normtest.stats import adjust, correlation, fixed_point, linear_growth, partial_correlation
 from normtest.stats._inputs import MIN_GROUPS
+from normtest.verdict.result import Criterion, Measurement, Result, Verdict, judge
+from normtest.verdict.sampling import Sampling
 
 
 def _normal(center: float, scale: float, name: str = "part") -> Measurement:

@@ -37,7 +37,6 @@ from hypothesis.extra import numpy as hnp
 from scipy import stats as sps
 
 from normtest.errors import NormtestError
-from normtest.result import Result, Verdict
 from normtest.stats import (
     correlation,
     equivalence,
@@ -46,6 +45,7 @@ from normtest.stats import (
     partial_correlation,
 )
 from normtest.stats._inputs import MIN_GROUPS
+from normtest.verdict.result import Result, Verdict
 
 B = 200
 SEEDS = st.integers(0, 2**32 - 1)
@@ -558,7 +558,7 @@ def test_a_binomial_share_reads_bounds_and_p_values_alike(trials: int, data: Any
     """Clopper–Pearson bounds and binomial tail p-values agree: lower(α) > t ⇔ p_greater(t) < α
     (and the mirror image), the estimate k/n lies inside every interval, and the distribution
     survives the report's JSON."""
-    from normtest.sampling import Sampling
+    from normtest.verdict.sampling import Sampling
 
     successes = data.draw(st.integers(0, trials))
     sampling = Sampling.binomial(successes, trials)

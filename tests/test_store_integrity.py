@@ -1,13 +1,13 @@
 """What normtest stores and reads back: the corpus counts and the sentence surprisal.
 
 Each store's files carry a SHA-256 of their arrays (the key they were computed from included) and
-are checked on read (normtest/information/store.py). Hostile files are built from sound ones in a
-temporary folder — counts multiplied on half the rows, word or token offsets shifted with the same
+are checked on read (normtest/data/information/store.py). Hostile files are built from sound ones in
+a temporary folder — counts multiplied on half the rows, word or token offsets shifted with the same
 total, values reversed, the file cut to half its bytes, random bytes, a file of another format,
 another entry's file — each with its checksum left as it was and, where the content can still be
 caught, recomputed as a forger would: every one is recomputed (equal to a fresh computation) and
-replaced, with exactly one ``normtest: warning:`` line naming the file. A sound entry is read
-back without computing and without a word on stderr; an absent one is computed silently.
+replaced, with exactly one ``normtest: warning:`` line naming the file. A sound entry is read back
+without computing and without a word on stderr; an absent one is computed silently.
 
 The surprisal model is SmolLM2 (its real tokenizer counts the tokens the store is checked
 against); its log-probabilities are remembered per text list after the first scoring, so that a
@@ -28,16 +28,16 @@ import numpy as np
 import pytest
 
 from normtest.adapters.protocol import Tokenization
+from normtest.base.fingerprint import arrays_sha256
 from normtest.cli import _one_line_warning
+from normtest.data.information import default_word_sample, scaled, surprisal
+from normtest.data.information.store import CHECKSUM, write_checked
+from normtest.data.information.texts import lee_texts
+from normtest.data.information.vocabulary_counts import FORMAT, CorpusCounts
 from normtest.errors import NormtestError
-from normtest.fingerprint import arrays_sha256
-from normtest.information import default_word_sample, scaled, surprisal
-from normtest.information.counts import FORMAT, CorpusCounts
-from normtest.information.store import CHECKSUM, write_checked
-from normtest.information.texts import lee_texts
 
-# the module, not the function normtest.information exports under the same name
-surprisal_module = importlib.import_module("normtest.information.surprisal")
+# the module, not the function normtest.data.information exports under the same name
+surprisal_module = importlib.import_module("normtest.data.information.surprisal")
 
 RECOMPUTED = "; recomputing it and replacing the file"
 

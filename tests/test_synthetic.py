@@ -49,9 +49,7 @@ from normtest.adapters import (
     supports,
 )
 from normtest.errors import NormtestError
-from normtest.result import Verdict
-from normtest.stats import correlation
-from normtest.synthetic import (
+from normtest.models.synthetic import (
     IsotropicModel,
     JointDistribution,
     OracleModel,
@@ -61,6 +59,8 @@ from normtest.synthetic import (
     nearest_psd_pmi,
     random_distribution,
 )
+from normtest.stats import correlation
+from normtest.verdict.result import Verdict
 
 # --------------------------------------------------------------------------- distributions
 
@@ -326,7 +326,7 @@ def test_protocol_checks() -> None:
 def test_importing_adapters_stays_light() -> None:
     code = (
         "import sys, normtest, normtest.adapters, normtest.geometry.compose, "
-        "normtest.geometry.transforms, normtest.synthetic; "
+        "normtest.geometry.transforms, normtest.models.synthetic; "
         "heavy = {'torch', 'transformers', 'hypothesis'} & set(sys.modules); "
         "assert not heavy, heavy"
     )

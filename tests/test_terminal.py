@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from normtest.audit import AuditSettings, run_audit
+from normtest.audit.report import Report
+from normtest.audit.run import AuditSettings, run_audit
 from normtest.cli import EXIT_OK, main
-from normtest.render._format import agreement
-from normtest.render.console import (
+from normtest.render.labels import agreement
+from normtest.render.summary import (
     WIDTH,
     audit_text,
     claim_rows,
@@ -25,9 +26,8 @@ from normtest.render.console import (
     print_audit,
     short_id,
 )
-from normtest.report import Report
-from normtest.result import Criterion, Measurement, Result, Verdict
-from normtest.sampling import Sampling
+from normtest.verdict.result import Criterion, Measurement, Result, Verdict
+from normtest.verdict.sampling import Sampling
 
 FAST = AuditSettings(words=300, resamples=200)
 #: What a default audit may print, its "reports written to" line included.

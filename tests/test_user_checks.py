@@ -23,11 +23,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from normtest import catalogue, measure_identity
-from normtest.audit import run_audit
+from normtest.audit.run import run_audit
+from normtest.base.settings import AuditSettings
+from normtest.claims import catalogue, loading
+from normtest.claims import duplicates as measure_identity
 from normtest.errors import NormtestError
-from normtest.result import Verdict
-from normtest.settings import AuditSettings
+from normtest.verdict.result import Verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTED_ID = "lab.norm_ic.kendall"
@@ -104,7 +105,7 @@ def isolated(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The catalogue as it was, restored after the test (loaded user claims forgotten)."""
     catalogue.claims()  # the built-in catalogue, loaded before the snapshot
     monkeypatch.setattr(catalogue, "_REGISTRY", dict(catalogue._REGISTRY))
-    monkeypatch.setattr(catalogue, "_LOADED_CHECKS", {})
+    monkeypatch.setattr(loading, "_LOADED_CHECKS", {})
     before = set(sys.modules)
     yield
     for name in set(sys.modules) - before:
@@ -113,9 +114,7 @@ def isolated(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 CUSTOM = '''
-from normtest.catalogue import Claim, measures
-from normtest.result import Criterion
-from normtest.stats import measure_mean
+from normtest.claims import Claim, Criterion, measure_mean, measures
 
 
 @measures(Claim(id="{id}", statement="s", source="test", suite="word",
@@ -137,9 +136,9 @@ def test_a_folder_loads_every_claim_file(tmp_path: Path, isolated: None) -> None
     _claim(tmp_path / "mine", "a", "mine.a")
     _claim(tmp_path / "mine", "b", "mine.b")
     _claim(tmp_path / "mine", "_private", "mine.private")
-    assert catalogue.load_checks(tmp_path / "mine") == ["mine.a", "mine.b"]
+    assert loading.load_checks(tmp_path / "mine") == ["mine.a", "mine.b"]
     assert catalogue.get("mine.a").origin == str((tmp_path / "mine" / "a.py").resolve())
-    assert catalogue.load_checks(tmp_path / "mine") == ["mine.a", "mine.b"]  # loaded once
+    assert loading.load_checks(tmp_path / "mine") == ["mine.a", "mine.b"]  # loaded once
 
 
 def test_an_importable_module_loads(tmp_path: Path, isolated: None,
@@ -148,7 +147,7 @@ def test_an_importable_module_loads(tmp_path: Path, isolated: None,
     (tmp_path / "lab_pkg" / "__init__.py").write_text("", encoding="utf-8")
     _claim(tmp_path / "lab_pkg", "claims", "lab.module")
     monkeypatch.syspath_prepend(str(tmp_path))
-    assert catalogue.load_checks("lab_pkg.claims") == ["lab.module"]
+    assert loading.load_checks("lab_pkg.claims") == ["lab.module"]
 
 
 def test_the_entry_point_group_loads_installed_claims(
@@ -163,12 +162,35 @@ def test_the_entry_point_group_loads_installed_claims(
 
     def entry_points(**selection: str) -> object:
         if selection.get("group") == catalogue.ENTRY_POINT_GROUP:
-            return importlib.metadata.EntryPoints([entry])
+            return importlib.metadata.EntryPoints([entry, *real(**selection)])
         return real(**selection)
 
     monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
     monkeypatch.setattr(catalogue, "_LOADED", False)
-    assert "lab.installed" in {c.id for c in catalogue.claims()}
+    ids = {c.id for c in catalogue.claims()}
+    assert "lab.installed" in ids and "word.norm_ic" in ids
+
+
+def test_the_built_in_claims_are_normtests_own_entry_point(monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    """The catalogue names no module of ``normtest.checks``: the built-ins register through the
+    entry point normtest declares, and metadata that lacks it is a clear error, not an empty
+    catalogue."""
+    mine = [e for e in importlib.metadata.entry_points(group=catalogue.ENTRY_POINT_GROUP)
+            if e.dist is not None and e.dist.name == "normtest"]
+    assert [(e.name, e.value) for e in mine] == [("normtest", "normtest.checks")]
+    real = importlib.metadata.entry_points
+
+    def stale(**selection: str) -> object:
+        if selection.get("group") == catalogue.ENTRY_POINT_GROUP:
+            return importlib.metadata.EntryPoints([])
+        return real(**selection)
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", stale)
+    monkeypatch.setattr(catalogue, "_LOADED", False)
+    with pytest.raises(NormtestError, match=r"lacks its 'normtest\.checks' entry point.*install "
+                                            r"it again"):
+        catalogue.load_builtin()
 
 
 @pytest.mark.parametrize(("spec", "needle"), [
@@ -180,27 +202,27 @@ def test_a_source_that_does_not_exist_is_a_clear_error(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     with pytest.raises(NormtestError, match=needle):
-        catalogue.load_checks(spec)
+        loading.load_checks(spec)
 
 
 def test_a_file_that_fails_to_import_names_the_file(tmp_path: Path, isolated: None) -> None:
     broken = tmp_path / "broken.py"
     broken.write_text("import numpy\nraise RuntimeError('half written')\n", encoding="utf-8")
     with pytest.raises(NormtestError, match=r"broken\.py: importing it failed: RuntimeError"):
-        catalogue.load_checks(broken)
-    assert catalogue.load_checks(_claim(tmp_path, "fine", "mine.fine")) == ["mine.fine"]
+        loading.load_checks(broken)
+    assert loading.load_checks(_claim(tmp_path, "fine", "mine.fine")) == ["mine.fine"]
 
 
 def test_a_second_claim_with_a_built_in_id_is_refused(tmp_path: Path, isolated: None) -> None:
     with pytest.raises(NormtestError, match=r"'word\.norm_ic' is declared twice"):
-        catalogue.load_checks(_claim(tmp_path, "clash", "word.norm_ic"))
+        loading.load_checks(_claim(tmp_path, "clash", "word.norm_ic"))
 
 
 def test_the_configuration_file_names_claim_files_relative_to_itself(
     tmp_path: Path, isolated: None
 ) -> None:
-    from normtest.config import load_config
-    from normtest.settings import load_checks_of
+    from normtest.claims.loading import load_checks_of
+    from normtest.gate.config import load_config
 
     _claim(tmp_path / "project" / "claims", "ours", "ours.configured")
     config = tmp_path / "project" / "normtest.toml"
@@ -214,9 +236,9 @@ def test_the_configuration_file_names_claim_files_relative_to_itself(
 def test_a_user_measurement_that_raises_is_an_error_row(
     tmp_path: Path, isolated: None, glove: object
 ) -> None:
-    catalogue.load_checks(_claim(tmp_path, "buggy", "mine.buggy", "return {}['missing']"))
-    catalogue.load_checks(_claim(tmp_path, "wrong", "mine.wrong", "return 0.5"))
-    catalogue.load_checks(_claim(tmp_path, "good", "mine.good",
+    loading.load_checks(_claim(tmp_path, "buggy", "mine.buggy", "return {}['missing']"))
+    loading.load_checks(_claim(tmp_path, "wrong", "mine.wrong", "return 0.5"))
+    loading.load_checks(_claim(tmp_path, "good", "mine.good",
                                  "return measure_mean(words.information, n_resamples=200)"))
     report = run_audit(glove, ["mine.buggy", "mine.wrong", "mine.good"], settings=FAST)
     rows = {r.claim: r for r in report.results}
@@ -224,7 +246,7 @@ def test_a_user_measurement_that_raises_is_an_error_row(
     assert "raised KeyError" in rows["mine.buggy"].reason
     assert str(tmp_path / "buggy.py") in rows["mine.buggy"].reason
     assert rows["mine.wrong"].verdict is Verdict.ERROR
-    assert "returned float, not a normtest.result.Measurement" in rows["mine.wrong"].reason
+    assert "returned float, not a normtest.claims.Measurement" in rows["mine.wrong"].reason
     assert rows["mine.good"].verdict is Verdict.PASS  # the mean IC of words is above 0
 
 
@@ -232,8 +254,8 @@ def test_a_user_measurement_that_raises_is_an_error_row(
 def test_a_claim_declared_without_a_measurement_is_skipped_with_the_way_out(
     isolated: None, glove: object
 ) -> None:
-    from normtest.catalogue import Claim, register
-    from normtest.result import Criterion
+    from normtest.claims.catalogue import Claim, register
+    from normtest.verdict.result import Criterion
 
     register(Claim(id="mine.bare", statement="s", source="test", suite="word",
                    quantities=("squared_norm",), unit="", sample="words", statistic="mean",
@@ -289,21 +311,21 @@ def test_one_file_declaring_an_id_twice_with_two_functions_is_refused(
 ) -> None:
     text = CUSTOM.format(id="lab.dup", body="return None")
     path = tmp_path / "twice.py"
-    path.write_text(text + text.split("\n", 5)[-1].replace("return None", "return 1"),
+    path.write_text(text + text.split("\n\n\n", 1)[-1].replace("return None", "return 1"),
                     encoding="utf-8")
     with pytest.raises(NormtestError, match=r"twice\.py, line \d+, and measure in .*twice\.py"):
-        catalogue.load_checks(path)
+        loading.load_checks(path)
 
 
 def test_one_id_with_two_declarations_names_both_places(tmp_path: Path, isolated: None) -> None:
-    catalogue.load_checks(_claim(tmp_path / "a", "lab", "lab.declared"))
+    loading.load_checks(_claim(tmp_path / "a", "lab", "lab.declared"))
     other = tmp_path / "b" / "lab.py"
     other.parent.mkdir()
     other.write_text(CUSTOM.format(id="lab.declared", body="return None")
                      .replace('statement="s"', 'statement="another"'), encoding="utf-8")
     with pytest.raises(NormtestError, match=r"declared twice, with different declarations: "
                                             r"first in .*a/lab\.py, again in .*b/lab\.py"):
-        catalogue.load_checks(other)
+        loading.load_checks(other)
 
 
 def _import_as(name: str, path: Path) -> object:
@@ -326,10 +348,10 @@ def test_the_same_file_imported_again_is_the_same_claim(
     (tmp_path / "lab_pkg" / "__init__.py").write_text("", encoding="utf-8")
     path = _claim(tmp_path / "lab_pkg", "claims", "lab.again",
                   "return measure_mean(words.information, n_resamples=100)")
-    assert catalogue.load_checks(path) == ["lab.again"]
+    assert loading.load_checks(path) == ["lab.again"]
     kept = catalogue.get("lab.again")
     monkeypatch.syspath_prepend(str(tmp_path))
-    assert catalogue.load_checks("lab_pkg.claims") == []  # already declared, the same claim
+    assert loading.load_checks("lab_pkg.claims") == []  # already declared, the same claim
     _import_as("lab_pkg_copy_one", path)
     _import_as("lab_pkg_copy_two", path)
     assert catalogue.get("lab.again") is kept
@@ -350,7 +372,7 @@ def test_a_claim_file_pytest_imports_with_rewritten_asserts_is_the_same_claim(
 
     path = _claim(tmp_path, "test_lab_claims", "lab.asserted",
                   "assert len(words.information) > 1, 'too few'\n    return None")
-    catalogue.load_checks(path)
+    loading.load_checks(path)
     source = path.read_bytes()
     tree = ast.parse(source)
     rewrite_asserts(tree, source, str(path), pytestconfig)
@@ -371,8 +393,7 @@ def test_a_factory_closed_over_other_values_is_another_measurement(
     factory = tmp_path / "factory.py"
     factory.write_text(
         "import numpy as np\n"
-        "from normtest.catalogue import Claim, register\n"
-        "from normtest.result import Criterion\n"
+        "from normtest.claims import Claim, Criterion, register\n"
         "from normtest.stats import measure_mean\n\n"
         "def make(weights):\n"
         "    def measure(words, variant, settings):\n"
@@ -384,7 +405,7 @@ def test_a_factory_closed_over_other_values_is_another_measurement(
         "register(CLAIM, measure=make(np.array([1.0, 2.0])), data='words')\n"
         "register(CLAIM, measure=make(np.array([1.0, 2.0])), data='words')  # equal values\n",
         encoding="utf-8")
-    catalogue.load_checks(factory)  # the same factory over equal arrays: the same measurement
+    loading.load_checks(factory)  # the same factory over equal arrays: the same measurement
     module = next(m for n, m in sys.modules.items() if n.startswith("normtest_user_checks.fac"))
     with pytest.raises(NormtestError, match="different measurements"):
         catalogue.register(module.CLAIM, measure=module.make(np.array([3.0])), data="words")
@@ -392,10 +413,10 @@ def test_a_factory_closed_over_other_values_is_another_measurement(
 
 def test_a_comparative_claim_id_is_unique_too(isolated: None,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    from normtest import comparison
-    from normtest.comparison import comparatives, compares
+    from normtest.claims import comparative
+    from normtest.claims.comparative import comparatives, compares
 
-    monkeypatch.setattr(comparison, "_REGISTRY", dict(comparison._REGISTRY))
+    monkeypatch.setattr(comparative, "_REGISTRY", dict(comparative._REGISTRY))
     known = comparatives()[0]
     assert compares(replace(known, measure=None))(known.measure) is known.measure  # again: free
 
@@ -409,8 +430,8 @@ def test_a_comparative_claim_id_is_unique_too(isolated: None,
 # -- what a user's measurement returns is checked before it is judged -----------------------------
 PARTS = ("import dataclasses, math\n"
          "import numpy as np\n"
-         "from normtest.measurement import Measurement\n"
-         "from normtest.sampling import Sampling\n")
+         "from normtest.claims import Measurement\n"
+         "from normtest.claims import Sampling\n")
 
 
 def _bent(body: str) -> str:
@@ -437,14 +458,14 @@ BROKEN = [
     ("nan_bias", "m = dataclasses.replace(m, sampling=dataclasses.replace(m.sampling, "
                  "bias=math.nan))", "has a bias of nan"),
     ("tuple_sampling", "m = dataclasses.replace(m, sampling=(0.1, 0.3))",
-     "sampling is tuple, not a normtest.sampling.Sampling"),
+     "sampling is tuple, not a normtest.verdict.sampling.Sampling"),
     ("text_estimate", "m = dataclasses.replace(m, estimate='0.8')",
      "estimate is str '0.8', not a number"),
     ("negative_n", "m = dataclasses.replace(m, n=-3)", "n is -3, not a whole number"),
     ("confidence", "m = dataclasses.replace(m, confidence=1.5)",
      "confidence is 1.5, not a number in (0, 1)"),
     ("bad_component", "m = dataclasses.replace(m, components={'part': 0.3})",
-     "component 'part' is float, not a normtest.result.Measurement"),
+     "component 'part' is float, not a normtest.claims.Measurement"),
     ("nan_component", "m = dataclasses.replace(m, components={'part': dataclasses.replace("
                       "m, estimate=math.nan)})", "its component 'part': mean estimate is nan"),
 ]
@@ -456,8 +477,8 @@ def test_a_broken_measurement_is_an_error_row_never_pass_or_fail(
 ) -> None:
     path = _claim(tmp_path, name, f"lab.{name}", _bent(body))
     path.write_text(PARTS + path.read_text(encoding="utf-8"), encoding="utf-8")
-    catalogue.load_checks(path)
-    catalogue.load_checks(_claim(tmp_path, "honest", "lab.honest", _bent("pass")))
+    loading.load_checks(path)
+    loading.load_checks(_claim(tmp_path, "honest", "lab.honest", _bent("pass")))
     report = run_audit(glove, [f"lab.{name}", "lab.honest"], settings=FAST)
     rows = {r.claim: r for r in report.results}
     broken = rows[f"lab.{name}"]
@@ -478,7 +499,7 @@ def test_a_criterion_judging_a_component_the_measurement_lacks_is_an_error_row(
         "criterion=Criterion.minimum_effect(0.0)",
         "criterion=Criterion('greater', threshold=0.0, components={'slope': "
         "Criterion.minimum_effect(0.0)})"), encoding="utf-8")
-    catalogue.load_checks(path)
+    loading.load_checks(path)
     report = run_audit(glove, ["lab.parts", "word.norm_ic"], settings=FAST)
     (row,) = [r for r in report.results if r.claim == "lab.parts"]
     assert row.verdict is Verdict.ERROR
@@ -493,7 +514,7 @@ def test_a_measurement_that_could_not_be_made_stays_inconclusive(
     path = _claim(tmp_path, "none", "lab.none", "return Measurement.not_estimable("
                   "'mean', 3, 'mean', 'only three points')")
     path.write_text(PARTS + path.read_text(encoding="utf-8"), encoding="utf-8")
-    catalogue.load_checks(path)
+    loading.load_checks(path)
     rows = [r for r in run_audit(glove, ["lab.none", "word.norm_ic"], settings=FAST).results
             if r.claim == "lab.none"]
     assert [(r.verdict, r.reason) for r in rows] == [
@@ -520,8 +541,8 @@ def test_judging_a_nan_estimate_with_a_sampling_is_never_a_verdict() -> None:
     measurement meets, built-in or not)."""
     from dataclasses import replace as bend
 
-    from normtest.result import Criterion, Result
     from normtest.stats import measure_mean
+    from normtest.verdict.result import Criterion, Result
 
     honest = measure_mean(np.linspace(1.0, 2.0, 50), n_resamples=200)
     assert Result.judged(honest, Criterion.minimum_effect(0.0)).verdict is Verdict.PASS

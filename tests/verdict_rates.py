@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from scipy import stats as sps
 
-from normtest.result import Verdict
+from normtest.verdict.result import Verdict
 
 ALPHA = 0.05
 MC_LEVEL = 0.01  # the exact binomial test's level for "beyond Monte-Carlo error"

@@ -39,7 +39,7 @@ from normtest.geometry.compose import (
     f_alpha_beta,
     f_composition,
 )
-from normtest.strategies import finite_floats, token_matrices, vector_pairs
+from normtest.testing.strategies import finite_floats, token_matrices, vector_pairs
 
 FloatPair = tuple[np.ndarray, np.ndarray]
 

@@ -32,7 +32,7 @@ from hypothesis.extra import numpy as hnp
 
 from normtest.errors import NormtestError
 from normtest.geometry.compose import compose, compose_batch
-from normtest.strategies import (
+from normtest.testing.strategies import (
     SharedComponentSequence,
     finite_floats,
     shared_component_sequences,

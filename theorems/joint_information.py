@@ -26,8 +26,8 @@ from hypothesis import given
 
 from normtest.errors import NormtestError
 from normtest.geometry.compose import ZERO_SUM_RTOL, compose, compose_batch
-from normtest.strategies import exact_oracles, joint_distributions
-from normtest.synthetic import JointDistribution, OracleModel
+from normtest.models.synthetic import JointDistribution, OracleModel
+from normtest.testing.strategies import exact_oracles, joint_distributions
 
 
 @given(joint_distributions(max_words=10))

@@ -32,7 +32,7 @@ from hypothesis import assume, given
 
 from normtest.errors import NormtestError
 from normtest.geometry.transforms import make_transform
-from normtest.strategies import ContextModel, context_models
+from normtest.testing.strategies import ContextModel, context_models
 
 
 def _kl_and_pmi(contexts: np.ndarray, probs: np.ndarray, u: np.ndarray) -> tuple[float, float]:

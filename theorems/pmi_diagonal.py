@@ -12,7 +12,8 @@ Source: docs/theory.md §2 (the identity PMI(x, x) = IC(x)); Amigó et al., "Inf
 Compositional Distributional Semantics", Computational Linguistics 48(4), 2022, where the
 self-information of a unit appears as its PMI with itself; Amigó et al., EMNLP Findings 2025 (C2).
 
-Checked on (1) random joint distributions built by :mod:`normtest.synthetic` and (2) co-occurrence
+Checked on (1) random joint distributions built by :mod:`normtest.models.synthetic` and (2)
+co-occurrence
 probabilities computed from scratch: words are random events (sets of windows) in a finite sample
 space of windows with random probabilities, so nothing is assumed beyond probability itself.
 """
@@ -24,8 +25,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from normtest.strategies import joint_distributions, unigram_distributions
-from normtest.synthetic import JointDistribution
+from normtest.models.synthetic import JointDistribution
+from normtest.testing.strategies import joint_distributions, unigram_distributions
 
 
 @given(joint_distributions(max_words=10))

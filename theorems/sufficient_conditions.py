@@ -31,8 +31,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from normtest.geometry.compose import ZERO_SUM_RTOL, compose_batch
-from normtest.strategies import exact_oracles, finite_floats
-from normtest.synthetic import OracleModel
+from normtest.models.synthetic import OracleModel
+from normtest.testing.strategies import exact_oracles, finite_floats
 
 
 def _offdiagonal_fit(model: OracleModel) -> tuple[float, float, float]:

@@ -1,7 +1,7 @@
 """Float32 copies of GGUF models, built once, checked, and installed atomically.
 
 What the GGUF-shipped models share (SmolLM2 in :mod:`normtest.adapters.embedded`, Gemma 3 and
-nomic-embed in :mod:`normtest.model_store`): transformers dequantises a GGUF file slowly (tens of
+nomic-embed in :mod:`normtest.models.store`): transformers dequantises a GGUF file slowly (tens of
 seconds) and a GGUF-loaded model refuses ``save_pretrained``, so normtest rebuilds a plain
 float32 model from it (:func:`float32_copy`), saves it into a temporary folder beside the
 target, checks it against the model it came from, writes a marker (:data:`BUILD_MARKER`: the
@@ -28,9 +28,9 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from normtest.adapters.built_folder import BUILD_MARKER, check_files, folder_digests, read_marker
 from normtest.adapters.transformers_base import _PROBE_TEXT
 from normtest.errors import NormtestError
-from normtest.model_install import BUILD_MARKER, check_files, folder_digests, read_marker
 
 # isort: split
 # torch and transformers after transformers_base, whose import turns their absence into the
@@ -143,7 +143,7 @@ def build_folder(target: Path, fill: Callable[[Path], dict[str, Any]],
     """Build ``target`` atomically: ``fill(work)`` writes the model into a temporary folder
     beside it, checks it and returns the marker's contents; the marker is written (with every
     file's size and SHA-256 when ``digests``, and the folder is then checked against it whole,
-    :func:`~normtest.model_install.check_files`) and the folder renamed into place.
+    :func:`~normtest.adapters.built_folder.check_files`) and the folder renamed into place.
 
     A ``target`` already there is kept when ``target_is_valid()`` (another process finished
     first), else swapped out whole for the new copy; ``replace`` swaps it out in any case (an

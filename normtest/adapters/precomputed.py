@@ -28,8 +28,8 @@ from numpy.typing import NDArray
 from normtest.adapters.keyed import check_keyed_rows
 from normtest.adapters.sentence import PrecomputedTexts
 from normtest.adapters.static import NPY_ERRORS, StaticVectors, read_npy_header
+from normtest.base.fingerprint import file_sha256
 from normtest.errors import NormtestError
-from normtest.fingerprint import file_sha256
 
 PRECOMPUTED_SUFFIXES = (".npz", ".jsonl")
 

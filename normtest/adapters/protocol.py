@@ -4,7 +4,8 @@ A model declares what it can produce as a set of :class:`Capability` values and 
 methods that go with them (:data:`CAPABILITY_METHODS`). Claims ask :func:`supports` or
 :func:`require` before they measure, so a model without a capability is skipped with a reason,
 never crashed into. Real models (static vectors, transformers encoders and decoders, precomputed
-vectors) and the synthetic reference models of :mod:`normtest.synthetic` speak the same protocol.
+vectors) and the synthetic reference models of :mod:`normtest.models.synthetic` speak the same
+protocol.
 
 capability → methods (what they return):
 

@@ -233,7 +233,7 @@ class EncodeAdapter(_TextEncoder):
 
     def text_vectors(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """``encode(texts)`` as a float32 matrix, one row per text, never normalised."""
-        from normtest import progress
+        from normtest.base import progress
 
         items = _texts(texts, self._name)
         if not items:
@@ -443,7 +443,7 @@ def _folder_pooling(folder: Path, modules: list[dict[str, str]]) -> str:
 
 def _folder_hash(folder: Path) -> str:
     """SHA-256 over every file of the folder that decides a vector (paths and contents)."""
-    from normtest.fingerprint import file_sha256
+    from normtest.base.fingerprint import file_sha256
 
     digest = hashlib.sha256()
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):

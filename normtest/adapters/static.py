@@ -28,8 +28,8 @@ from numpy.typing import NDArray
 
 from normtest.adapters.keyed import check_keyed_rows
 from normtest.adapters.protocol import Capability
+from normtest.base.fingerprint import file_sha256, files_sha256
 from normtest.errors import NormtestError
-from normtest.fingerprint import file_sha256, files_sha256
 
 VectorFormat = Literal["word2vec", "word2vec-binary", "glove", "npy"]
 FORMATS: tuple[str, ...] = ("word2vec", "word2vec-binary", "glove", "npy")

@@ -5,16 +5,15 @@ ModernBERT, MiniLM, …) and :class:`~normtest.adapters.decoder.DecoderAdapter` 
 ``AutoModelForCausalLM`` (LLaMA, SmolLM2, GPT-2, …), both read from a local folder saved with
 ``save_pretrained`` (config.json, weights, tokenizer). A hub id is loaded only with
 ``allow_network=True``; offline it raises :class:`~normtest.errors.NormtestError`. Both speak
-:mod:`normtest.adapters.protocol`. This module holds what they share: the guard that turns a
-missing torch or transformers into the install hint, reading a model (``trust_remote_code`` is
-always passed, so transformers never asks on standard input; a folder that names its own Python
-code is refused unless trusted, see :mod:`normtest.adapters.transformers_folder`), the dtype and
-device helpers, the weights read on first use (``_LazyModel``), transformers' progress bars, the
-prefix memo, and ``_TransformersAdapter`` (options and ``variant``, identity and revision,
-tokenisation). Running the model in batches and the protocol methods built on it are in
-:mod:`normtest.adapters.transformers_batches`, what differs in :mod:`normtest.adapters.encoder`
-and :mod:`normtest.adapters.decoder`, and the embedded models in
-:mod:`normtest.adapters.embedded`.
+:mod:`normtest.adapters.protocol`. This module holds what they share: the guard that turns a missing
+torch or transformers into the install hint, reading a model (``trust_remote_code`` is always
+passed, so transformers never asks on standard input; a folder that names its own Python code is
+refused unless trusted, see :mod:`normtest.adapters.transformers_folder`), the dtype and device
+helpers, the weights read on first use (``_LazyModel``), transformers' progress bars, the prefix
+memo, and ``_TransformersAdapter`` (options and ``variant``, identity and revision, tokenisation).
+Running the model in batches and the protocol methods built on it are in
+:mod:`normtest.adapters.transformers_batches`, what differs in :mod:`normtest.adapters.encoder` and
+:mod:`normtest.adapters.decoder`, and the embedded models in :mod:`normtest.adapters.embedded`.
 
 Conventions
 -----------
@@ -80,8 +79,8 @@ from normtest.adapters.transformers_folder import (
     _resolve_source,
     refuse_other_family,
 )
+from normtest.base.byte_memo import ByteMemo
 from normtest.errors import NormtestError
-from normtest.memo import ByteMemo
 
 try:
     import torch
@@ -165,7 +164,7 @@ def _reasonable_limit(*values: object) -> int | None:
 @contextlib.contextmanager
 def _transformers_progress(show: bool) -> Iterator[None]:
     """transformers' own progress bars ("Loading weights") only where ours would show."""
-    from normtest.progress import library_bars
+    from normtest.base.progress import library_bars
 
     with library_bars(show):
         yield
@@ -366,7 +365,7 @@ class _TransformersAdapter:
         """Content hash of config, tokenizer and weights, plus dtype and context options."""
         if self._revision is None:
             if self._folder is not None:
-                from normtest.fingerprint import files_sha256
+                from normtest.base.fingerprint import files_sha256
 
                 files = _identity_files(self._folder, code=self._trust_remote_code)
                 base = "sha256:" + files_sha256(files)[:16]

@@ -83,7 +83,7 @@ class _BatchedAdapter(_TransformersAdapter):
     def _progress_bar(self, total: int, n_batches: int, what: str) -> Any:
         """A bar over tokens: on normtest's display when it is on (the command line on a
         terminal), else a tqdm bar shown only for several batches on a terminal."""
-        from normtest import progress
+        from normtest.base import progress
 
         if progress.active():
             return progress.task(f"{self._name} {what}", total=total, unit="tokens")

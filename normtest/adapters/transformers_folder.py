@@ -7,7 +7,7 @@ configuration names its own Python modules (an ``auto_map``) unless the user tru
 weights, and the folder's own code when trusted), which the adapters' revision hashes.
 :func:`config_family` and :func:`refuse_other_family` hold the one rule of which family a
 folder is (its ``config.json``'s ``architectures`` and ``model_type``) and which readings of it
-are refused. Used by :mod:`normtest.adapters.transformers_base` and :mod:`normtest.models`;
+are refused. Used by :mod:`normtest.adapters.transformers_base` and :mod:`normtest.models.registry`;
 imports neither torch nor transformers.
 """
 

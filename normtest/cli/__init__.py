@@ -36,7 +36,7 @@ SUBCOMMANDS = (demo, catalogue, audit, compare, plan, gate, report, models)
 
 
 def _parser() -> argparse.ArgumentParser:
-    from normtest import __version__
+    from normtest.base.version import VERSION as __version__
 
     parser = argparse.ArgumentParser(
         prog="normtest",

@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from normtest import progress
+from normtest.base import progress
+from normtest.base.settings import add_cli_options, audit_settings, given, resolve
+from normtest.claims.loading import load_checks_of
 from normtest.cli.common import (
     EXIT_OK,
     MODEL_HELP,
@@ -22,14 +24,7 @@ from normtest.cli.common import (
     shows_progress,
 )
 from normtest.errors import NormtestError
-from normtest.settings import (
-    add_cli_options,
-    audit_settings,
-    given,
-    load_checks_of,
-    load_options,
-    resolve,
-)
+from normtest.models.registry import load_options
 
 
 def register(sub: Any) -> None:
@@ -71,9 +66,9 @@ def register(sub: Any) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
-    from normtest.audit import run_audit
-    from normtest.gate import load_config
-    from normtest.models import load
+    from normtest.audit.run import run_audit
+    from normtest.gate.config import load_config
+    from normtest.models.registry import load
 
     config = load_config(args.config)
     values = resolve(config.settings, given(args))
@@ -93,13 +88,13 @@ def command(args: argparse.Namespace) -> int:
             adapter = load(model, **load_options(model, values,
                                                       progress=sys.stderr.isatty()))
         if out is None:  # one folder per model and revision, as MTEB keeps its results
-            from normtest.paths import default_results_dir
+            from normtest.base.paths import default_results_dir
             from normtest.render import check_writable_folder
 
             out = check_writable_folder(default_results_dir(adapter.name, adapter.revision))
         settings = audit_settings(values)
         if args.until_decided:
-            from normtest.sequential import run_sequential
+            from normtest.audit.sequential import run_sequential
 
             report = run_sequential(adapter, args.claims, args.suite, settings,
                                     stages=STAGES if args.stages is None else args.stages,
@@ -108,7 +103,7 @@ def command(args: argparse.Namespace) -> int:
         else:
             report = run_audit(adapter, claim_ids=args.claims, suite=args.suite,
                                settings=settings)
-    from normtest.render.console import print_audit, stdout_console
+    from normtest.render.summary import print_audit, stdout_console
 
     print_audit(report, stdout_console(), all_rows=args.all_rows)
     replaced = report.provenance.get("corpus_replaced_bytes")
@@ -118,10 +113,11 @@ def command(args: argparse.Namespace) -> int:
     say_written(report, out, args.formats)
     if args.gate:
         from normtest.cli.gate import emit
-        from normtest.gate import gate_audit
+        from normtest.gate.run import gate_audit
 
         print()
-        return emit(gate_audit(report, adapter, settings, args.config, args.baseline),
+        gate_config = load_config(args.config, required=args.baseline is None)
+        return emit(gate_audit(report, adapter, settings, gate_config, args.baseline),
                     args.summary)
     return EXIT_OK
 
@@ -139,7 +135,7 @@ def _check_sequential(args: argparse.Namespace, values: dict[str, Any]) -> None:
                 raise NormtestError(f"--{option} applies to a sequential audit: add "
                                     f"--until-decided (or leave out --{option})")
         return
-    from normtest.sequential import check_budget, check_stages, check_words
+    from normtest.audit.sequential import check_budget, check_stages, check_words
 
     stages = STAGES if args.stages is None else args.stages
     check_stages(stages, cli=True)
@@ -158,7 +154,7 @@ def _check_ray(values: dict[str, Any]) -> None:
             "the embedding cache lacks, and the audit reads them from there. Drop --no-cache "
             "(to compute every vector afresh, set NORMTEST_CACHE_DIR to an empty folder), or "
             "run --no-cache with --executor local")
-    from normtest.ray_extraction import check_address, require_ray
+    from normtest.models.ray import check_address, require_ray
 
     require_ray()
     check_address(values.get("ray_address"))
@@ -167,9 +163,9 @@ def _check_ray(values: dict[str, Any]) -> None:
 def _audit_many(args: argparse.Namespace, values: dict[str, Any]) -> int:
     """Several models: each audited on its own (a Ray task each with --executor ray), its
     answer printed and its reports written to ``--out/MODEL`` or ``reports/MODEL/REVISION``."""
-    from normtest.many import audit_models
-    from normtest.paths import default_results_dir, folder_name
-    from normtest.render.console import print_audit, stdout_console
+    from normtest.audit.several_models import audit_models
+    from normtest.base.paths import default_results_dir, folder_name
+    from normtest.render.summary import print_audit, stdout_console
 
     for option in ("gate", "until_decided"):
         if getattr(args, option):

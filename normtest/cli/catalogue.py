@@ -32,7 +32,7 @@ def register(sub: Any) -> None:
 
 
 def list_claims(args: argparse.Namespace) -> int:
-    from normtest.catalogue import claims
+    from normtest.claims.catalogue import claims
 
     chosen = claims(args.suite)
     width = max(len(c.id) for c in chosen)
@@ -41,7 +41,7 @@ def list_claims(args: argparse.Namespace) -> int:
         print(f"{c.id:<{width}}  {c.suite:<10}  {c.statement}{mark}")
     print(f"\n{len(chosen)} claims; `normtest show ID` describes one")
     if args.suite == "all":
-        from normtest.comparison import comparatives
+        from normtest.claims.comparative import comparatives
 
         pairs = comparatives()
         width = max(len(pair.id) for pair in pairs)
@@ -53,14 +53,14 @@ def list_claims(args: argparse.Namespace) -> int:
 
 
 def show(args: argparse.Namespace) -> int:
-    from normtest.catalogue import describe, get
+    from normtest.claims.catalogue import describe, get
 
     print(describe(get(args.claim)))
     return EXIT_OK
 
 
 def explain(args: argparse.Namespace) -> int:
-    from normtest.explain import explain
+    from normtest.audit.explain import explain
 
     print(explain(args.name))
     return EXIT_OK

@@ -62,7 +62,7 @@ def add_formats(parser: argparse.ArgumentParser) -> None:
 
 def add_suite(parser: argparse.ArgumentParser, help: str | None = None) -> None:
     """``--suite``: one suite of the catalogue, or all."""
-    from normtest.catalogue import SUITES
+    from normtest.claims.catalogue import SUITES
 
     parser.add_argument("--suite", default="all", choices=["all", *SUITES], help=help)
 

@@ -6,7 +6,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from normtest import progress
+from normtest.base import progress
+from normtest.base.settings import add_cli_options, audit_settings, given, resolve
+from normtest.claims.loading import load_checks_of
 from normtest.cli.common import (
     EXIT_OK,
     add_claims,
@@ -16,13 +18,6 @@ from normtest.cli.common import (
     shows_progress,
 )
 from normtest.errors import NormtestError
-from normtest.settings import (
-    add_cli_options,
-    audit_settings,
-    given,
-    load_checks_of,
-    resolve,
-)
 
 
 def register(sub: Any) -> None:
@@ -53,26 +48,25 @@ def register(sub: Any) -> None:
 def command(args: argparse.Namespace) -> int:
     """``normtest compare``: audit the models on one paired sample (or read stored reports),
     judge the comparative claims, print the answer and write the renderings."""
-    from normtest.comparison import (
+    from normtest.audit.compare import (
         audit_claims,
         check_same_sample,
-        comparatives,
         compare_reports,
-        get_comparative,
         model_key,
         planned_identity,
         sample_identity,
     )
-    from normtest.gate import load_config
-    from normtest.many import audit_models
-    from normtest.paths import folder_name
+    from normtest.audit.report import Report
+    from normtest.audit.several_models import audit_models
+    from normtest.base.paths import folder_name
+    from normtest.claims.comparative import comparatives, get_comparative
+    from normtest.gate.config import load_config
     from normtest.render.comparison import (
         print_comparison,
         render_comparison_html,
         render_comparison_markdown,
     )
-    from normtest.render.console import stdout_console
-    from normtest.report import Report
+    from normtest.render.summary import stdout_console
 
     models = [v for kind, v in args.sources if kind == "model"]
     if len(args.sources) < 2:

@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from normtest.base.settings import add_cli_options, given, resolve
 from normtest.cli.common import EXIT_OK, add_all_rows, add_formats, check_outputs, say_written
-from normtest.settings import add_cli_options, given, resolve
 
 
 def register(sub: Any) -> None:
@@ -24,8 +24,8 @@ def register(sub: Any) -> None:
 
 def command(args: argparse.Namespace) -> int:
     """Judge the synthetic claims, print every row, write the renderings if asked."""
-    from normtest.demo import run_demo
-    from normtest.render.console import print_rows, stdout_console
+    from normtest.audit.demo import run_demo
+    from normtest.render.summary import print_rows, stdout_console
 
     values = resolve(given(args))
     check_outputs(args)

@@ -1,5 +1,6 @@
 """``normtest gate`` (and ``normtest audit --gate``): the gate's options and configuration
-resolved, the gate run (:mod:`normtest.gate`), its Markdown printed and written, its exit code."""
+resolved, the gate run (:mod:`normtest.gate.run`), its Markdown printed and written, its exit
+code."""
 
 from __future__ import annotations
 
@@ -8,13 +9,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from normtest import progress
+from normtest.base import progress
+from normtest.base.settings import add_cli_options
 from normtest.cli.common import add_claims, add_quiet, check_outputs, shows_progress
 from normtest.errors import NormtestError
-from normtest.settings import add_cli_options
 
 if TYPE_CHECKING:
-    from normtest.gate import GateOutcome
+    from normtest.gate.run import GateOutcome
 
 
 def register(sub: Any) -> None:
@@ -61,7 +62,8 @@ def register(sub: Any) -> None:
 
 def command(args: argparse.Namespace) -> int:
     """``normtest gate``: 0 the gate passed, 1 it failed (2 and 3 come from the CLI)."""
-    from normtest.gate import load_config, run_gate
+    from normtest.gate.config import load_config
+    from normtest.gate.run import run_gate
 
     check_outputs(args)
     config = load_config(args.config, required=args.model is None and args.report is None
@@ -76,8 +78,8 @@ def command(args: argparse.Namespace) -> int:
 def emit(outcome: GateOutcome, summary: str | Path | None = None) -> int:
     """Print the Markdown summary (and write it to ``summary``) and the decision's one line
     on standard error; the gate's exit code. All three render one
-    :class:`~normtest.gate.Decision`."""
-    from normtest.paths import atomic_write, published
+    :class:`~normtest.gate.run.Decision`."""
+    from normtest.base.paths import atomic_write, published
     from normtest.render.gate import gate_markdown
 
     decision = outcome.decision

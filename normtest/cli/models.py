@@ -1,5 +1,5 @@
 """``normtest models``: the models normtest knows by name, and ``install`` for the installable
-ones (:mod:`normtest.model_store`)."""
+ones (:mod:`normtest.models.store`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from normtest.model_store import GEMMA, NOMIC, SMOLLM2, install, model_rows
+from normtest.models.registry import install, model_rows
+from normtest.models.store import GEMMA, NOMIC, SMOLLM2
 
 
 def register(sub: Any) -> None:

@@ -7,7 +7,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from normtest import progress
+from normtest.base import progress
+from normtest.base.settings import add_cli_options, audit_settings, given, resolve
+from normtest.claims.loading import load_checks_of
 from normtest.cli.common import (
     EXIT_OK,
     MODEL_HELP,
@@ -17,14 +19,7 @@ from normtest.cli.common import (
     shows_progress,
 )
 from normtest.errors import NormtestError
-from normtest.settings import (
-    add_cli_options,
-    audit_settings,
-    given,
-    load_checks_of,
-    load_options,
-    resolve,
-)
+from normtest.models.registry import load_options
 
 
 def register(sub: Any) -> None:
@@ -41,10 +36,10 @@ def register(sub: Any) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
-    from normtest.audit import run_audit
-    from normtest.models import load
-    from normtest.power import PILOT, plan
-    from normtest.render.terminal import plan_text
+    from normtest.audit.run import run_audit
+    from normtest.models.registry import load
+    from normtest.render.plain_text import plan_text
+    from normtest.scorecard.power import PILOT, plan
 
     chosen = given(args)
     values = resolve({k: v for k, v in PILOT.items() if k not in chosen}, chosen)
@@ -70,8 +65,8 @@ def _plan_options(args: argparse.Namespace) -> str:
     which the plan recommends; quoted for a shell."""
     import shlex
 
-    from normtest.power import PILOT
-    from normtest.settings import SETTINGS
+    from normtest.base.settings import SETTINGS
+    from normtest.scorecard.power import PILOT
 
     out: list[str] = []
     if args.claims:
@@ -100,7 +95,7 @@ def _audit_command(args: argparse.Namespace, options: str) -> str:
 def _check_plannable(args: argparse.Namespace, options: str) -> None:
     """Refuse, before the pilot, claims none of which can have a confirmatory row (the paper
     states no expectation for any of their variants): the plan powers confirmatory rows only."""
-    from normtest.catalogue import claims, get
+    from normtest.claims.catalogue import claims, get
 
     chosen = [get(i) for i in args.claims] if args.claims else claims(args.suite)
     if not chosen or any(c.expected for c in chosen):

@@ -36,8 +36,8 @@ def register(sub: Any) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
+    from normtest.audit.report import Report
     from normtest.render import render, with_thresholds
-    from normtest.report import Report
 
     if args.out is not None:
         from normtest.render import check_writable_file
@@ -57,7 +57,7 @@ def command(args: argparse.Namespace) -> int:
         print(f"layer profile written to {args.out}")
         return EXIT_OK
     if args.format == "text":
-        from normtest.render.console import audit_text
+        from normtest.render.summary import audit_text
 
         name = report.model.get("name", "unnamed model")
         text = audit_text(report, title=f"normtest report of {name}")

@@ -13,9 +13,9 @@ import pytest
 from normtest.pytest.state import MARKER, record, state_of
 
 if TYPE_CHECKING:
-    from normtest.checking import PlannedCheck
-    from normtest.checking.session import AuditSession
-    from normtest.result import Result
+    from normtest.testing import PlannedCheck
+    from normtest.testing.session import AuditSession
+    from normtest.verdict.result import Result
 
 
 class ClaimFile(pytest.File):
@@ -24,8 +24,8 @@ class ClaimFile(pytest.File):
 
     def collect(self) -> Any:
         """Plan the file's checks for every model, in catalogue order."""
-        from normtest.checking import ClaimFailure
         from normtest.errors import NormtestError
+        from normtest.testing import ClaimFailure
 
         state = state_of(self.config)
         assert state is not None
@@ -58,7 +58,7 @@ class ClaimItem(pytest.Item):
 
     def runtest(self) -> None:
         """Measure the claim's family (once per session), then pass, fail or skip."""
-        from normtest.checking.outcomes import act, decide
+        from normtest.testing.outcomes import act, decide
 
         state = state_of(self.config)
         assert state is not None
@@ -78,7 +78,7 @@ class ClaimItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
                      style: Any = None) -> Any:
         """The claim's estimate, interval, threshold and criterion, without a traceback."""
-        from normtest.checking import ClaimError, ClaimFailure, UnexpectedPass
+        from normtest.testing import ClaimError, ClaimFailure, UnexpectedPass
 
         if isinstance(excinfo.value, (ClaimFailure, ClaimError, UnexpectedPass)):
             return str(excinfo.value)
@@ -101,7 +101,7 @@ def _declared_line(path: Path, claim: str) -> int:
 
 
 def _properties(result: Result, label: str) -> list[tuple[str, object]]:
-    from normtest.formatting import general, threshold
+    from normtest.verdict.formatting import general, threshold
 
     low, high = result.ci
     return [
@@ -130,7 +130,7 @@ class ScorecardFile(pytest.File):
         and yield its item."""
         state = state_of(self.config)
         assert state is not None
-        from normtest.catalogue import claims_of_line
+        from normtest.claims.catalogue import claims_of_line
 
         for label in state.labels:
             session = state.session(label)
@@ -150,15 +150,15 @@ class ScorecardItem(pytest.Item):
 
     def runtest(self) -> None:
         """Measure the line's claims (with the session's others), then judge the line."""
-        from normtest.checking.outcomes import ClaimFailure
+        from normtest.testing.outcomes import ClaimFailure
         state = state_of(self.config)
         assert state is not None
         session: AuditSession = state.session(self.label)
-        from normtest.catalogue import claims_of_line
+        from normtest.claims.catalogue import claims_of_line
 
         for claim in claims_of_line(self.key):
             session.family_results(claim)
-        from normtest.scorecard import build
+        from normtest.scorecard.lines import build
 
         lines = build(session.results())
         wanted = [line for line in lines if self.key in ("all", line.key)
@@ -175,7 +175,7 @@ class ScorecardItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
                      style: Any = None) -> Any:
         """The line's status and reason, without a traceback."""
-        from normtest.checking.outcomes import ClaimFailure
+        from normtest.testing.outcomes import ClaimFailure
 
         if isinstance(excinfo.value, ClaimFailure):
             return str(excinfo.value)

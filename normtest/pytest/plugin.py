@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from normtest.base.settings import add_cli_options
 from normtest.pytest.items import ClaimFile, ScorecardFile
 from normtest.pytest.state import MARKER, RECORDS, STATE, BoundSession, NormtestState, state_of
-from normtest.settings import add_cli_options
 
 if TYPE_CHECKING:
-    from normtest.result import Result
+    from normtest.verdict.result import Result
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -59,7 +59,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--normtest-junit-properties", action="store_true", default=None,
                     help="add each claim's estimate, interval, threshold and verdict to the "
                          "JUnit XML (--junitxml) as properties")
-    # the audit and loading settings, one name each (normtest.settings): --normtest-words …
+    # the audit and loading settings, one name each (normtest.base.settings): --normtest-words …
     add_cli_options(group, pytest=True)
     parser.addini("normtest_junit_properties", type="bool", default=False,
                   help="add per-claim properties to the JUnit XML (normtest)")
@@ -95,12 +95,12 @@ def pytest_collection(session: pytest.Session) -> None:
     state = state_of(session.config)
     if state is None or not state.active or session.config.pluginmanager.has_plugin("dsession"):
         return  # inactive, or the pytest-xdist controller (its workers collect)
-    from normtest.catalogue import get
-    from normtest.checking import Selector
+    from normtest.claims.catalogue import get
     from normtest.errors import NormtestError
+    from normtest.testing import Selector
 
     try:
-        from normtest.settings import load_checks_of
+        from normtest.claims.loading import load_checks_of
 
         load_checks_of(state.values)  # the user's claims join the catalogue before planning
         state.selectors  # noqa: B018  (parsed and validated here)
@@ -134,7 +134,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = yield
     if call.when == "call":
         records = item.stash.get(RECORDS, None)
-        if records is None and "normtest.checking.api" in sys.modules:
+        if records is None and "normtest.testing.api" in sys.modules:
             records = _parametrized_records(item)
         if records:
             report.normtest = records
@@ -142,7 +142,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 def _parametrized_records(item: pytest.Item) -> list[dict[str, str]] | None:
-    from normtest.checking import ClaimCheck, decide
+    from normtest.testing import ClaimCheck, decide
 
     found = []
     for value in getattr(item, "funcargs", {}).values():

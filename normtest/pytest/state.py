@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from normtest.audit import AuditSettings
-    from normtest.checking import AuditSession, ClaimOutcome, PlannedCheck, Selector
-    from normtest.gate import GateConfig
-    from normtest.report import Report
-    from normtest.result import Result
+    from normtest.audit.report import Report
+    from normtest.audit.run import AuditSettings
+    from normtest.gate.run import GateConfig
+    from normtest.testing import AuditSession, ClaimOutcome, PlannedCheck, Selector
+    from normtest.verdict.result import Result
 
 #: The marker of a test of a claim variant (the ``normtest_result`` fixture reads it).
 MARKER = "normtest_claim"
@@ -41,7 +41,7 @@ class NormtestState:
         self.refused = False
         self.written: list[Path] = []
         if self.active:
-            from normtest.checking.session import unique_labels
+            from normtest.models.registry import unique_labels
 
             self.labels = unique_labels(self.models)
 
@@ -53,9 +53,9 @@ class NormtestState:
     @property
     def gate(self) -> GateConfig:
         """The ``[tool.normtest]`` configuration (defaults when there is none) under the
-        ``--normtest-*`` options (:meth:`~normtest.config.GateConfig.with_options`)."""
+        ``--normtest-*`` options (:meth:`~normtest.gate.config.GateConfig.with_options`)."""
         if self._gate is None:
-            from normtest.config import load_config
+            from normtest.gate.config import load_config
 
             path = self.option("normtest_config")
             self._gate = load_config(path, start=self.config.rootpath).with_options(
@@ -65,7 +65,7 @@ class NormtestState:
     @property
     def values(self) -> dict[str, Any]:
         """Every setting: its default, then the configuration's, then the options."""
-        from normtest.settings import resolve
+        from normtest.base.settings import resolve
 
         return resolve(self.gate.settings)
 
@@ -77,7 +77,7 @@ class NormtestState:
 
     def settings(self) -> AuditSettings:
         """Audit settings: defaults, then the configuration, then the options."""
-        from normtest.settings import audit_settings
+        from normtest.base.settings import audit_settings
 
         return audit_settings(self.values)
 
@@ -85,7 +85,7 @@ class NormtestState:
     def selectors(self) -> list[Selector]:
         """The ``--normtest-claims`` selection (empty: every claim)."""
         if self._selectors is None:
-            from normtest.checking.selection import parse_selectors
+            from normtest.audit.selection import parse_selectors
 
             self._selectors = parse_selectors(self.option("normtest_claims"))
         return self._selectors
@@ -93,8 +93,8 @@ class NormtestState:
     def session(self, label: str) -> AuditSession:
         """The audit session of one model (loaded and shared on first use)."""
         if label not in self._sessions:
-            from normtest.checking import AuditSession, load_model
-            from normtest.settings import load_options
+            from normtest.models.registry import load_options
+            from normtest.testing import AuditSession, load_model
 
             spec = self.models[self.labels.index(label)]
             values = self.values
@@ -105,7 +105,7 @@ class NormtestState:
 
     def expected(self, label: str, planned: PlannedCheck) -> str | None:
         """The reason this check is expected to fail, if it is."""
-        from normtest.checking.selection import expected_failure, model_expected_failures
+        from normtest.audit.selection import expected_failure, model_expected_failures
 
         mapping = {**model_expected_failures(self.session(label).adapter),
                    **dict(self.gate.expected_failures)}
@@ -122,7 +122,7 @@ class NormtestState:
 
     def is_catalogue(self, path: Path) -> bool:
         """Whether ``path`` is a claim module of ``normtest.checks`` (checks/<suite>.py)."""
-        from normtest.catalogue import SUITES
+        from normtest.claims.catalogue import SUITES
 
         return path.stem in SUITES and path.parent.resolve() == self.catalogue
 
@@ -131,7 +131,7 @@ class NormtestState:
         (``--normtest-checks``, ``checks = [...]``) that pytest was asked to collect."""
         if self.is_catalogue(path):
             return True
-        from normtest.catalogue import claims
+        from normtest.claims.catalogue import claims
 
         resolved = str(path.resolve())
         return any(c.origin == resolved for c in claims())
@@ -162,7 +162,7 @@ class NormtestState:
     @property
     def ran(self) -> int:
         """How many claim checks were measured (PASS, FAIL or INCONCLUSIVE)."""
-        from normtest.checking.outcomes import MEASURED
+        from normtest.testing.outcomes import MEASURED
 
         return sum(n for (_, verdict), n in self.counts.items() if verdict in MEASURED)
 
@@ -216,7 +216,7 @@ class BoundSession:
 
     def result(self, selector: str) -> Result:
         """The one result an id or selector names (measured once per session)."""
-        from normtest.checking import decide
+        from normtest.testing import decide
 
         result = self.session.result(selector)
         record(self._node, decide(result, model=self.label,
@@ -225,9 +225,9 @@ class BoundSession:
 
     def check(self, selector: str) -> Result:
         """Assert a claim variant under the session's policy and expected failures."""
-        from normtest.checking.outcomes import act, decide
-        from normtest.checking.selection import expected_failure, model_expected_failures
-        from normtest.checking.session import PlannedCheck
+        from normtest.audit.selection import expected_failure, model_expected_failures
+        from normtest.testing.outcomes import act, decide
+        from normtest.testing.session import PlannedCheck
 
         result = self.session.result(selector)
         mapping = {**model_expected_failures(self.adapter),

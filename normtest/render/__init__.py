@@ -9,7 +9,7 @@
     write_renderings(report, "reports/glove")  # report.json, report.md, report.html
     with_thresholds(report, ["word.norm_ic=0.5", "cer.linear=0.8:1.25"])   # re-judged copy
 
-Every renderer reads :class:`normtest.report.Report` and nothing else, so a stored audit
+Every renderer reads :class:`normtest.audit.report.Report` and nothing else, so a stored audit
 re-renders (and re-judges under other thresholds) without the model. Plots need matplotlib
 (the ``models`` or ``report`` extra); without it the HTML page says so and shows the rest. Every
 string that comes from data or the user (words, model names, paths, reasons, claim ids) is
@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from normtest.base.paths import publish
 from normtest.errors import NormtestError
-from normtest.paths import publish
 
 if TYPE_CHECKING:
-    from normtest.report import Report
+    from normtest.audit.report import Report
 
 __all__ = ["FORMATS", "LOCK_NAME", "RENDERERS", "Format", "folder_lock", "parse_threshold",
            "render", "with_thresholds", "write_files", "write_renderings"]

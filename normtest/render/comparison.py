@@ -1,4 +1,4 @@
-"""Renderings of a :class:`~normtest.comparison.Comparison`: terminal, Markdown and HTML.
+"""Renderings of a :class:`~normtest.audit.compare.Comparison`: terminal, Markdown and HTML.
 
 Answer first, in every form:
 
@@ -21,17 +21,17 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
-from normtest.formatting import interval as _interval
-from normtest.formatting import number as _number
-from normtest.formatting import threshold as _threshold
-from normtest.render import _format as fmt
+from normtest.render import labels as fmt
 from normtest.render.html_figures import esc
-from normtest.result import Result, Verdict, variant_key
+from normtest.verdict.formatting import interval as _interval
+from normtest.verdict.formatting import number as _number
+from normtest.verdict.formatting import threshold as _threshold
+from normtest.verdict.result import Result, Verdict, variant_key
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
-    from normtest.comparison import Comparison
+    from normtest.audit.compare import Comparison
 
 __all__ = ["Leader", "comparison_text", "leaderboard", "print_comparison",
            "render_comparison_html", "render_comparison_markdown"]
@@ -49,7 +49,7 @@ class Leader:
 
 
 def _label(r: Result) -> str:
-    from normtest.catalogue import REFERENCE
+    from normtest.claims.catalogue import REFERENCE
 
     variant = {k: ("state" if k == "composition" and v in _MODEL_STATES else v)
                for k, v in r.variant.items() if REFERENCE.get(k) != v}
@@ -200,7 +200,7 @@ def _old_sample(comparison: Comparison) -> str:
 def comparison_view(comparison: Comparison, width: int = 100) -> list[RenderableType]:
     from rich.text import Text
 
-    from normtest.render.console import _VERDICT, _indent, _line, _table
+    from normtest.render.summary import _VERDICT, _indent, _line, _table
 
     # the sample and the pairs not compared wrap rather than being cut: they say what was paired
     out: list[RenderableType] = [_line(_head(comparison), "bold"),
@@ -246,14 +246,14 @@ def comparison_view(comparison: Comparison, width: int = 100) -> list[Renderable
 
 
 def print_comparison(comparison: Comparison, console: Console) -> None:
-    from normtest.render.console import _print
+    from normtest.render.summary import _print
 
     _print(console, comparison_view(comparison, console.width))
 
 
 def comparison_text(comparison: Comparison, width: int = 100) -> str:
     """The terminal view as plain text."""
-    from normtest.render.console import _console
+    from normtest.render.summary import _console
 
     buffer = io.StringIO()
     print_comparison(comparison, _console(file=buffer, width=width, plain=True))
@@ -323,7 +323,7 @@ def leaderboard_plot(board: Sequence[Leader], names: Sequence[str]) -> str:
 
 
 def render_comparison_html(comparison: Comparison) -> str:
-    from normtest import __version__
+    from normtest.base.version import VERSION as __version__
     from normtest.render import plots
     from normtest.render.html import _CSS, CSP
     from normtest.render.html_figures import badge

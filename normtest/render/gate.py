@@ -1,6 +1,6 @@
 """The gate's Markdown summary (what ``normtest gate`` prints and writes with ``--summary``).
 
-It renders the gate's :class:`~normtest.gate.Decision` and decides nothing: the headline and the
+It renders the gate's :class:`~normtest.gate.run.Decision` and decides nothing: the headline and the
 "Why it failed" list are the decision's, so they always agree with the exit code."""
 
 from __future__ import annotations
@@ -8,20 +8,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from normtest.formatting import bounds as _bounds
-from normtest.formatting import number as _number
-from normtest.formatting import threshold as _threshold
-from normtest.render import _format as fmt
+from normtest.render import labels as fmt
 from normtest.render.markdown import md_text
+from normtest.verdict.formatting import bounds as _bounds
+from normtest.verdict.formatting import number as _number
+from normtest.verdict.formatting import threshold as _threshold
 
 if TYPE_CHECKING:
-    from normtest.gate import Decision, GateOutcome
-    from normtest.regression import Comparison
+    from normtest.gate.regression import Comparison
+    from normtest.gate.run import Decision, GateOutcome
 
 
 def gate_markdown(outcome: GateOutcome, decision: Decision | None = None) -> str:
     """The gate's summary for a pull request: the decision and why, the required claims, the
-    regressions (``decision``: the outcome's own, :func:`normtest.gate.decide`)."""
+    regressions (``decision``: the outcome's own, :func:`normtest.gate.run.decide`)."""
     decision = decision or outcome.decision
     model = outcome.candidate.model
     own = str(model.get("name") or "the model")

@@ -21,16 +21,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from normtest.formatting import beside
-from normtest.formatting import interval as _interval
-from normtest.formatting import number as _number
-from normtest.formatting import threshold as _threshold
-from normtest.render import _format as fmt
+from normtest.audit.report import SCHEMA, Report
+from normtest.render import labels as fmt
 from normtest.render import plots
 from normtest.render.html_figures import Figures, Section, badge, esc, fold
-from normtest.report import SCHEMA, Report
-from normtest.result import Result, Verdict
-from normtest.scorecard import counts
+from normtest.scorecard.lines import counts
+from normtest.verdict.formatting import beside
+from normtest.verdict.formatting import interval as _interval
+from normtest.verdict.formatting import number as _number
+from normtest.verdict.formatting import threshold as _threshold
+from normtest.verdict.result import Result, Verdict
 
 __all__ = ["CSP", "esc", "render_html"]
 
@@ -338,7 +338,7 @@ class _Page(Figures):
 
     def page(self, body: str) -> str:
         name, _ = fmt.model_line(self.report.model)
-        from normtest import __version__
+        from normtest.base.version import VERSION as __version__
 
         return (
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

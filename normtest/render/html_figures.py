@@ -23,14 +23,14 @@ from typing import Any
 
 import numpy as np
 
+from normtest.audit.report import Report
 from normtest.errors import NormtestError
-from normtest.formatting import interval as _interval
-from normtest.formatting import number as _number
-from normtest.formatting import stored_bounds
-from normtest.render import _format as fmt
 from normtest.render import fits, layers, plots
-from normtest.report import Report
-from normtest.result import Result, variant_key
+from normtest.render import labels as fmt
+from normtest.verdict.formatting import interval as _interval
+from normtest.verdict.formatting import number as _number
+from normtest.verdict.formatting import stored_bounds
+from normtest.verdict.result import Result, variant_key
 
 __all__ = ["Figures", "Section", "badge", "esc", "figure", "fold", "transform_note"]
 

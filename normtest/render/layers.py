@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from normtest.errors import NormtestError
-from normtest.formatting import interval as _interval
-from normtest.formatting import number as _number
-from normtest.result import Result
+from normtest.verdict.formatting import interval as _interval
+from normtest.verdict.formatting import number as _number
+from normtest.verdict.result import Result
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

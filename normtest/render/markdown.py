@@ -23,14 +23,14 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from normtest.formatting import beside, stored_bounds
-from normtest.formatting import interval as _interval
-from normtest.formatting import number as _number
-from normtest.formatting import threshold as _threshold
-from normtest.render import _format as fmt
-from normtest.report import Report
-from normtest.result import Result, Verdict
-from normtest.scorecard import Line, counts
+from normtest.audit.report import Report
+from normtest.render import labels as fmt
+from normtest.scorecard.lines import Line, counts
+from normtest.verdict.formatting import beside, stored_bounds
+from normtest.verdict.formatting import interval as _interval
+from normtest.verdict.formatting import number as _number
+from normtest.verdict.formatting import threshold as _threshold
+from normtest.verdict.result import Result, Verdict
 
 __all__ = ["md_code", "md_prose", "md_text", "render_markdown", "scorecard_markdown"]
 

@@ -31,12 +31,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from normtest.errors import NormtestError
-from normtest.formatting import interval as _interval
-from normtest.formatting import number as _number
-from normtest.render import _format as fmt
 from normtest.render import canvas, fits
+from normtest.render import labels as fmt
 from normtest.render.canvas import EDGE, TEXT
-from normtest.result import Result, Verdict
+from normtest.verdict.formatting import interval as _interval
+from normtest.verdict.formatting import number as _number
+from normtest.verdict.result import Result, Verdict
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -87,7 +87,7 @@ def available() -> bool:
 
 @contextmanager
 def _figure(width: float, height: float) -> Iterator[Figure]:
-    from normtest.paths import use_own_matplotlib_dir
+    from normtest.base.paths import use_own_matplotlib_dir
 
     use_own_matplotlib_dir()  # its font cache under normtest's cache root, not ~/.cache
     try:

@@ -1,12 +1,12 @@
 """The specification curve of a scorecard line (Simonsohn, Simmons & Nelson 2020), as SVG.
 
-One column per specification of the line (:mod:`normtest.robustness`), in one order for every
-part of the figure: the line's status under it (a strip of coloured cells, the audit's own
-specification marked), then one panel per deciding row — its estimate (dot) and interval (bar)
-under each specification, coloured by verdict, the stated threshold or margin dashed — and
-beneath, the matrix of choices: a dot where the specification takes that value. Columns are
-sorted by status (the headline's first), then by the first row's estimate, so the specifications
-that flip the line stand together.
+One column per specification of the line (:mod:`normtest.scorecard.robustness`), in one order for
+every part of the figure: the line's status under it (a strip of coloured cells, the audit's own
+specification marked), then one panel per deciding row — its estimate (dot) and interval (bar) under
+each specification, coloured by verdict, the stated threshold or margin dashed — and beneath, the
+matrix of choices: a dot where the specification takes that value. Columns are sorted by status (the
+headline's first), then by the first row's estimate, so the specifications that flip the line stand
+together.
 """
 
 from __future__ import annotations
@@ -46,7 +46,8 @@ def _order(robustness: Any) -> list[int]:
 
 
 def specification_curve(robustness: Any) -> str:
-    """The figure of one line's :class:`~normtest.robustness.LineRobustness` (module doc)."""
+    """The figure of one line's :class:`~normtest.scorecard.robustness.LineRobustness`
+    (module doc)."""
     specs = robustness.specifications
     if not specs:
         raise NormtestError(f"no specification of line {robustness.line!r} was assessed")

@@ -31,7 +31,7 @@ import threading
 
 import numpy as np
 
-from normtest.stats import _memo
+from normtest.stats import _draws as _memo
 from normtest.stats.bootstrap import Ranker, derived, digest, pearson_of_moments, weighted_pearson
 
 #: Residual variance below this share of the variance before partialling means the covariates

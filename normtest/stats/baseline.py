@@ -33,8 +33,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from normtest.errors import NormtestError
-from normtest.measurement import Measurement
-from normtest.sampling import Sampling
+from normtest.verdict.measurement import Measurement
+from normtest.verdict.sampling import Sampling
 
 __all__ = ["MAX_STRATA", "MIN_STRATUM", "baseline_covariates", "conditional_permutation_excess",
            "measure_baseline", "measure_baseline_contrast", "strata"]

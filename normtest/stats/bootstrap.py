@@ -9,7 +9,7 @@ Clustered data resample clusters: each row inherits the multiplicity of its clus
 
 The draws of (n units, B resamples, seed) are deterministic: :func:`replicates` and
 :func:`unit_measurement` draw them once and keep them, read-only, in a bounded memo
-(:mod:`normtest.stats._memo`, 1 GiB, least recently used out), so every later measurement with
+(:mod:`normtest.stats._draws`, 1 GiB, least recently used out), so every later measurement with
 the same n, B and seed (every variant of a claim, and every claim over the same sample) reuses
 them; :func:`derived` keeps what a statistic computes from a chunk of draws alone. The results
 are bit-identical with the memo off (:func:`memo_limit` ``(0)``).
@@ -24,9 +24,9 @@ from typing import TypeVar
 
 import numpy as np
 
-from normtest.result import Measurement
-from normtest.sampling import Sampling
-from normtest.stats import _memo
+from normtest.stats import _draws as _memo
+from normtest.verdict.result import Measurement
+from normtest.verdict.sampling import Sampling
 
 #: Elements per (chunk × units) block: bounds memory at a few hundred MB whatever n is.
 _BLOCK_ELEMENTS = 4_000_000

@@ -3,7 +3,7 @@
 A claim such as "the correspondence holds under a suitable composition and not under the plain
 mean" is about a *difference*: ρ under one variant minus ρ under another, on the same words.
 Measured on the same bootstrap draws (the same units drawn as often in both, see
-:attr:`~normtest.result.Measurement.draws`), the difference of the two measurements'
+:attr:`~normtest.verdict.measurement.Measurement.draws`), the difference of the two measurements'
 replicates is a paired bootstrap of the difference: what the two variants share (the words'
 own difficulty, the IC side of the correlation) cancels instead of widening the interval.
 
@@ -27,9 +27,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from normtest.errors import NormtestError
-from normtest.result import Criterion, Measurement, Result
-from normtest.sampling import Sampling
 from normtest.stats import bootstrap
+from normtest.verdict.result import Criterion, Measurement, Result
+from normtest.verdict.sampling import Sampling
 
 __all__ = ["contrast", "measure_contrast", "measure_correlation_contrast"]
 
@@ -47,8 +47,8 @@ def measure_contrast(first: Measurement, second: Measurement, *,
     """
     for name, m in (("first", first), ("second", second)):
         if not isinstance(m, Measurement):
-            raise NormtestError(f"measure_contrast: {name} must be a normtest.result.Measurement, "
-                                f"got {type(m).__name__}")
+            raise NormtestError(f"measure_contrast: {name} must be a normtest.claims.Measurement,"
+                                f" got {type(m).__name__}")
     if first.statistic != second.statistic:
         raise NormtestError(
             f"measure_contrast: the two measurements are of different statistics "

@@ -24,8 +24,6 @@ from numpy.typing import ArrayLike
 from scipy import stats as sps
 
 from normtest.errors import NormtestError
-from normtest.result import Criterion, Measurement, Result
-from normtest.sampling import Sampling
 from normtest.stats import bootstrap
 from normtest.stats._inputs import (
     MIN_GROUPS,
@@ -38,6 +36,8 @@ from normtest.stats._inputs import (
     same_length,
 )
 from normtest.stats._spearman import Spearman, residualise
+from normtest.verdict.result import Criterion, Measurement, Result
+from normtest.verdict.sampling import Sampling
 
 Method = Literal["spearman", "pearson", "kendall"]
 #: How an interval is read: a bootstrap, or where it holds an analytic one (docs/statistics.md)

@@ -5,8 +5,6 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from normtest.result import Criterion, Measurement, Result
-from normtest.sampling import Sampling
 from normtest.stats import bootstrap
 from normtest.stats._inputs import (
     MIN_GROUPS,
@@ -15,6 +13,8 @@ from normtest.stats._inputs import (
     check_resamples,
     group_codes,
 )
+from normtest.verdict.result import Criterion, Measurement, Result
+from normtest.verdict.sampling import Sampling
 
 
 def measure_mean(

@@ -33,8 +33,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from normtest.errors import NormtestError
-from normtest.result import Criterion, Measurement, Result
-from normtest.sampling import Sampling
 from normtest.stats import bootstrap
 from normtest.stats._inputs import (
     MIN_GROUPS,
@@ -44,6 +42,8 @@ from normtest.stats._inputs import (
     group_codes,
     same_length,
 )
+from normtest.verdict.result import Criterion, Measurement, Result
+from normtest.verdict.sampling import Sampling
 
 #: Defaults of the judging conveniences :func:`linear_growth` and :func:`fixed_point`
 #: (docs/statistics.md); the CER claims declare their own criteria in ``checks/cer.py``.

@@ -23,7 +23,7 @@ from typing import Literal
 import numpy as np
 
 from normtest.errors import NormtestError
-from normtest.result import Result, judge
+from normtest.verdict.result import Result, judge
 
 
 def holm(p_values: Sequence[float] | np.ndarray) -> np.ndarray:

@@ -11,13 +11,12 @@ instead of widening it.
   than the second's. Distance from linear growth is D = |log r|, r the late/early slope ratio
   (:mod:`normtest.stats.growth`: 1 for a straight line, near 0 at a fixed point, above 1 for
   superlinear growth), clipped to [1/16, 16]; a curve that does not rise in both halves (flat or
-  falling anywhere, whatever r) counts as the farthest, D = log 16. D is scale-free (a model's
-  norms may be in any unit) and symmetric in log terms (halving and doubling the slope are
-  equally far). The gain is D_second − D_first:
-  positive when the first model grows more linearly. Known bias: |log r̂| folds at r = 1, so a
-  model whose growth is exactly linear has D̂ > 0 on noisy data and the gain is biased towards
-  FAIL (at the threshold with a linear first model, FAIL 13% of the time at α = 0.05 with 60
-  documents); the false-PASS rate stays below α (tests/test_paired.py).
+  falling anywhere, whatever r) counts as the farthest, D = log 16. D is scale-free (a model's norms
+  may be in any unit) and symmetric in log terms (halving and doubling the slope are equally far).
+  The gain is D_second − D_first: positive when the first model grows more linearly. Known bias:
+  |log r̂| folds at r = 1, so a model whose growth is exactly linear has D̂ > 0 on noisy data and
+  the gain is biased towards FAIL (at the threshold with a linear first model, FAIL 13% of the time
+  at α = 0.05 with 60 documents); the false-PASS rate stays below α (tests/test_paired.py).
 - :func:`measure_correlation_difference`: ρ_first − ρ_second of the Spearman correlations of
   each model's squared norms with the items' information.
 """
@@ -31,7 +30,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from normtest.errors import NormtestError
-from normtest.result import Measurement
 from normtest.stats import bootstrap
 from normtest.stats._inputs import (
     MIN_GROUPS,
@@ -41,6 +39,7 @@ from normtest.stats._inputs import (
     group_codes,
     same_length,
 )
+from normtest.verdict.result import Measurement
 
 __all__ = ["RATIO_CLIP", "linearity_distance", "measure_correlation_difference",
            "measure_linearity_gain"]

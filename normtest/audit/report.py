@@ -1,0 +1,524 @@
+"""The report object and its JSON form, schema ``normtest.report/1``.
+
+Shape::
+
+    {"schema": "normtest.audit.report/1", "model": {...}, "provenance": {...},
+     "scorecard": [...], "results": [...], "summary": {"PASS": n, "FAIL": n, ...},
+     "data": {...}}
+
+``scorecard`` (see :mod:`normtest.scorecard.lines`) lists the paper's hypotheses in order, each with
+its ``status`` (``replicated``, ``contradicted``, ``undecided``, ``not tested``), a one-sentence
+``reason`` and the confirmatory ``rows`` behind it (id, verdict, expected, estimate, interval,
+threshold). It is derived from the results (each carries its ``role`` and ``hypothesis``), so a
+reader that ignores it loses nothing.
+
+``digest`` (written by :meth:`Report.to_json` since this version): ``"sha256:<hex>"``, the
+SHA-256 of every other entry of the file as canonical JSON (keys sorted, no spaces, UTF-8;
+:func:`digest_of`). :meth:`Report.read` refuses a file whose digest does not match (it was
+modified after normtest wrote it) and any row whose estimate lies outside its own normal, t or
+Fisher-z interval; a file without a digest (an older normtest) is read with a warning, its
+bootstrap rows checked against the range of their replicates too (:func:`implausible_rows`).
+docs/security.md, "Reports' digests and the gate's rules".
+
+Every report read — :meth:`Report.read` (a file: the gate, ``normtest report``, ``normtest
+compare``), :meth:`Report.from_json`, :meth:`Report.from_dict` — is first validated against the
+schema (:mod:`normtest.audit.report_schema`): the required keys and the type of every key, rows
+included; a file is checked as it is parsed, so junk fails at its first bad entry, and one larger
+than any report is refused unread. The error names the first bad key path.
+
+``data`` (optional) holds what the plots need, so that a stored report can be re-rendered
+without the model: ``words`` (the sample, its IC, token counts and ‖e(w)‖² per variant of
+``word.norm_ic``), ``prefixes`` (s(L) per prefix, document and pooling) and ``texts`` (sentence
+IC and ‖e(t)‖² per pooling). Variant keys are the bracket part of a result id, such as
+``composition=sqrt_n,representation=last,transform=raw``.
+
+Every renderer (terminal table, Markdown, HTML, JUnit) reads this one object.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import platform
+import re
+import secrets
+import warnings
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from normtest.errors import NormtestError
+from normtest.verdict.result import Criterion, Result, Verdict
+
+if TYPE_CHECKING:
+    from normtest.scorecard.lines import Line
+
+SCHEMA = "normtest.report/1"
+
+
+def provenance(**extra: Any) -> dict[str, Any]:
+    """Versions of normtest and its numerical stack, plus whatever the caller adds."""
+    import numpy
+    import scipy
+    import statsmodels
+
+    from normtest.base.version import VERSION as __version__
+
+    out: dict[str, Any] = {
+        "normtest": __version__,
+        "python": platform.python_version(),
+        "numpy": numpy.__version__,
+        "scipy": scipy.__version__,
+        "statsmodels": statsmodels.__version__,
+    }
+    out.update(extra)
+    return out
+
+
+def sample_settings(settings: Any) -> dict[str, Any]:
+    """The settings that decide which sample an audit draws (``provenance["sample"]``): the
+    requested sizes (not the counts a model kept), the seed, the corpus and the prefix grid.
+    Two reports are of one sample only when these agree (``normtest compare`` pairs no other)."""
+    return {"seed": settings.seed, "words": settings.words, "documents": settings.documents,
+            "sentences": settings.sentences, "sentence_documents": settings.sentence_documents,
+            "prefix_step": settings.prefix_step, "max_prefix": settings.max_prefix,
+            "prefix_unit": settings.prefix_unit, "corpus": list(settings.corpus)}
+
+
+#: The share of the word sample a model may lack vectors for before the answer says so.
+MAX_MISSING_VECTORS = 0.10
+
+
+@dataclass(frozen=True, eq=False)
+class Report:
+    """One audit: the model, where the numbers came from, and every result."""
+
+    results: Sequence[Result]
+    model: Mapping[str, Any] = field(default_factory=dict)
+    provenance: Mapping[str, Any] = field(default_factory=dict)
+    data: Mapping[str, Any] = field(default_factory=dict)
+    #: the scorecard's lines as ``(key, title, source[, short, reference])``; None: every
+    #: declared hypothesis
+    hypotheses: Sequence[tuple[str, ...]] | None = None
+    #: each tested line re-decided under its specifications (normtest.scorecard.robustness)
+    robustness: Sequence[Any] = ()
+    #: each tested line's positive and negative controls (normtest.scorecard.controls)
+    controls: Sequence[Any] = ()
+
+    def controls_of(self, key: str) -> Any | None:
+        """The controls of scorecard line ``key`` (a ``LineControls``), or None."""
+        return next((c for c in self.controls if c.line == key), None)
+
+    def robustness_of(self, key: str) -> Any | None:
+        """The robustness of scorecard line ``key`` (a ``LineRobustness``), or None."""
+        return next((r for r in self.robustness if r.line == key), None)
+
+    @cached_property
+    def scorecard(self) -> list[Line]:
+        """The paper's hypotheses, each replicated, contradicted, undecided or not tested (built
+        once per report: every view reads the same lines)."""
+        from normtest.scorecard.lines import build
+
+        return build(self.results, self.hypotheses, self.controls)
+
+    @property
+    def missing_vectors(self) -> tuple[int, int] | None:
+        """(sample words without a vector, words requested) when the model lacked vectors for
+        more than :data:`MAX_MISSING_VECTORS` of the word sample, else None."""
+        dropped = self.provenance.get("dropped_words")
+        requested = self.provenance.get("words_requested")
+        if not isinstance(dropped, Mapping) or not isinstance(requested, int) or requested <= 0:
+            return None
+        missing = dropped.get("no vector", 0)
+        if not isinstance(missing, int) or missing <= MAX_MISSING_VECTORS * requested:
+            return None
+        return missing, requested
+
+    @property
+    def summary(self) -> dict[str, int]:
+        """How many results ended in each verdict (every verdict listed, zeros included)."""
+        counts = Counter(r.verdict for r in self.results)
+        return {v.value: counts.get(v, 0) for v in Verdict}
+
+    def rejudge(self, criteria: Mapping[str, Criterion]) -> Report:
+        """Re-judge the named claims under new criteria, then adjust the whole report again
+        (Holm over its confirmatory rows, Benjamini–Hochberg over its exploratory rows).
+
+        A result without a measurement (SKIPPED, ERROR) only takes the new criterion.
+        """
+        from normtest.stats.multiplicity import adjust_audit
+
+        def rejudged(r: Result) -> Result:
+            new = criteria.get(r.claim or "")
+            if new is None:
+                return r
+            return r.rejudge(new) if r.measurement is not None else replace(r, criterion=new)
+
+        return replace(self, results=adjust_audit([rejudged(r) for r in self.results]))
+
+    def with_thresholds(self, thresholds: Mapping[str, float | Sequence[float]]) -> Report:
+        """Re-judged under new thresholds (``CLAIM: value`` or ``CLAIM: (low, high)``).
+
+        Only the headline threshold or margin changes (components and α stay); the provenance
+        records what was changed under ``rejudged``. A claim the report lacks is an error.
+        """
+        if not thresholds:
+            return self
+        import difflib
+
+        present = list(dict.fromkeys(r.claim for r in self.results if r.claim is not None))
+        criteria: dict[str, Criterion] = {}
+        for claim, value in thresholds.items():
+            if claim not in present:
+                guess = difflib.get_close_matches(claim, present, n=1, cutoff=0.5)
+                hint = f"; did you mean {guess[0]!r}?" if guess else ""
+                raise NormtestError(
+                    f"the report has no claim {claim!r}{hint} (it has "
+                    f"{', '.join(present) or 'none'})"
+                )
+            old = next(r.criterion for r in self.results
+                       if r.claim == claim and r.criterion is not None)
+            criteria[claim] = old.with_threshold(value, claim)
+        changed = {c: (list(v) if isinstance(v, Sequence) else v) for c, v in thresholds.items()}
+        prov = dict(self.provenance)
+        prov["rejudged"] = {**dict(prov.get("rejudged") or {}), **changed}
+        return replace(self.rejudge(criteria), provenance=prov)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready mapping of schema ``normtest.report/1``."""
+        out = {
+            "schema": SCHEMA,
+            "model": dict(self.model),
+            "provenance": dict(self.provenance),
+            "scorecard": [line.to_dict() for line in self.scorecard],
+            "results": [r.to_dict() for r in self.results],
+            "summary": self.summary,
+        }
+        if self.robustness:
+            out["robustness"] = [r.to_dict() for r in self.robustness]
+        if self.controls:
+            out["controls"] = [c.to_dict() for c in self.controls]
+        if self.data:
+            out["data"] = dict(self.data)
+        return out
+
+    def to_json(self, indent: int | None = 1) -> str:
+        """Strict JSON (no NaN or Infinity tokens), indented, with every list of numbers on one
+        line (a default audit's report holds about a million numbers: one per line, they made
+        the file four times larger and took Python's indenting encoder 0.2 s), ending with its
+        ``digest`` (:func:`digest_of` of everything else)."""
+        body = _plain(self.to_dict())
+        body["digest"] = digest_of(body)
+        return _dumps(body, indent)
+
+    def write(self, path: str | Path) -> Path:
+        """Write the JSON report whole or not at all (a temporary file renamed into place);
+        parent folders are created."""
+        from normtest.base.paths import atomic_write, published
+
+        target = Path(path)
+        text = (self.to_json() + "\n").encode("utf-8")
+        try:
+            atomic_write(target, published(text))
+        except OSError as exc:
+            raise NormtestError(f"cannot write {target}: {exc.strerror}") from exc
+        return target
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Report:
+        """Rebuild from a mapping; refuses an unknown schema."""
+        from normtest.audit.report_schema import validate
+
+        schema = data.get("schema") if isinstance(data, Mapping) else None
+        if schema != SCHEMA:
+            raise NormtestError(_schema_problem(schema))
+        try:
+            validate(data)
+        except NormtestError as exc:
+            raise NormtestError(_invalid(exc)) from None
+        try:
+            results = data.get("results", [])
+            if not isinstance(results, list):
+                raise TypeError("'results' is not a list")
+            parsed = []
+            for i, row in enumerate(results):
+                try:
+                    parsed.append(Result.from_dict(row))
+                except _DAMAGE as exc:
+                    raise type(exc)(f"result {i}: {exc}") from exc
+            parts = {key: data.get(key) or {} for key in ("model", "provenance", "data")}
+            for key, value in parts.items():
+                if not isinstance(value, Mapping):
+                    raise TypeError(f"'{key}' is not an object")
+            from normtest.scorecard.controls import LineControls
+            from normtest.scorecard.lines import titles_of
+            from normtest.scorecard.robustness import LineRobustness
+
+            stored = {key: data.get(key) or [] for key in ("robustness", "controls")}
+            for key, value in stored.items():
+                if not isinstance(value, list):
+                    raise TypeError(f"{key!r} is not a list")
+            return cls(results=parsed, model=dict(parts["model"]),
+                       provenance=dict(parts["provenance"]), data=dict(parts["data"]),
+                       hypotheses=titles_of(data.get("scorecard")),
+                       robustness=tuple(LineRobustness.from_dict(r)
+                                        for r in stored["robustness"]),
+                       controls=tuple(LineControls.from_dict(c) for c in stored["controls"]))
+        except _DAMAGE as exc:
+            raise NormtestError(
+                f"the report is damaged ({type(exc).__name__}: {exc}); write it again with "
+                "normtest audit, or give the report.json that normtest wrote"
+            ) from exc
+
+    @classmethod
+    def from_json(cls, text: str) -> Report:
+        """Parse a JSON report."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise NormtestError(f"report is not valid JSON: {exc}") from exc
+        except RecursionError:
+            raise NormtestError("report is JSON nested too deeply to be a report") from None
+        return cls.from_dict(data)
+
+    @classmethod
+    def read(cls, path: str | Path, what: str = "report", verify: bool = True) -> Report:
+        """Read a JSON report from a file; ``what`` names it in errors ("baseline report" …).
+
+        With ``verify`` (the default: what the gate, ``normtest compare`` and ``normtest report``
+        read), a file whose ``digest`` does not match its contents is refused (it was modified
+        after normtest wrote it), and so is any row whose estimate lies outside its own interval
+        (:func:`implausible_rows`). A file without a digest (written before normtest recorded
+        one) is read with a warning, its bootstrap rows held to their replicates' range too.
+        """
+        from normtest.audit.report_schema import MAX_REPORT_BYTES
+
+        try:
+            with Path(path).open("rb") as handle:
+                size = os.fstat(handle.fileno()).st_size
+                if size > MAX_REPORT_BYTES:
+                    raise NormtestError(
+                        f"the {what} {path} is {size / 2**20:,.0f} MiB, larger than any report "
+                        f"normtest writes (at most {MAX_REPORT_BYTES / 2**20:,.0f} MiB are "
+                        "read); give the report.json that normtest wrote")
+                raw = handle.read(MAX_REPORT_BYTES + 1)
+        except OSError as exc:
+            raise NormtestError(f"cannot read the {what} {path}: {exc.strerror}") from exc
+        if len(raw) > MAX_REPORT_BYTES:  # it grew while being read
+            raise NormtestError(f"the {what} {path} is larger than any report normtest writes; "
+                                "give the report.json that normtest wrote")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise NormtestError(
+                f"the {what} {path} is not UTF-8 text (byte {exc.start} is 0x{raw[exc.start]:02x})"
+                "; give the report.json that normtest wrote"
+            ) from exc
+        from normtest.audit.report_schema import load
+
+        try:
+            data = load(text, SCHEMA)  # checked as it is parsed: junk fails at its first entry
+        except json.JSONDecodeError as exc:
+            raise NormtestError(f"the {what} {path}: report is not valid JSON: {exc}") from exc
+        except NormtestError as exc:
+            raise NormtestError(f"the {what} {path}: {_invalid(exc)}") from None
+        except RecursionError:
+            raise NormtestError(f"the {what} {path} is JSON nested too deeply to be a report; "
+                                "give the report.json that normtest wrote") from None
+        try:
+            report = cls.from_dict(data)
+        except NormtestError as exc:
+            raise NormtestError(f"the {what} {path}: {exc}") from exc
+        if verify:
+            _check_digest(data, f"the {what} {path}")
+            signed = isinstance(data, Mapping) and "digest" in data
+            found = implausible_rows(report, data, replicates=not signed)
+            if found:
+                more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+                raise NormtestError(
+                    f"the {what} {path} was modified after normtest wrote it, or is damaged: "
+                    f"{found[0]}{more}; write it again with normtest audit")
+        return report
+
+
+DIGEST = "sha256"
+
+
+def digest_of(body: Mapping[str, Any]) -> str:
+    """``"sha256:<hex>"`` of a report's JSON entries other than ``digest``, as canonical JSON:
+    keys sorted, no spaces, non-ASCII kept, UTF-8 (what :func:`json.loads` gives back of the
+    file normtest wrote; reformatting the file or changing its line endings keeps it)."""
+    entries = {k: v for k, v in body.items() if k != "digest"}
+    text = json.dumps(entries, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False)
+    return f"{DIGEST}:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _check_digest(data: Any, where: str) -> None:
+    """Refuse a report whose digest does not match its entries; warn about one without any."""
+    if not isinstance(data, Mapping) or data.get("schema") != SCHEMA:
+        return  # from_dict says what is wrong with it
+    stored = data.get("digest")
+    if stored is None:
+        warnings.warn(f"{where} carries no digest (written by an older normtest), so normtest "
+                      "cannot tell whether it was modified since; audit again to record one",
+                      UserWarning, stacklevel=3)
+        return
+    try:
+        expected = digest_of(data)
+    except (TypeError, ValueError) as exc:  # not JSON of a report (NaN tokens, …)
+        raise NormtestError(f"{where} is damaged ({exc}); write it again with normtest "
+                            "audit") from exc
+    if stored != expected:
+        raise NormtestError(
+            f"{where} was modified after normtest wrote it: its digest does not match its "
+            "contents; give the report.json normtest wrote (or audit again)")
+
+
+def _close(a: float, b: float) -> bool:
+    return a == b or abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+
+def implausible_rows(report: Report, data: Mapping[str, Any] | None = None, *,
+                     replicates: bool = True) -> list[str]:
+    """Rows no run of normtest writes, each as ``row ID: what is wrong``: an estimate outside
+    its own normal, t or Fisher-z interval (centred on it by construction), a component likewise,
+    a stored row whose
+    shown ``estimate`` is not its measurement's, and — with ``replicates``, for a report without
+    a digest, where nothing else speaks for its rows — a bootstrap estimate outside the range of
+    its replicates. The last is no rule of a signed report: a ratio of slopes (a component such as
+    ``late_early_ratio``) can fall outside the range of its own replicates when its denominator is
+    small on the whole sample, so a digest that matches is what vouches for those rows."""
+    found: list[str] = []
+    rows = data.get("results") if isinstance(data, Mapping) else None
+    raw_rows = rows if isinstance(rows, list) and len(rows) == len(report.results) else None
+    for i, result in enumerate(report.results):
+        measurement = result.measurement
+        if measurement is None:
+            continue
+        problem = _outside(measurement, replicates)
+        if problem is None:
+            for name, component in measurement.components.items():
+                inner = _outside(component, replicates)
+                if inner is not None:
+                    problem = f"its component {name}: {inner}"
+                    break
+        if problem is None and raw_rows is not None and isinstance(raw_rows[i], Mapping):
+            shown = raw_rows[i].get("estimate")
+            if isinstance(shown, (int, float)) and not isinstance(shown, bool) \
+                    and math.isfinite(measurement.estimate) \
+                    and not _close(float(shown), measurement.estimate):
+                problem = (f"its estimate {shown!r} is not its measurement's "
+                           f"({measurement.estimate!r})")
+        if problem is not None:
+            found.append(f"row {result.id}: {problem}")
+    return found
+
+
+def _outside(measurement: Any, replicates: bool) -> str | None:
+    """Why a measurement's estimate cannot be its own (None: it can)."""
+    estimate, sampling = measurement.estimate, measurement.sampling
+    if sampling is None or not math.isfinite(estimate):
+        return None
+    if sampling.kind == "bootstrap":
+        if not replicates:
+            return None
+        reps = sampling.replicates[~np.isnan(sampling.replicates)]
+        if reps.size == 0:
+            return None
+        low, high = float(reps.min()), float(reps.max())
+        if low - 1e-9 * max(1.0, abs(low)) <= estimate <= high + 1e-9 * max(1.0, abs(high)):
+            return None
+        return (f"its estimate {estimate:.6g} lies outside the range of its {reps.size} "
+                f"bootstrap replicates [{low:.6g}, {high:.6g}]")
+    low, high = measurement.interval(0.9)
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return None
+    slack = 1e-9 * max(1.0, abs(low), abs(high))
+    if low - slack <= estimate <= high + slack:
+        return None
+    return f"its estimate {estimate:.6g} lies outside its own interval [{low:.6g}, {high:.6g}]"
+
+
+#: What a damaged but schema-valid report raises while its rows are rebuilt (wrong types,
+#: missing keys, numbers too large for a float, NaN where an integer belongs).
+_DAMAGE = (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError)
+
+
+def _invalid(exc: Exception) -> str:
+    """A report that does not follow its schema (normtest.audit.report_schema), in one sentence."""
+    return (f"not a valid {SCHEMA} report: {exc}; give the report.json that normtest wrote "
+            "(or audit again)")
+
+
+def _schema_problem(schema: object) -> str:
+    """Why a report's ``schema`` cannot be read, and what to do about it."""
+    prefix = SCHEMA.rsplit("/", 1)[0] + "/"
+    if isinstance(schema, str) and schema.startswith(prefix):
+        version = schema[len(prefix):]
+        if version.isdigit() and int(version) > int(SCHEMA.rsplit("/", 1)[1]):
+            return (f"it was written by a newer normtest (schema {schema!r}; this version reads "
+                    f"{SCHEMA!r}); upgrade normtest: pip install --upgrade normtest")
+    return (f"not a normtest report of schema {SCHEMA!r} (found schema {schema!r}); give a "
+            "report.json written by normtest audit, gate or demo")
+
+
+_NUMBERS = {int, float}
+#: a list of these (at least one a number) stands on one line
+_COMPACT = {int, float, type(None)}
+
+
+def _plain(item: Any) -> Any:
+    """``item`` as what :func:`json.loads` gives back of its JSON: mappings with string keys,
+    lists, non-finite floats as None, numpy scalars as Python numbers."""
+    if isinstance(item, float):
+        return item if math.isfinite(item) else None
+    if isinstance(item, Mapping):
+        return {str(k): _plain(v) for k, v in item.items()}
+    if isinstance(item, (list, tuple)):
+        if len(item) > 1 and set(map(type, item)) <= _NUMBERS:  # plain numbers: one check
+            if np.isfinite(np.asarray(item, dtype=np.float64)).all():
+                return list(item)
+        return [_plain(v) for v in item]
+    if hasattr(item, "item") and callable(item.item):  # numpy scalars
+        return _plain(item.item())
+    return item
+
+
+def _dumps(value: Any, indent: int | None) -> str:
+    """JSON of ``value`` with non-finite floats as null and each list of numbers compact.
+
+    Each list of numbers is serialised on its own (by the C encoder) and stands in the indented
+    text as a placeholder string carrying a random nonce, replaced in one pass at the end.
+    """
+    nonce = secrets.token_hex(8)
+    compact: list[str] = []
+
+    def lift(item: Any) -> Any:
+        if isinstance(item, float):
+            return item if math.isfinite(item) else None
+        if isinstance(item, Mapping):
+            return {str(k): lift(v) for k, v in item.items()}
+        if isinstance(item, (list, tuple)):
+            kinds = set(map(type, item))
+            if len(item) > 1 and kinds <= _COMPACT and kinds & _NUMBERS:  # numbers: compact
+                finite = np.isfinite(np.asarray(item, dtype=np.float64)).all()
+                items = list(item) if finite else [lift(v) for v in item]
+                compact.append(json.dumps(items, separators=(",", ":"), allow_nan=False))
+                return f"{nonce}:{len(compact) - 1}"
+            return [lift(v) for v in item]
+        if hasattr(item, "item") and callable(item.item):  # numpy scalars
+            return lift(item.item())
+        return item
+
+    text = json.dumps(lift(value), indent=indent, allow_nan=False)
+    if not compact:
+        return text
+    return re.sub(f'"{nonce}:(\\d+)"', lambda m: compact[int(m.group(1))], text)

@@ -1,0 +1,101 @@
+"""One row of the audit: a claim's variant measured on its data and judged against its
+criterion, and the rows that measured identical inputs merged into one. The audit, the
+robustness specifications and the controls all measure rows this way."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from normtest.base.settings import AuditSettings
+from normtest.claims.catalogue import Claim, is_builtin
+from normtest.errors import NormtestError
+from normtest.verdict.measurement import finite_or_none, invalid
+from normtest.verdict.result import Criterion, Measurement, Result, Verdict, judge
+
+__all__ = ["judge_beyond", "measure_row", "merge_identical"]
+
+
+def measure_row(claim: Claim, data: Any, variant: Mapping[str, str], settings: AuditSettings,
+                criterion: Criterion) -> Result:
+    """One variant of a claim measured on ``data`` and judged against ``criterion`` (at the
+    settings' α), not adjusted; an input error is an ERROR row with its message, and so is any
+    failure of a user's claim (a failure of a built-in one is a defect and surfaces)."""
+    assert claim.measure is not None
+    criterion = criterion.with_alpha(settings.alpha)
+    row: dict[str, Any] = dict(claim=claim.id, variant=dict(variant))
+    try:
+        measurement = claim.measure(data, variant, settings)
+    except NormtestError as exc:
+        return Result(Verdict.ERROR, str(exc), **row)
+    except Exception as exc:
+        if is_builtin(claim):
+            raise  # a defect of normtest itself: let it surface
+        return Result(Verdict.ERROR, f"the measurement of {claim.id} ({claim.origin}) "
+                      f"raised {type(exc).__name__}: {exc}", **row)
+    if not isinstance(measurement, Measurement):
+        return Result(Verdict.ERROR, f"the measurement of {claim.id} ({claim.origin}) "
+                      f"returned {type(measurement).__name__}, not a "
+                      "normtest.claims.Measurement", **row)
+    # a user's measurement is checked before it is judged: a NaN estimate with an interval, an
+    # interval that cannot be read, a field of the wrong type is an ERROR row, never PASS or FAIL
+    problem = None if is_builtin(claim) else invalid(measurement, criterion.components)
+    if problem is not None:
+        return Result(Verdict.ERROR, f"the measurement of {claim.id} ({claim.origin}) "
+                      f"returned an invalid Measurement: {problem}", **row)
+    try:
+        judged = replace(Result.judged(measurement, criterion), **row)
+        return judged if claim.baseline is None else judge_beyond(judged,
+                                                                   claim.baseline_name)
+    except Exception as exc:  # what the checks above cannot foresee (a Sampling subclass …)
+        if is_builtin(claim):
+            raise
+        return Result(Verdict.ERROR, f"the measurement of {claim.id} ({claim.origin}) cannot "
+                      f"be judged: {type(exc).__name__}: {exc}", **row)
+
+
+def judge_beyond(row: Result, baseline: str) -> Result:
+    """The row with its beyond reading judged (``details["beyond"]``: the baseline in words,
+    the verdict, its reason and p-values), from its measurement's ``beyond`` component against
+    the claim's own headline threshold (:meth:`Criterion.headline`); a measurement without one
+    says it was not measured."""
+    measured = None if row.measurement is None else row.measurement.components.get("beyond")
+    if measured is None or row.criterion is None:
+        found: dict[str, Any] = {"baseline": baseline, "verdict": None,
+                                 "reason": "the measurement reports no beyond component"}
+    else:
+        j = judge(measured, row.criterion.headline())
+        found = {"baseline": baseline, "verdict": j.verdict.value, "reason": j.reason,
+                 "p_pass": finite_or_none(j.p_pass), "p_fail": finite_or_none(j.p_fail)}
+    return replace(row, details={**row.details, "beyond": found})
+
+
+def merge_identical(results: Sequence[Result]) -> list[Result]:
+    """One row per distinct measurement: rows of one claim measured on identical inputs (the same
+    :attr:`~normtest.verdict.measurement.Measurement.inputs` digest — the same data, statistic
+    and draws) become one row that stands for all their variants (``Result.stands_for``), in the
+    place of the first. The kept row is the first confirmatory one (else the first); rows whose
+    confirmatory members expect different verdicts, or count towards different lines or
+    readings, stay apart (the paper cannot expect two verdicts of one measurement)."""
+    groups: dict[tuple[str | None, str], list[int]] = {}
+    for i, r in enumerate(results):
+        inputs = None if r.measurement is None else r.measurement.inputs
+        if inputs is not None:
+            groups.setdefault((r.claim, inputs), []).append(i)
+    out: dict[int, Result] = dict(enumerate(results))
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        rows = [results[i] for i in members]
+        stated = {(r.expected, r.hypothesis, r.details.get("reading")) for r in rows
+                  if r.confirmatory}
+        if len(stated) > 1:
+            continue
+        keep = next((r for r in rows if r.confirmatory), rows[0])
+        merged = replace(keep, stands_for=(dict(keep.variant), *(
+            dict(r.variant) for r in rows if r is not keep)))
+        out[members[0]] = merged
+        for i in members[1:]:
+            del out[i]
+    return [out[i] for i in sorted(out)]

@@ -1,0 +1,294 @@
+"""Controls on the audit's own data: can this audit see the effect, and refuse it where it is
+absent?
+
+A verdict is only as good as the test that gave it. Before a line is called replicated or
+contradicted, two control models built from the audit's very words, documents, sentences and
+corpus, at its sample sizes, are put through the same claims, criteria and adjustment (assay
+validation, as in a laboratory):
+
+- a **positive control**, a model for which the line holds by construction: the line must come
+  out *replicated* (the audit has the power to see the effect);
+- a **negative control**, a model for which it fails by construction: the line must come out
+  *contradicted* (the audit can refuse it);
+- for a line whose rows declare a baseline (token count, length), a **confound control**: the
+  model's own token counts or lengths kept, and norms that are a function of them plus noise,
+  carrying no information beyond them. The line *as stated* may pass on it (the trivial
+  predictor carries it), the reading *beyond* the baseline must not.
+
+The positive control of a correlational line is planted **at the margin**: its effect is the
+smallest one the line's criterion must detect (:attr:`~normtest.claims.catalogue.Claim.detect`, one
+step beyond the threshold), and it counts only where the audit's own sample gives the criterion a
+power of at least :data:`POWER_AT_MARGIN` there (read from the control row's own interval, as
+``normtest plan`` reads a row): an audit whose sample cannot see the smallest effect worth seeing
+cannot vouch for its verdict.
+
+When a control misbehaves — the positive one undecided at this sample, say — the line is
+**invalid**, with the reason, and never replicated or contradicted
+(:mod:`normtest.scorecard.lines`). Each line names the builder of its controls next to its claims in
+``checks/`` (:func:`controls`); the builders are in :mod:`normtest.claims.control_models`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from normtest.claims.line_checks import Builder, ControlContext, builder_of
+from normtest.errors import NormtestError
+from normtest.verdict.result import Result
+
+if TYPE_CHECKING:
+    from normtest.data import AuditData
+
+__all__ = ["KINDS", "POWER_AT_MARGIN", "Control", "LineControls", "assess"]
+
+#: The controls, and what each must give the line: the positive one its status replicated, the
+#: negative one contradicted, the confound one a beyond reading that is not replicated.
+KINDS: dict[str, str] = {"positive": "replicated", "negative": "contradicted",
+                         "confound": "not replicated beyond its baseline"}
+#: The power the audit's sample must give a line's criterion at the smallest effect it must
+#: detect, for its positive control to count (the conventional planning power).
+POWER_AT_MARGIN = 0.8
+
+
+@dataclass(frozen=True)
+class Control:
+    """One control of a line: the status the line took on it (and its beyond reading), its
+    rows, and for a positive control planted at the margin, the effect planted and the power
+    the audit's sample gives the criterion there."""
+
+    kind: str
+    status: str
+    rows: tuple[Mapping[str, Any], ...] = ()
+    note: str = ""
+    #: the line's beyond reading on the control (empty: no row declares a baseline)
+    beyond: str = ""
+    #: the smallest effect the line must detect (one step beyond its threshold), where the
+    #: positive control of a correlational line is planted
+    planted: float | None = None
+    #: the power of the line's criterion at ``planted`` with the audit's sample (the weakest
+    #: row's), and what the sample must become for :data:`POWER_AT_MARGIN` (``--words 9,200``)
+    power: float | None = None
+    needs: str = ""
+
+    @property
+    def expected(self) -> str:
+        """What the control must give: replicated (positive), contradicted (negative), a beyond
+        reading that is not replicated (confound)."""
+        return KINDS[self.kind]
+
+    @property
+    def powered(self) -> bool:
+        """Whether the sample gives the criterion the power it needs at the planted effect
+        (True where no power was computed)."""
+        return self.power is None or self.power >= POWER_AT_MARGIN
+
+    @property
+    def ok(self) -> bool:
+        """Whether the control gave the line what it was built to give."""
+        if self.kind == "confound":
+            return self.beyond != "replicated"
+        return self.status == self.expected and (self.kind != "positive" or self.powered)
+
+    @property
+    def came_out(self) -> str:
+        """What the control gave, in words (``undecided``, ``replicated beyond token count``,
+        ``replicated with power 0.52 at the margin``)."""
+        if self.kind == "confound":
+            return f"{self.beyond or 'no'} beyond its baseline"
+        if self.kind == "positive" and not self.powered and self.power is not None:
+            return f"{self.status} with power {self.power:.2f} at the margin"
+        return self.status
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {"kind": self.kind, "status": self.status, "beyond": self.beyond,
+                "expected": self.expected, "ok": self.ok, "note": self.note,
+                "planted": self.planted,
+                "power": None if self.power is None else round(self.power, 4),
+                "needs": self.needs, "rows": [dict(r) for r in self.rows]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Control:
+        """Rebuild from :meth:`to_dict` output."""
+        kind = str(data["kind"])
+        if kind not in KINDS:
+            raise ValueError(f"unknown control {kind!r}")
+        planted, power = data.get("planted"), data.get("power")
+        return cls(kind, str(data["status"]), tuple(dict(r) for r in data.get("rows", ())),
+                   str(data.get("note", "")), str(data.get("beyond") or ""),
+                   None if planted is None else float(planted),
+                   None if power is None else float(power), str(data.get("needs") or ""))
+
+
+@dataclass(frozen=True)
+class LineControls:
+    """The controls of one scorecard line."""
+
+    line: str
+    positive: Control | None = None
+    negative: Control | None = None
+    #: why the controls could not be run (an error building them), if so
+    problem: str = ""
+    seconds: float = 0.0
+    #: the confound control, for a line whose rows declare a baseline
+    confound: Control | None = None
+
+    @property
+    def ran(self) -> tuple[Control, ...]:
+        """The controls that ran."""
+        return tuple(c for c in (self.positive, self.negative, self.confound) if c is not None)
+
+    @property
+    def valid(self) -> bool:
+        """The positive and negative controls (and the confound one, where it ran) ran and
+        gave the line what they were built to give."""
+        return (not self.problem and self.positive is not None and self.negative is not None
+                and all(c.ok for c in self.ran))
+
+    def reason(self) -> str:
+        """Why the line is invalid (empty when it is valid)."""
+        if self.problem:
+            return f"its controls could not be run: {self.problem}"
+        out = []
+        for c in self.ran:
+            if c.ok:
+                continue
+            if c.kind == "positive" and not c.powered:
+                came = "" if c.status == c.expected else f"; it came out {c.status}"
+                out.append(f"the audit's sample gives the line's criterion power {c.power:.2f} "
+                           f"< {POWER_AT_MARGIN:g} at the smallest effect it must detect "
+                           f"({c.planted:g}, where its positive control is planted{came}): it "
+                           "cannot see that effect at this sample"
+                           + (f"; {c.needs} would give it {POWER_AT_MARGIN:g}" if c.needs
+                              else ""))
+                continue
+            what = {"positive": "the audit cannot see the effect at this sample",
+                    "negative": "the audit cannot refuse the effect at this sample",
+                    "confound": "the beyond reading passes on norms that carry nothing beyond "
+                                "the baseline"}[c.kind]
+            out.append(f"the {c.kind} control (built to be {c.expected}) came out "
+                       f"{c.came_out}: {what}")
+        return "; ".join(out)
+
+    def short(self) -> str:
+        """``controls ok`` or what misbehaved (``positive undecided``)."""
+        if self.problem:
+            return "controls not run"
+        if self.valid:
+            return "controls ok"
+        return ", ".join(f"{c.kind} {c.came_out}" for c in self.ran if not c.ok)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (an entry of ``controls`` in ``report.json``)."""
+        return {"line": self.line, "valid": self.valid, "reason": self.reason(),
+                "problem": self.problem, "seconds": round(self.seconds, 3),
+                **{kind: None if c is None else c.to_dict() for kind, c in (
+                    ("positive", self.positive), ("negative", self.negative),
+                    ("confound", self.confound))}}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LineControls:
+        """Rebuild from :meth:`to_dict` output."""
+        def one(key: str) -> Control | None:
+            found = data.get(key)
+            return None if found is None else Control.from_dict(found)
+
+        return cls(str(data["line"]), one("positive"), one("negative"),
+                   str(data.get("problem") or ""), float(data.get("seconds") or 0.0),
+                   one("confound"))
+
+
+def assess(results: Sequence[Result], data: AuditData, family: str,
+           lines: Sequence[str] | None = None) -> list[LineControls]:
+    """The controls of every tested line that declares them (``lines`` limits which)."""
+    import time
+    import zlib
+
+    from normtest.base import progress
+    from normtest.base.parallel import forked_map
+    from normtest.scorecard.lines import build
+
+    tested = [line for line in build(results) if line.status != "not tested"
+              and (lines is None or line.key in lines) and builder_of(line.key) is not None]
+
+    def kinds(line: Any) -> list[str]:
+        return [k for k in KINDS if k != "confound" or line.beyond is not None]
+
+    def one(line: Any) -> LineControls:
+        builder = builder_of(line.key)
+        assert builder is not None
+        began = time.monotonic()
+        deciding = tuple(r for r in line.rows if not r.details.get("reading"))
+        seed = data.settings.seed * 1009 + zlib.crc32(line.key.encode("utf-8"))
+        ran: dict[str, Control] = {}
+        problem = ""
+        for kind in kinds(line):
+            context = ControlContext(data, family, deciding, kind, seed)
+            try:
+                ran[kind] = _run(builder, context)
+            except NormtestError as exc:
+                problem = str(exc)
+        return LineControls(line.key, ran.get("positive"), ran.get("negative"), problem,
+                            time.monotonic() - began, ran.get("confound"))
+
+    # lines are independent: one forked process each (normtest.base.parallel)
+    total = sum(len(kinds(line)) for line in tested)
+    with progress.task("controls", total=total, unit="controls") as bar:
+        return forked_map(one, tested, data.settings.workers,
+                          done=lambda i: bar.update(len(kinds(tested[i]))),
+                          cost=lambda line: len(line.rows))
+
+
+def _run(builder: Builder, context: ControlContext) -> Control:
+    """One control: the line's deciding rows measured on the control data, judged, adjusted by
+    the line's own rule (as the headline is), and the line decided."""
+    from normtest.claims.catalogue import get
+    from normtest.claims.measuring import measure_row
+    from normtest.scorecard.lines import beyond_reading, decide
+    from normtest.scorecard.power import weakest_margin_power
+    from normtest.stats.multiplicity import adjust
+
+    made, note = builder(context)
+    settings = context.data.settings
+    rows = []
+    for r in context.rows:
+        claim = get(str(r.claim))
+        data = made.get(claim.id, made.get(str(claim.data)))
+        if data is None:
+            raise NormtestError(f"the controls of {r.hypothesis} build no data for {claim.id}")
+        judged = measure_row(claim, data, r.variant, settings, claim.criterion)
+        rows.append(replace(judged, expected=r.expected, role=r.role, hypothesis=r.hypothesis))
+    rows = adjust(rows, "line")  # the line's own decision, as the headline's
+    status = decide(rows)[0] if rows else "not tested"
+    beyond = beyond_reading(rows)
+    planted, power, needs = None, None, ""
+    if context.kind == "positive":
+        weakest = weakest_margin_power(rows, POWER_AT_MARGIN, settings)
+        if weakest is not None:
+            planted, power, need = weakest
+            if need is not None and need.setting is not None and need.needed is not None:
+                needs = f"--{need.setting} {need.needed:,}"
+    return Control(context.kind, status, tuple(_row(r) for r in rows), note,
+                   "" if beyond is None else beyond.status, planted, power, needs)
+
+
+def _row(r: Result) -> dict[str, Any]:
+    low, high = r.ci
+
+    def finite(v: float) -> float | None:
+        return None if not math.isfinite(v) else round(float(v), 6)
+
+    out: dict[str, Any] = {
+        "id": r.id, "verdict": r.verdict.value,
+        "expected": None if r.expected is None else r.expected.value,
+        "estimate": finite(r.estimate), "ci": [finite(low), finite(high)], "reason": r.reason}
+    beyond = None if r.measurement is None else r.measurement.components.get("beyond")
+    if beyond is not None and isinstance(r.details.get("beyond"), Mapping):
+        b_low, b_high = beyond.interval(1 - 2 * (r.criterion.alpha if r.criterion else 0.05))
+        out["beyond"] = {"verdict": r.details["beyond"].get("verdict"),
+                         "estimate": finite(beyond.estimate),
+                         "ci": [finite(b_low), finite(b_high)]}
+    return out

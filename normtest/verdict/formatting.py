@@ -1,0 +1,103 @@
+"""The numbers, intervals and thresholds every rendering writes — the terminal, Markdown, HTML,
+the scorecard's reasons, a failing check's message and the JUnit properties — formatted one way.
+
+:func:`number` is the one number formatter (three significant digits, a true minus sign, — when
+missing; ``digits`` and ``minus`` for the few places that need more digits or ASCII);
+:func:`threshold` the one threshold formatter; the variant key is
+:func:`normtest.verdict.result.variant_key`."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from normtest.verdict.result import Result
+
+__all__ = ["MISSING", "beside", "bounds", "general", "interval", "number", "stored_bounds",
+           "threshold", "with_article"]
+
+#: What a missing or non-finite number is written as.
+MISSING = "—"
+
+
+def with_article(word: object) -> str:
+    """``word`` after its indefinite article: ``an encoder``, ``a decoder``, ``an int``,
+    ``a static`` (by its first letter: the words normtest writes so — model families, type
+    names — hold no silent h or sounded vowel)."""
+    text = str(word)
+    return f"{'an' if text[:1].lower() in 'aeiou' and text else 'a'} {text}"
+
+
+def number(value: Any, digits: int = 3, minus: str = "−") -> str:
+    """``digits`` significant digits with ``minus`` as the minus sign (a true minus by default;
+    ``"-"`` where the text is grepped or parsed), and — for a missing or non-finite value."""
+    if value is None or isinstance(value, bool):
+        return MISSING
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return MISSING
+    if not math.isfinite(x):
+        return MISSING
+    return f"{x:.{digits}g}".replace("-", minus)
+
+
+def general(value: float) -> str:
+    """A threshold as it was declared (``%g``: 0.3, 1e-05), for machine-read text."""
+    return f"{value:g}"
+
+
+def bounds(pair: tuple[float, float], digits: Callable[[Any], str] = number) -> str:
+    """``[low, high]``, or — when an end is missing."""
+    low, high = pair
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return MISSING
+    return f"[{digits(low)}, {digits(high)}]"
+
+
+def interval(result: Result) -> str:
+    """``[low, high]`` of the result's two-sided interval, or — when there is none."""
+    return bounds(result.ci)
+
+
+def threshold(result: Result, digits: Callable[[Any], str] = number, bare: bool = False) -> str:
+    """``> 0.3``, ``< 0.5`` or ``inside [0.5, 2]``; — without a criterion. ``digits`` writes
+    the numbers (default :func:`number`); ``bare`` leaves out the direction (``0.3``,
+    ``[0.5, 2]``; empty without a criterion), for a value another field qualifies."""
+    t, c = result.threshold, result.criterion
+    if t is None or c is None:
+        return "" if bare else MISSING
+    if isinstance(t, tuple):
+        inside = f"[{digits(t[0])}, {digits(t[1])}]"
+        return inside if bare else f"inside {inside}"
+    if bare:
+        return digits(t)
+    return f"{'>' if c.direction == 'greater' else '<'} {digits(t)}"
+
+
+def beside(result: Result, part: str, digits: Callable[[Any], str] = number) -> str:
+    """A row's ``baseline`` or ``beyond`` component as one cell: ``0.749 [0.74, 0.758]``, the
+    beyond one with its verdict (``0.237 [0.216, 0.257] FAIL``); — where the row has none."""
+    m = None if result.measurement is None else result.measurement.components.get(part)
+    if m is None:
+        return MISSING
+    alpha = result.criterion.alpha if result.criterion is not None else 0.05
+    low, high = m.interval(1 - 2 * alpha)
+    text = f"{digits(m.estimate)} {bounds((low, high), digits)}" if m.sampling is not None \
+        else f"{MISSING} ({m.reason or 'not estimable'})" if part == "baseline" else MISSING
+    if part == "beyond":
+        judged = result.details.get("beyond")
+        verdict = judged.get("verdict") if isinstance(judged, dict) else None
+        text += f" {verdict}" if verdict else ""
+    return text
+
+
+def stored_bounds(ci: Any) -> str:
+    """``[low, high]`` of an interval as a report stores it (a list of two numbers or nulls),
+    or — when an end is missing."""
+    if not isinstance(ci, list | tuple) or len(ci) != 2:
+        return MISSING
+    ends = [math.nan if v is None else float(v) for v in ci]
+    return bounds((ends[0], ends[1]))

@@ -1,0 +1,106 @@
+"""The package laid out by stage: the paths of release 0.1 still import, with a warning that
+names the new one; the claim-author facade answers for everything a claim file needs; and
+nothing of normtest's own code, nor the documented claim file, uses an old path."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+import normtest
+from normtest import _MOVED, _SPLIT
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("old", sorted(_MOVED))
+def test_every_old_path_names_a_module_that_exists(old: str) -> None:
+    assert importlib.util.find_spec(f"normtest.{_MOVED[old]}") is not None
+    assert not (ROOT / "normtest" / f"{old.replace('.', '/')}.py").exists()
+
+
+@pytest.mark.parametrize(("old", "name", "new"), [
+    ("catalogue", "Claim", "normtest.claims.catalogue"),
+    ("result", "Criterion", "normtest.verdict.result"),
+    ("robustness", "specifications", "normtest.claims.line_checks"),
+    ("robustness", "SAMPLES", "normtest.data.respecified"),
+    ("controls", "controls", "normtest.claims.line_checks"),
+    ("comparison", "compares", "normtest.claims.comparative"),
+    ("comparison", "compare_reports", "normtest.audit.compare"),
+    ("vectors", "WordData", "normtest.data.words"),
+    ("information.scaled", "corpus_counts", "normtest.data.information.scaled"),
+    ("checking", "check_model", "normtest.testing.api"),
+    ("model_install", "BUILD_MARKER", "normtest.adapters.built_folder"),
+])
+def test_an_old_path_imports_the_same_object_with_a_deprecation_warning(
+        old: str, name: str, new: str) -> None:
+    for loaded in [m for m in sys.modules if m.startswith(f"normtest.{old.split('.')[0]}")]:
+        if loaded.removeprefix("normtest.") in _MOVED:
+            sys.modules.pop(loaded)
+    with pytest.warns(DeprecationWarning, match=rf"normtest\.{old} is now normtest\."):
+        module = importlib.import_module(f"normtest.{old}")
+    assert getattr(module, name) is getattr(importlib.import_module(new), name)
+
+
+def test_the_old_modules_that_became_packages_export_their_names() -> None:
+    from normtest.audit import AuditSettings, run_audit
+    from normtest.audit.run import run_audit as defined
+    from normtest.gate import decide, load_config
+    from normtest.models import load
+    from normtest.scorecard import build
+    from normtest.testing import check_adapter
+
+    assert run_audit is defined and AuditSettings.__module__ == "normtest.base.settings"
+    assert {f.__module__ for f in (decide, load_config, load, build, check_adapter)} == {
+        "normtest.gate.run", "normtest.gate.config", "normtest.models.registry",
+        "normtest.scorecard.lines", "normtest.testing.conformance"}
+
+
+def test_an_unknown_name_of_an_old_module_is_an_attribute_error() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        module = importlib.import_module("normtest.catalogue")
+    with pytest.raises(AttributeError, match=r"now normtest\.claims\.catalogue"):
+        _ = module.no_such_name
+
+
+def test_split_names_point_at_modules_that_define_them() -> None:
+    for names in _SPLIT.values():
+        for name, home in names.items():
+            assert hasattr(importlib.import_module(f"normtest.{home}"), name), (name, home)
+
+
+def test_the_facade_names_everything_a_claim_file_needs_and_loads_nothing_heavy() -> None:
+    import normtest.claims as facade
+
+    for name in facade.__all__:
+        assert getattr(facade, name) is not None, name
+    code = ("import sys, normtest.claims; "
+            "print(sorted({'numpy', 'scipy', 'torch'} & set(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.slow
+def test_the_built_in_claims_and_the_documented_claim_file_use_no_old_path(
+        tmp_path: Path) -> None:
+    from tests.test_user_checks import documented_claim_file
+
+    (tmp_path / "lab_claims.py").write_text(documented_claim_file(), encoding="utf-8")
+    code = ("import runpy, sys, normtest.claims; normtest.claims.claims(); "
+            f"runpy.run_path({str(tmp_path / 'lab_claims.py')!r})")
+    done = subprocess.run([sys.executable, "-W", "error::DeprecationWarning", "-c", code],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_the_root_package_exports_its_version_from_one_place() -> None:
+    from normtest.base.version import VERSION
+
+    assert normtest.__version__ == VERSION == importlib.metadata.version("normtest")
