@@ -23,10 +23,10 @@ def sample_of(claim_id: str | None) -> str | None:
     :attr:`normtest.data.kinds.DataKind.sample`): the words, the documents of the
     prefix curves, or the sentences (None for an unknown claim)."""
     from normtest.claims.catalogue import get
-    from normtest.data.kinds import KINDS
+    from normtest.data.kinds import DATA_KINDS
 
     try:
-        kind = KINDS.get(get(claim_id).data or "") if claim_id else None
+        kind = DATA_KINDS.get(get(claim_id).data or "") if claim_id else None
     except NormtestError:
         return None
     return None if kind is None else kind.sample
@@ -41,11 +41,11 @@ def sample_fingerprints(report: Report) -> dict[str, str]:
     """Digests of the samples a report resampled: ``words`` (and their IC), ``documents``,
     ``texts``; from its provenance, else from its stored data (each kind's
     :attr:`~normtest.data.kinds.DataKind.fingerprint` of its section)."""
-    from normtest.data.kinds import KINDS
+    from normtest.data.kinds import DATA_KINDS
 
     found = dict(report.provenance.get("samples") or {})
     data = report.data or {}
-    for kind in KINDS.values():
+    for kind in DATA_KINDS.values():
         section = data.get(kind.name)
         if kind.sample in found or not isinstance(section, Mapping):
             continue

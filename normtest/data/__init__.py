@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from normtest.base.lazy import lazy_exports
 
 #: What a measurement can read: the word sample and its vectors, documents' prefix curves,
-#: sentences and their surprisal (one :data:`normtest.data.kinds.KINDS` entry each).
+#: sentences and their surprisal (one :data:`normtest.data.kinds.DATA_KINDS` entry each).
 DATA: tuple[str, ...] = ("words", "prefixes", "texts")
 
 # Imported on first use, so that naming the kinds of data (DATA) loads no numerical code.

@@ -1,5 +1,5 @@
 """Everything an audit's measurements share: each kind of data, built for the first claim that
-asks and handed to the rest, and the registry of those kinds (:data:`KINDS`).
+asks and handed to the rest, and the registry of those kinds (:data:`DATA_KINDS`).
 
 A kind of data (:class:`DataKind`) owns what the audit and the report need of it: how it is
 built, what the report's provenance says of it, its section of the report's ``data`` (the
@@ -24,7 +24,7 @@ from normtest.errors import NormtestError
 if TYPE_CHECKING:
     from normtest.adapters.protocol import ModelAdapter
 
-__all__ = ["KINDS", "AuditData", "DataKind"]
+__all__ = ["DATA_KINDS", "AuditData", "DataKind"]
 
 #: Any kind's data object.
 Data = WordData | PrefixData | TextData
@@ -54,7 +54,7 @@ def _build_prefixes(audit: AuditData) -> PrefixData:
 
 
 #: The kinds of data, in the order the report lists them.
-KINDS: dict[str, DataKind] = {k.name: k for k in (
+DATA_KINDS: dict[str, DataKind] = {k.name: k for k in (
     DataKind("words", "words", lambda a: WordData.build(a.adapter, a.settings, a.family,
                                                         a.words, a.source),
              WordData.fingerprint),
@@ -62,7 +62,7 @@ KINDS: dict[str, DataKind] = {k.name: k for k in (
     DataKind("texts", "texts", lambda a: TextData.build(a.adapter, a.settings),
              TextData.fingerprint),
 )}
-assert tuple(KINDS) == DATA, "every kind of data the catalogue names has one entry here"
+assert tuple(DATA_KINDS) == DATA, "every kind of data the catalogue names has one entry here"
 
 
 @dataclass
@@ -81,10 +81,10 @@ class AuditData:
 
     def get(self, kind: str) -> Data:
         """The data a measurement asked for by name (``words``, ``prefixes``, ``texts``)."""
-        if kind not in KINDS:
+        if kind not in DATA_KINDS:
             raise NormtestError(f"unknown data {kind!r}; a claim reads one of {DATA}")
         if kind not in self._built:
-            self._built[kind] = KINDS[kind].build(self)
+            self._built[kind] = DATA_KINDS[kind].build(self)
         return self._built[kind]
 
     def word(self) -> WordData:
@@ -106,6 +106,6 @@ class AuditData:
         return data
 
     def built(self) -> dict[str, Data]:
-        """The data built so far, by name, in :data:`KINDS` order (what the report's
+        """The data built so far, by name, in :data:`DATA_KINDS` order (what the report's
         provenance and plots describe)."""
-        return {kind: self._built[kind] for kind in KINDS if kind in self._built}
+        return {kind: self._built[kind] for kind in DATA_KINDS if kind in self._built}

@@ -12,9 +12,9 @@ from normtest.base.lazy import lazy_exports
 
 _EXPORTS = {
     "normtest.gate.run": (
-        "UNVERIFIED", "Comparison", "Decision", "GateConfig", "GateOutcome", "LineRequirement",
-        "Requirement", "RobustRequirement", "Unshown", "compare", "decide", "evaluate",
-        "run_gate", "unshown",
+        "UNVERIFIED", "BaselineComparison", "Decision", "GateConfig", "GateOutcome",
+        "LineRequirement", "Requirement", "RobustRequirement", "Unshown", "compare", "decide",
+        "evaluate", "run_gate", "unshown",
     ),
     "normtest.gate.config": (
         "find_config", "load_config",
@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # what the names above are, for type checkers
     from normtest.gate.config import find_config, load_config
     from normtest.gate.run import (
         UNVERIFIED,
-        Comparison,
+        BaselineComparison,
         Decision,
         GateConfig,
         GateOutcome,
@@ -43,6 +43,6 @@ if TYPE_CHECKING:  # what the names above are, for type checkers
     )
 
 
-__all__ = ["UNVERIFIED", "Comparison", "Decision", "GateConfig", "GateOutcome", "LineRequirement",
-           "Requirement", "RobustRequirement", "Unshown", "compare", "decide", "evaluate",
-           "find_config", "load_config", "run_gate", "unshown"]
+__all__ = ["UNVERIFIED", "BaselineComparison", "Decision", "GateConfig", "GateOutcome",
+           "LineRequirement", "Requirement", "RobustRequirement", "Unshown", "compare", "decide",
+           "evaluate", "find_config", "load_config", "run_gate", "unshown"]

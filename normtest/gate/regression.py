@@ -47,7 +47,7 @@ def effect(values: Any, criterion: Criterion | None) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class Comparison:
+class BaselineComparison:
     """One result id in both reports, and whether its effect dropped by more than the margin."""
 
     id: str
@@ -91,7 +91,7 @@ def _sorted(replicates: np.ndarray) -> bool:
 
 
 def compare_results(base: Result, cand: Result, *, margin: float, alpha: float,
-                    paired: bool) -> Comparison:
+                    paired: bool) -> BaselineComparison:
     """Test H1: effect(cand) < effect(base) − margin for one pair of results."""
     from normtest.verdict.sampling import Sampling
 
@@ -110,17 +110,17 @@ def compare_results(base: Result, cand: Result, *, margin: float, alpha: float,
             spread.append((high - low) / (2 * Z_95))
         scale = math.hypot(*spread)
         if not math.isfinite(scale):
-            return Comparison(base.id, base, cand, difference, (math.nan, math.nan), margin,
+            return BaselineComparison(base.id, base, cand, difference, (math.nan, math.nan), margin,
                               1.0, False)
         sampling = Sampling("normal", center=difference, scale=scale)
-    return Comparison(base.id, base, cand, difference, sampling.interval(1 - 2 * alpha),
+    return BaselineComparison(base.id, base, cand, difference, sampling.interval(1 - 2 * alpha),
                       margin, float(sampling.p_less(-margin)), paired)
 
 
 def compare(baseline: Report, candidate: Report, *, margin: float = 0.05,
             margins: Mapping[str, float] | None = None, alpha: float = 0.05,
             exploratory: bool = True,
-            ) -> tuple[list[Comparison], list[tuple[str, str]]]:
+            ) -> tuple[list[BaselineComparison], list[tuple[str, str]]]:
     """Every result id measured in both reports (only the baseline's confirmatory rows unless
     ``exploratory``), tested for a regression (Holm over all compared).
 
@@ -130,7 +130,7 @@ def compare(baseline: Report, candidate: Report, *, margin: float = 0.05,
     base_samples, cand_samples = sample_fingerprints(baseline), sample_fingerprints(candidate)
     same_version = baseline.provenance.get("normtest") == candidate.provenance.get("normtest")
     by_id = {i: r for r in candidate.results for i in reversed(r.ids)}
-    found: list[Comparison] = []
+    found: list[BaselineComparison] = []
     skipped: list[tuple[str, str]] = []
     for base in baseline.results:
         if base.measurement is None or base.measurement.sampling is None \

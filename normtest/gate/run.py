@@ -50,7 +50,7 @@ from normtest.base.settings import PROFILES, RENAMED, AuditSettings, resolve
 from normtest.claims.loading import load_checks_of
 from normtest.errors import NormtestError
 from normtest.gate.config import GateConfig
-from normtest.gate.regression import Comparison, compare
+from normtest.gate.regression import BaselineComparison, compare
 from normtest.models.registry import load_model, load_options
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from normtest.scorecard.lines import Line
     from normtest.verdict.result import Result
 
-__all__ = ["UNVERIFIED", "Comparison", "Decision", "GateConfig", "GateOutcome",
+__all__ = ["UNVERIFIED", "BaselineComparison", "Decision", "GateConfig", "GateOutcome",
            "LineRequirement", "Requirement", "RobustRequirement", "Unshown", "compare", "decide",
            "evaluate", "run_gate", "unshown"]
 
@@ -250,7 +250,7 @@ class GateOutcome:
 
     candidate: Report
     requirements: tuple[Requirement, ...]
-    comparisons: tuple[Comparison, ...] = ()
+    comparisons: tuple[BaselineComparison, ...] = ()
     uncompared: tuple[tuple[str, str], ...] = ()
     baseline: Report | None = None
     baseline_path: str | None = None
@@ -269,7 +269,7 @@ class GateOutcome:
     unverified: str = "fail"
 
     @property
-    def regressions(self) -> list[Comparison]:
+    def regressions(self) -> list[BaselineComparison]:
         """The compared results whose effect dropped (supported at α after Holm)."""
         return [c for c in self.comparisons if c.regressed]
 
@@ -431,7 +431,7 @@ def evaluate(candidate: Report, config: GateConfig, baseline: Report | None = No
         requirements.append(Requirement(text, tuple(
             r for r in results if selector.judges(r, config.exploratory))))
     lines = line_requirements(config.replicated, candidate.scorecard, candidate)
-    comparisons: list[Comparison] = []
+    comparisons: list[BaselineComparison] = []
     uncompared: list[tuple[str, str]] = []
     if baseline is not None:
         baseline = replace(baseline, results=apply_thresholds(baseline.results,

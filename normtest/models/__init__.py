@@ -14,7 +14,7 @@ from normtest.base.lazy import lazy_exports
 
 _EXPORTS = {
     "normtest.models.registry": (
-        "KINDS", "EmbeddedModel", "EMBEDDED", "embedded_names", "load", "is_python_target",
+        "ADAPTER_KINDS", "EmbeddedModel", "EMBEDDED", "embedded_names", "load", "is_python_target",
         "from_python",
     ),
 }
@@ -23,8 +23,8 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # what the names above are, for type checkers
     from normtest.models.registry import (
+        ADAPTER_KINDS,
         EMBEDDED,
-        KINDS,
         EmbeddedModel,
         embedded_names,
         from_python,
@@ -33,5 +33,12 @@ if TYPE_CHECKING:  # what the names above are, for type checkers
     )
 
 
-__all__ = ["EMBEDDED", "KINDS", "EmbeddedModel", "embedded_names", "from_python",
-           "is_python_target", "load"]
+__all__ = [
+    "ADAPTER_KINDS",
+    "EMBEDDED",
+    "EmbeddedModel",
+    "embedded_names",
+    "from_python",
+    "is_python_target",
+    "load",
+]

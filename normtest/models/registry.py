@@ -55,7 +55,7 @@ from normtest.models.named import NamedModel
 if TYPE_CHECKING:
     pass
 
-KINDS = ("static", "precomputed", "encoder", "decoder", "sentence")
+ADAPTER_KINDS = ("static", "precomputed", "encoder", "decoder", "sentence")
 _FILE_SUFFIXES = {".npy", ".npz", ".jsonl", ".txt", ".vec", ".bin"}
 
 #: Architectures read with AutoModelForCausalLM even when the name does not say so (the set
@@ -176,8 +176,8 @@ def load(name_or_path: str | os.PathLike[str], kind: str | None = None, *, cache
          cache_dir: str | os.PathLike[str] | None = None, **options: Any) -> Any:
     """Load a model adapter by embedded name, local path, hub id or ``module:attribute`` (see
     the module doc)."""
-    if kind is not None and kind not in KINDS:
-        raise NormtestError(f"kind must be one of {KINDS}, got {kind!r}")
+    if kind is not None and kind not in ADAPTER_KINDS:
+        raise NormtestError(f"kind must be one of {ADAPTER_KINDS}, got {kind!r}")
     imported = from_python(str(name_or_path))
     if imported is not None:
         return imported

@@ -58,12 +58,12 @@ class ClaimItem(pytest.Item):
 
     def runtest(self) -> None:
         """Measure the claim's family (once per session), then pass, fail or skip."""
-        from normtest.testing.outcomes import act, decide
+        from normtest.testing.outcomes import act, outcome_of
 
         state = state_of(self.config)
         assert state is not None
         result = state.session(self.label).result_for(self.planned)
-        outcome = decide(result, model=self.label, inconclusive=state.gate.inconclusive,
+        outcome = outcome_of(result, model=self.label, inconclusive=state.gate.inconclusive,
                          expected=state.expected(self.label, self.planned),
                          strict=state.gate.strict)
         record(self, outcome)

@@ -142,12 +142,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 def _parametrized_records(item: pytest.Item) -> list[dict[str, str]] | None:
-    from normtest.testing import ClaimCheck, decide
+    from normtest.testing import ClaimCheck, outcome_of
 
     found = []
     for value in getattr(item, "funcargs", {}).values():
         if isinstance(value, ClaimCheck) and value.result is not None:
-            outcome = decide(value.result, model=value.model.label,
+            outcome = outcome_of(value.result, model=value.model.label,
                              inconclusive=value.inconclusive, expected=value.expected_failure,
                              strict=value.strict)
             found.append({"model": outcome.model, "id": outcome.id,

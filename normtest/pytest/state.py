@@ -216,24 +216,24 @@ class BoundSession:
 
     def result(self, selector: str) -> Result:
         """The one result an id or selector names (measured once per session)."""
-        from normtest.testing import decide
+        from normtest.testing import outcome_of
 
         result = self.session.result(selector)
-        record(self._node, decide(result, model=self.label,
+        record(self._node, outcome_of(result, model=self.label,
                                    inconclusive=self._state.gate.inconclusive))
         return result
 
     def check(self, selector: str) -> Result:
         """Assert a claim variant under the session's policy and expected failures."""
         from normtest.audit.selection import expected_failure, model_expected_failures
-        from normtest.testing.outcomes import act, decide
+        from normtest.testing.outcomes import act, outcome_of
         from normtest.testing.session import PlannedCheck
 
         result = self.session.result(selector)
         mapping = {**model_expected_failures(self.adapter),
                    **dict(self._state.gate.expected_failures)}
         planned = PlannedCheck(result.claim or "", "", dict(result.variant))
-        outcome = decide(result, model=self.label, inconclusive=self._state.gate.inconclusive,
+        outcome = outcome_of(result, model=self.label, inconclusive=self._state.gate.inconclusive,
                          expected=expected_failure(mapping, planned.claim, planned.variant),
                          strict=self._state.gate.strict)
         record(self._node, outcome)

@@ -15,7 +15,7 @@ from normtest.verdict.formatting import number as _number
 from normtest.verdict.formatting import threshold as _threshold
 
 if TYPE_CHECKING:
-    from normtest.gate.regression import Comparison
+    from normtest.gate.regression import BaselineComparison
     from normtest.gate.run import Decision, GateOutcome
 
 
@@ -131,7 +131,7 @@ def gate_markdown(outcome: GateOutcome, decision: Decision | None = None) -> str
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _comparison_table(rows: Sequence[Comparison]) -> list[str]:
+def _comparison_table(rows: Sequence[BaselineComparison]) -> list[str]:
     out = ["| claim | baseline | candidate | change in effect | 90% interval | p (Holm) | test |",
            "|---|---|---|---|---|---|---|"]
     for c in rows:

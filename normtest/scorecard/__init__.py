@@ -13,8 +13,8 @@ from normtest.base.lazy import lazy_exports
 
 _EXPORTS = {
     "normtest.scorecard.lines": (
-        "STATUSES", "Reading", "Line", "beyond_words", "beyond_reading", "decide", "sensitivity",
-        "build", "counts", "titles_of",
+        "STATUSES", "Reading", "Line", "beyond_words", "beyond_reading", "decide_line",
+        "sensitivity", "build", "counts", "titles_of",
     ),
 }
 
@@ -29,11 +29,11 @@ if TYPE_CHECKING:  # what the names above are, for type checkers
         beyond_words,
         build,
         counts,
-        decide,
+        decide_line,
         sensitivity,
         titles_of,
     )
 
 
 __all__ = ["STATUSES", "Line", "Reading", "beyond_reading", "beyond_words", "build", "counts",
-           "decide", "sensitivity", "titles_of"]
+           "decide_line", "sensitivity", "titles_of"]

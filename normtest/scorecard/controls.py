@@ -42,11 +42,11 @@ from normtest.verdict.result import Result
 if TYPE_CHECKING:
     from normtest.data import AuditData
 
-__all__ = ["KINDS", "POWER_AT_MARGIN", "Control", "LineControls", "assess"]
+__all__ = ["CONTROL_KINDS", "POWER_AT_MARGIN", "Control", "LineControls", "assess"]
 
 #: The controls, and what each must give the line: the positive one its status replicated, the
 #: negative one contradicted, the confound one a beyond reading that is not replicated.
-KINDS: dict[str, str] = {"positive": "replicated", "negative": "contradicted",
+CONTROL_KINDS: dict[str, str] = {"positive": "replicated", "negative": "contradicted",
                          "confound": "not replicated beyond its baseline"}
 #: The power the audit's sample must give a line's criterion at the smallest effect it must
 #: detect, for its positive control to count (the conventional planning power).
@@ -77,7 +77,7 @@ class Control:
     def expected(self) -> str:
         """What the control must give: replicated (positive), contradicted (negative), a beyond
         reading that is not replicated (confound)."""
-        return KINDS[self.kind]
+        return CONTROL_KINDS[self.kind]
 
     @property
     def powered(self) -> bool:
@@ -114,7 +114,7 @@ class Control:
     def from_dict(cls, data: Mapping[str, Any]) -> Control:
         """Rebuild from :meth:`to_dict` output."""
         kind = str(data["kind"])
-        if kind not in KINDS:
+        if kind not in CONTROL_KINDS:
             raise ValueError(f"unknown control {kind!r}")
         planted, power = data.get("planted"), data.get("power")
         return cls(kind, str(data["status"]), tuple(dict(r) for r in data.get("rows", ())),
@@ -215,7 +215,7 @@ def assess(results: Sequence[Result], data: AuditData, family: str,
               and (lines is None or line.key in lines) and builder_of(line.key) is not None]
 
     def kinds(line: Any) -> list[str]:
-        return [k for k in KINDS if k != "confound" or line.beyond is not None]
+        return [k for k in CONTROL_KINDS if k != "confound" or line.beyond is not None]
 
     def one(line: Any) -> LineControls:
         builder = builder_of(line.key)
@@ -247,7 +247,7 @@ def _run(builder: Builder, context: ControlContext) -> Control:
     the line's own rule (as the headline is), and the line decided."""
     from normtest.claims.catalogue import get
     from normtest.claims.measuring import measure_row
-    from normtest.scorecard.lines import beyond_reading, decide
+    from normtest.scorecard.lines import beyond_reading, decide_line
     from normtest.scorecard.power import weakest_margin_power
     from normtest.stats.multiplicity import adjust
 
@@ -262,7 +262,7 @@ def _run(builder: Builder, context: ControlContext) -> Control:
         judged = measure_row(claim, data, r.variant, settings, claim.criterion)
         rows.append(replace(judged, expected=r.expected, role=r.role, hypothesis=r.hypothesis))
     rows = adjust(rows, "line")  # the line's own decision, as the headline's
-    status = decide(rows)[0] if rows else "not tested"
+    status = decide_line(rows)[0] if rows else "not tested"
     beyond = beyond_reading(rows)
     planted, power, needs = None, None, ""
     if context.kind == "positive":

@@ -140,7 +140,7 @@ def beyond_reading(rows: Sequence[Result]) -> Reading | None:
     """The beyond reading of a line's deciding rows that declare a baseline: each row's beyond
     measurement held to its own headline threshold and adjusted by the line's own rule (PASS
     unadjusted: replicated needs every row; FAIL at Holm's level over the line's rows), then
-    decided as the line is (:func:`decide`)."""
+    decided as the line is (:func:`decide_line`)."""
     from normtest.stats.multiplicity import adjust
 
     measured = [r for r in rows if isinstance(r.details.get("beyond"), Mapping)]
@@ -157,7 +157,7 @@ def beyond_reading(rows: Sequence[Result]) -> Reading | None:
                 "beyond"),
             criterion=None if r.criterion is None else r.criterion.headline(),
             details={k: v for k, v in r.details.items() if k != "power"}))
-    status, reason = decide(adjust(judged, "line"))
+    status, reason = decide_line(adjust(judged, "line"))
     return Reading("beyond " + " & ".join(names), status, reason)
 
 
@@ -190,7 +190,7 @@ def _needs(rows: Sequence[Result]) -> str:
     return out
 
 
-def decide(rows: Sequence[Result]) -> tuple[str, str]:
+def decide_line(rows: Sequence[Result]) -> tuple[str, str]:
     """The status of a set of confirmatory rows (none SKIPPED, at least one) and its reason."""
     against = [r for r in rows if r.verdict in (Verdict.PASS, Verdict.FAIL)
                and r.expected is not None and r.verdict is not r.expected]
@@ -231,8 +231,8 @@ def _line(key: str, title: str, source: str, results: Sequence[Result],
     for r in rows:
         by_reading.setdefault(r.details.get("reading"), []).append(r)
     deciding = by_reading.pop(None, None) or by_reading.pop(next(iter(by_reading)))
-    status, reason = decide(deciding)
-    readings = tuple(Reading(str(name), *decide(found)) for name, found in by_reading.items())
+    status, reason = decide_line(deciding)
+    readings = tuple(Reading(str(name), *decide_line(found)) for name, found in by_reading.items())
     for other in readings:
         if other.status != status:
             reason += f"; {other.name}: {other.status}, {other.reason}"

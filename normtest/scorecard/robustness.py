@@ -333,7 +333,7 @@ def _plan(line: Any, context: AnalysisContext) -> _Plan:
 def _decide_line(plan: _Plan, made: Mapping[Any, Result], alpha: float) -> LineRobustness:
     """The line decided under each planned analysis, from the measurements made for it."""
     from normtest.claims.catalogue import get
-    from normtest.scorecard.lines import decide
+    from normtest.scorecard.lines import decide_line
 
     deciding = plan.deciding
     # the audit's own measurements, then each made one, are reused by later analyses
@@ -351,7 +351,7 @@ def _decide_line(plan: _Plan, made: Mapping[Any, Result], alpha: float) -> LineR
                 left_out["too small"] += 1
                 continue
             rows = adjust(rows, "line")  # the line's own decision, as the headline's
-        status = decide(rows)[0] if rows else "not tested"
+        status = decide_line(rows)[0] if rows else "not tested"
         specs.append(Specification(choices, status, tuple(
             _row(r, k, reference_row) for k, (r, reference_row) in enumerate(
                 zip(rows, deciding, strict=True)))))

@@ -50,7 +50,13 @@ from normtest.testing.api import (
     check_model,
     parametrize_with_claims,
 )
-from normtest.testing.outcomes import ClaimError, ClaimFailure, ClaimOutcome, UnexpectedPass, decide
+from normtest.testing.outcomes import (
+    ClaimError,
+    ClaimFailure,
+    ClaimOutcome,
+    UnexpectedPass,
+    outcome_of,
+)
 from normtest.testing.session import AuditSession, PlannedCheck
 
 # The adapter conformance check imports torch-free but heavier code; loaded on use.
@@ -66,7 +72,24 @@ if TYPE_CHECKING:  # what the names above are, for type checkers
         check_adapter,
     )
 
-__all__ = ["BATCH_TOLERANCE", "DEFAULT_TEXT", "DEFAULT_WORDS", "AuditSession", "CheckOutcome",
-           "CheckReport", "ClaimCheck", "ClaimError", "ClaimFailure", "ClaimOutcome", "ModelSpec",
-           "PlannedCheck", "Selector", "UnexpectedPass", "check_adapter", "check_model", "decide",
-           "load_model", "parametrize_with_claims"]
+__all__ = [
+    "BATCH_TOLERANCE",
+    "DEFAULT_TEXT",
+    "DEFAULT_WORDS",
+    "AuditSession",
+    "CheckOutcome",
+    "CheckReport",
+    "ClaimCheck",
+    "ClaimError",
+    "ClaimFailure",
+    "ClaimOutcome",
+    "ModelSpec",
+    "PlannedCheck",
+    "Selector",
+    "UnexpectedPass",
+    "check_adapter",
+    "check_model",
+    "load_model",
+    "outcome_of",
+    "parametrize_with_claims",
+]

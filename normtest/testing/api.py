@@ -20,7 +20,7 @@ from normtest.testing.outcomes import (
     ClaimFailure,
     ClaimOutcome,
     act,
-    decide,
+    outcome_of,
 )
 from normtest.testing.session import AuditSession, PlannedCheck, plan, scope_of
 
@@ -121,7 +121,7 @@ def check_model(
     outcomes = []
     for check in planned:
         result = session.result_for(check)
-        outcomes.append(decide(result, model=session.label, inconclusive=inconclusive,
+        outcomes.append(outcome_of(result, model=session.label, inconclusive=inconclusive,
                                expected=expected_failure(mapping, check.claim, check.variant),
                                strict=strict))
     report = CheckReport(session.label, session.report(), tuple(outcomes))
@@ -212,7 +212,7 @@ class ClaimCheck:
                              f"{self.model.family} its ModelSpec declares; fix the spec")
         session.expect(self.together)
         self.result = session.result_for(self.planned)
-        act(decide(self.result, model=self.model.label, inconclusive=self.inconclusive,
+        act(outcome_of(self.result, model=self.model.label, inconclusive=self.inconclusive,
                    expected=self.expected_failure, strict=self.strict))
         return self.result
 

@@ -90,7 +90,7 @@ class ClaimOutcome:
         return self.status in ("failed", "error")
 
 
-def decide(result: Result, *, model: str = "", inconclusive: str = "fail",
+def outcome_of(result: Result, *, model: str = "", inconclusive: str = "fail",
            expected: str | None = None, strict: bool = False) -> ClaimOutcome:
     """Turn a verdict into a test outcome under the policy (see the module doc)."""
     if inconclusive not in POLICIES:
