@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml
 	touch $@
 
 # The installable models (docs/models.md): pinned wheels from the package index, checked, and
-# built into float32 folders in normtest's cache (~/.cache/normtest/models/registry, or
+# built into float32 folders in normtest's cache (~/.cache/normtest/models, or
 # $NORMTEST_CACHE_DIR) once per machine; a run that finds them intact only re-checks their
 # digests (~2 s). Gemma's licence, the Gemma Terms of Use, is printed and accepted here. The
 # embedded SmolLM2's float32 copy is built here too (from its GGUF file, ~30 s once), rather

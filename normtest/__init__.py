@@ -89,6 +89,16 @@ _SPLIT = {
                                       "models.registry"),
     "model_install": dict.fromkeys(("BUILD_MARKER", "folder_digests", "load_marker",
                                     "check_files", "read_marker"), "adapters.built_folder"),
+    "model_store": {"model_rows": "models.registry"},
+}
+#: Names that were renamed (old module → {old name: (its module now, its name now)}).
+_RENAMED = {
+    "regression": {"Comparison": ("gate.regression", "BaselineComparison")},
+    "controls": {"KINDS": ("scorecard.controls", "CONTROL_KINDS")},
+    "vectors.audit_data": {"KINDS": ("data.kinds", "DATA_KINDS")},
+    "model_store": {"Listed": ("models.named", "NamedModel")},
+    "checking": {"decide": ("testing.outcomes", "outcome_of")},
+    "checking.outcomes": {"decide": ("testing.outcomes", "outcome_of")},
 }
 
 
@@ -97,6 +107,9 @@ class _MovedModule(types.ModuleType):
 
     def __getattr__(self, name: str) -> Any:
         old = self.__name__.removeprefix("normtest.")
+        if name in _RENAMED.get(old, {}):
+            where, now = _RENAMED[old][name]
+            return getattr(importlib.import_module(f"normtest.{where}"), now)
         home = _SPLIT.get(old, {}).get(name, _MOVED[old])
         try:
             return getattr(importlib.import_module(f"normtest.{home}"), name)

@@ -1,10 +1,9 @@
 """Controls on the audit's own data (normtest.scorecard.controls, normtest.claims.control_models):
-each line's
-negative control comes out contradicted and its confound control is never replicated beyond its
-baseline, on real models at small sizes; its positive control, planted at the smallest effect
-the line must detect, comes out replicated wherever the sample gives it the power to, and
-otherwise the line is invalid and names the sample that would; a line whose controls misbehave
-is invalid, never replicated or contradicted."""
+each line's negative control comes out contradicted and its confound control is never replicated
+beyond its baseline, on real models at small sizes; its positive control, planted at the smallest
+effect the line must detect, comes out replicated wherever the sample gives it the power to, and
+otherwise the line is invalid and names the sample that would; a line whose controls misbehave is
+invalid, never replicated or contradicted."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import normtest
-from normtest import _MOVED, _SPLIT
+from normtest import _MOVED, _RENAMED, _SPLIT
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -72,10 +72,43 @@ def test_an_unknown_name_of_an_old_module_is_an_attribute_error() -> None:
         _ = module.no_such_name
 
 
-def test_split_names_point_at_modules_that_define_them() -> None:
+def test_split_and_renamed_names_point_at_modules_that_define_them() -> None:
     for names in _SPLIT.values():
         for name, home in names.items():
             assert hasattr(importlib.import_module(f"normtest.{home}"), name), (name, home)
+    for renames in _RENAMED.values():
+        for home, now in renames.values():
+            assert hasattr(importlib.import_module(f"normtest.{home}"), now), (home, now)
+
+
+@pytest.mark.parametrize(("old", "name", "new", "now"), [
+    ("regression", "Comparison", "normtest.gate.regression", "BaselineComparison"),
+    ("controls", "KINDS", "normtest.scorecard.controls", "CONTROL_KINDS"),
+    ("model_store", "Listed", "normtest.models.named", "NamedModel"),
+    ("checking", "decide", "normtest.testing.outcomes", "outcome_of"),
+])
+def test_a_renamed_name_is_found_under_its_old_name_too(old: str, name: str, new: str,
+                                                          now: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        module = importlib.import_module(f"normtest.{old}")
+    assert getattr(module, name) is getattr(importlib.import_module(new), now)
+
+
+@pytest.mark.parametrize(("package", "name", "home", "now"), [
+    ("normtest.gate", "gate_audit", "normtest.gate.run", "gate_audit"),
+    ("normtest.gate", "Comparison", "normtest.gate.regression", "BaselineComparison"),
+    ("normtest.models", "KINDS", "normtest.models.registry", "ADAPTER_KINDS"),
+    ("normtest.scorecard", "decide", "normtest.scorecard.lines", "decide_line"),
+    ("normtest.audit", "measure_claim", "normtest.audit.run", "measure_claim"),
+])
+def test_a_package_answers_for_its_old_modules_other_names_with_a_warning(
+        package: str, name: str, home: str, now: str) -> None:
+    with pytest.warns(DeprecationWarning, match=rf"{package}\.{name}"):
+        value = getattr(importlib.import_module(package), name)
+    assert value is getattr(importlib.import_module(home), now)
+    with pytest.raises(AttributeError):
+        _ = importlib.import_module(package).no_such_name
 
 
 def test_the_facade_names_everything_a_claim_file_needs_and_loads_nothing_heavy() -> None:

@@ -13,9 +13,9 @@ Compositional Distributional Semantics", Computational Linguistics 48(4), 2022, 
 self-information of a unit appears as its PMI with itself; Amigó et al., EMNLP Findings 2025 (C2).
 
 Checked on (1) random joint distributions built by :mod:`normtest.models.synthetic` and (2)
-co-occurrence
-probabilities computed from scratch: words are random events (sets of windows) in a finite sample
-space of windows with random probabilities, so nothing is assumed beyond probability itself.
+co-occurrence probabilities computed from scratch: words are random events (sets of windows) in a
+finite sample space of windows with random probabilities, so nothing is assumed beyond probability
+itself.
 """
 
 from __future__ import annotations

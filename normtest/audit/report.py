@@ -2,7 +2,7 @@
 
 Shape::
 
-    {"schema": "normtest.audit.report/1", "model": {...}, "provenance": {...},
+    {"schema": "normtest.report/1", "model": {...}, "provenance": {...},
      "scorecard": [...], "results": [...], "summary": {"PASS": n, "FAIL": n, ...},
      "data": {...}}
 

@@ -1,8 +1,7 @@
 """The schema of ``report.json`` (``normtest.report/1``), checked before a report is used.
 
 :func:`validate` is called by :meth:`normtest.audit.report.Report.from_dict` — which every reader
-goes
-through (``Report.read`` for a file: the gate, ``normtest report``, ``normtest compare``, the
+goes through (``Report.read`` for a file: the gate, ``normtest report``, ``normtest compare``, the
 renderers) — so a file that is not a report is refused before anything renders, gates or
 compares it, with one :class:`~normtest.errors.NormtestError` naming the first bad key path::
 

@@ -1,7 +1,7 @@
 """The audit runner: plan the claims a model can be checked on, measure once, judge, adjust.
 
 One audit is one pass through the stages (docs/architecture.md): the adapter gives vectors; the
-vectors stage (:mod:`normtest.data`) builds the data each claim's measurement asks for, once, and
+data stage (:mod:`normtest.data`) builds the data each claim's measurement asks for, once, and
 shares it; each registered claim's measurement returns a
 :class:`~normtest.verdict.measurement.Measurement`; its criterion judges it, once. Each row is
 confirmatory (the paper states an expectation for it) or exploratory; Holm adjusts over the audit's

@@ -270,9 +270,8 @@ def run_sequential(
     on_stage: Callable[[Stage], None] | None = None,
 ) -> Report:
     """``normtest audit --until-decided``: :func:`sequential` over
-    :func:`normtest.audit.run.run_audit`
-    with nested samples (the words of :func:`nested_words`; documents and sentences nest by
-    construction), ``settings`` the first stage's."""
+    :func:`normtest.audit.run.run_audit` with nested samples (the words of :func:`nested_words`;
+    documents and sentences nest by construction), ``settings`` the first stage's."""
     from normtest.audit.run import run_audit
 
     first = settings or AuditSettings()

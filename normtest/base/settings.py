@@ -342,7 +342,7 @@ class AuditSettings:
     ray_address: str | None = None
     workers: int | None = None
     #: re-decide each scorecard line under its declared specifications
-    # (normtest.scorecard.robustness)
+    #: (normtest.scorecard.robustness)
     robustness: bool = BY_NAME["robustness"].default
     #: a positive and a negative control model through each line (normtest.scorecard.controls)
     controls: bool = BY_NAME["controls"].default

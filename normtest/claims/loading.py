@@ -1,5 +1,5 @@
-"""Where claims come from: a user's claim files, folders and modules (``--checks``, ``checks =
-[...]`` in ``[tool.normtest]``, ``--normtest-checks`` in pytest).
+"""Where claims come from: a user's claim files, folders and modules (``--checks``,
+``checks = [...]`` in ``[tool.normtest]``, ``--normtest-checks`` in pytest).
 
 The built-in claims and installed plug-ins register through the ``normtest.checks``
 entry-point group (:func:`normtest.claims.catalogue.load_builtin`); this module loads the rest,

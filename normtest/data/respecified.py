@@ -1,9 +1,7 @@
 """The audit's data under another reasonable analysis (:mod:`normtest.scorecard.robustness`): the
-words
-under another IC source or population, the prefixes on another grid or unit, the sentences
-with another information measure or length, and each of these on either half of the audit's
-sample (:func:`sample_half`) — views of the vectors already computed, kept while one line is
-assessed.
+words under another IC source or population, the prefixes on another grid or unit, the sentences
+with another information measure or length, and each of these on either half of the audit's sample
+(:func:`sample_half`) — views of the vectors already computed, kept while one line is assessed.
 """
 
 from __future__ import annotations

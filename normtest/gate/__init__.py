@@ -1,7 +1,7 @@
 """The CI gate: a report held to a model's requirements.
 
-``run`` (``decide``, ``run_gate``, ``GateConfig``), ``config`` (reading ``[tool.normtest]``; only
-the front ends do) and ``regression`` (a report against a baseline report).
+``run`` (``decide``, ``run_gate``), ``config`` (``GateConfig``, read from ``[tool.normtest]``;
+only the front ends read it) and ``regression`` (a report against a baseline report).
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ _EXPORTS = {
     ),
 }
 
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__getattr__, __dir__ = lazy_exports(
+    __name__, _EXPORTS, fallback="normtest.gate.run",
+    renamed={"Comparison": ("normtest.gate.regression", "BaselineComparison")})
 
 if TYPE_CHECKING:  # what the names above are, for type checkers
     from normtest.gate.config import find_config, load_config

@@ -1,6 +1,7 @@
 """Models by name: the one registry, the installable store, the hub, the embedding cache.
 
-``registry`` (every model normtest knows by name, and ``load``), ``store`` and ``install`` (the
+``named`` (``NamedModel``, the record of a model known by name), ``registry`` (every model
+normtest knows by name, the one lookup, and ``load``), ``store`` and ``install`` (the
 installable models, checked against pinned digests), ``hub`` (Hugging Face ids, cache first),
 ``cache`` (embeddings kept on disk), ``extraction`` and ``ray`` (forward passes in batches, on
 Ray where asked) and ``synthetic`` (models built to satisfy or violate a condition exactly).
@@ -19,7 +20,9 @@ _EXPORTS = {
     ),
 }
 
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__getattr__, __dir__ = lazy_exports(
+    __name__, _EXPORTS, fallback="normtest.models.registry",
+    renamed={"KINDS": ("normtest.models.registry", "ADAPTER_KINDS")})
 
 if TYPE_CHECKING:  # what the names above are, for type checkers
     from normtest.models.registry import (

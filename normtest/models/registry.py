@@ -42,7 +42,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from normtest.adapters.precomputed import PRECOMPUTED_SUFFIXES, load_precomputed
 from normtest.adapters.protocol import Family
@@ -51,9 +51,6 @@ from normtest.adapters.transformers_folder import DECODER_TYPES, config_family, 
 from normtest.errors import NormtestError
 from normtest.models.hub import hub_folder, is_hub_id
 from normtest.models.named import NamedModel
-
-if TYPE_CHECKING:
-    pass
 
 ADAPTER_KINDS = ("static", "precomputed", "encoder", "decoder", "sentence")
 _FILE_SUFFIXES = {".npy", ".npz", ".jsonl", ".txt", ".vec", ".bin"}

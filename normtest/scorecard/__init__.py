@@ -18,7 +18,9 @@ _EXPORTS = {
     ),
 }
 
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__getattr__, __dir__ = lazy_exports(
+    __name__, _EXPORTS, fallback="normtest.scorecard.lines",
+    renamed={"decide": ("normtest.scorecard.lines", "decide_line")})
 
 if TYPE_CHECKING:  # what the names above are, for type checkers
     from normtest.scorecard.lines import (

@@ -44,9 +44,8 @@ T = TypeVar("T")
 
 
 class _Memo:
-    """A :class:`~normtest.base.byte_memo.ByteMemo` behind a lock, with hit counts and the registry
-    of the
-    chunks of weights it handed out."""
+    """A :class:`~normtest.base.byte_memo.ByteMemo` behind a lock, with hit counts and the
+    registry of the chunks of weights it handed out."""
 
     def __init__(self, budget: int) -> None:
         self.values = ByteMemo(budget)

@@ -61,7 +61,9 @@ from normtest.testing.session import AuditSession, PlannedCheck
 
 # The adapter conformance check imports torch-free but heavier code; loaded on use.
 __getattr__, __dir__ = lazy_exports(__name__, {"normtest.testing.conformance": (
-    "BATCH_TOLERANCE", "DEFAULT_TEXT", "DEFAULT_WORDS", "CheckOutcome", "check_adapter")})
+    "BATCH_TOLERANCE", "DEFAULT_TEXT", "DEFAULT_WORDS", "CheckOutcome", "check_adapter")},
+    fallback="normtest.testing.conformance",
+    renamed={"decide": ("normtest.testing.outcomes", "outcome_of")})
 
 if TYPE_CHECKING:  # what the names above are, for type checkers
     from normtest.testing.conformance import (

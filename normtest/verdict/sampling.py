@@ -73,7 +73,7 @@ class Sampling:
             raise NormtestError(f"unknown sampling kind {self.kind!r}; use one of {_KINDS}")
         if self.kind == "bootstrap":
             # kept in resampling order (bounds sort as they need): two measurements made on the
-            # same resamples then pair replicate by replicate (normtest.gate.run's paired test)
+            # same resamples then pair replicate by replicate (the gate's paired test)
             reps = np.array(self.replicates, dtype=np.float64)
             if reps.size == 0:
                 raise NormtestError("a bootstrap sampling needs at least one replicate")

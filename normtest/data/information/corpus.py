@@ -514,9 +514,8 @@ class CorpusStatistics(_Quantities):
     def halves(self, seed: int = 0) -> tuple[CorpusStatistics, CorpusStatistics]:
         """The statistics of the two halves of the documents under the seeded coin
         :func:`~normtest.data.information.corpus_counting.document_half` (windows never cross
-        documents, so
-        the halves' counts add up exactly to these), recounted from the kept token ids; the
-        vocabulary (ids) is this corpus's. The last seed's halves are kept."""
+        documents, so the halves' counts add up exactly to these), recounted from the kept token
+        ids; the vocabulary (ids) is this corpus's. The last seed's halves are kept."""
         seed = counting.check_seed(seed)
         if self._halves is not None and self._halves[0] == seed:
             return self._halves[1]

@@ -285,12 +285,11 @@ def _integers(array: NDArray[Any]) -> NDArray[np.int64]:
 
 
 def _check_stored(counts: CorpusCounts) -> None:
-    """Refuse read-back counts that contradict themselves (ValueError): unique types and rows,
-    c and m of every type, non-negative counts, a well-formed matrix, and each counted row equal
-    to what the marginals and the other rows say of it: its sum is m(x) (every window neighbour
-    of every occurrence of x, as :mod:`~normtest.data.information.scaled` counts them; a row of a
-    word
-    absent from the corpus is empty), and n(x, y) = n(y, x) between rows."""
+    """Refuse read-back counts that contradict themselves (ValueError): unique types and rows, c and
+    m of every type, non-negative counts, a well-formed matrix, and each counted row equal to what
+    the marginals and the other rows say of it: its sum is m(x) (every window neighbour of every
+    occurrence of x, as :mod:`~normtest.data.information.scaled` counts them; a row of a word absent
+    from the corpus is empty), and n(x, y) = n(y, x) between rows."""
     types, rows, c = counts.vocabulary, counts.rows, counts.cooccurrence
     n = len(types)
     if len(set(types)) != n or len(set(rows)) != len(rows):

@@ -53,7 +53,10 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from normtest.base.paths import CACHE_ENV, default_cache_dir  # also importable from normtest.cache
+from normtest.base.paths import (  # also importable from normtest.models.cache
+    CACHE_ENV,
+    default_cache_dir,
+)
 from normtest.errors import NormtestError
 
 _SCHEMA = 2  # 2: the checksum covers dtype and shape as well as the bytes
