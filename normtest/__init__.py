@@ -11,15 +11,17 @@ The package is laid out by stage, each importing only those below it (docs/archi
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import sys
 import types
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from normtest.base.version import VERSION as __version__
 from normtest.errors import NormtestError
+
+if TYPE_CHECKING:
+    from importlib.abc import Loader
 
 __all__ = ["NormtestError", "__version__", "load"]
 
@@ -120,8 +122,10 @@ class _MovedModule(types.ModuleType):
                                  f"no attribute {name!r}") from None
 
 
-class _MovedFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds the old module paths (and only those) and makes each a :class:`_MovedModule`."""
+class _MovedFinder:
+    """Finds the old module paths (and only those) and makes each a :class:`_MovedModule`: a
+    meta path finder and its loader (the protocols of ``importlib.abc``, whose import would
+    load pathlib and importlib.resources into every ``import normtest``)."""
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None
                   ) -> importlib.machinery.ModuleSpec | None:
@@ -129,7 +133,7 @@ class _MovedFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if not fullname.startswith("normtest.") or old not in _MOVED:
             return None
         package = any(k.startswith(old + ".") for k in _MOVED)
-        return importlib.machinery.ModuleSpec(fullname, self, is_package=package)
+        return importlib.machinery.ModuleSpec(fullname, cast("Loader", self), is_package=package)
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
         return _MovedModule(spec.name)

@@ -40,6 +40,7 @@ import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Installed package name → folder of the repository (pyproject's package-dir map).
@@ -131,6 +132,21 @@ def discover(root: Path, package_dirs: Mapping[str, str] = PACKAGE_DIRS) -> dict
             name = ".".join((package, *(parts[:-1] if is_package else parts)))
             modules[name] = Module(name, path, is_package)
     return modules
+
+
+_READ: dict[tuple[str, int, int], tuple[ast.Module, tuple[Any, ...], tuple[Any, ...]]] = {}
+
+
+def read_module(path: Path) -> tuple[ast.Module, tuple[Any, ...], tuple[Any, ...]]:
+    """The syntax tree of ``path``, its import statements (:func:`all_imports`) and the modules
+    it loads by name (:func:`dynamic_imports`): read once per version of the file, since every
+    check walks the same modules."""
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    if key not in _READ:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        _READ[key] = (tree, tuple(all_imports(tree)), tuple(dynamic_imports(tree)))
+    return _READ[key]
 
 
 def _is_type_checking(test: ast.expr) -> bool:
@@ -251,12 +267,12 @@ def import_edges(modules: Mapping[str, Module]) -> list[Edge]:
     """Every import between the modules, of every kind (a module's own ancestors excluded)."""
     edges = []
     for module in modules.values():
-        tree = ast.parse(module.path.read_text(encoding="utf-8"), filename=str(module.path))
+        _, statements, by_name = read_module(module.path)
         found: list[tuple[str, int, bool, str]] = [
             (target, node.lineno, lazy, "type" if typing else "import")
-            for node, lazy, typing in all_imports(tree)
+            for node, lazy, typing in statements
             for target in _targets(node, module, modules)]
-        for name, line, lazy, kind in dynamic_imports(tree):
+        for name, line, lazy, kind in by_name:
             target = _known_prefix(name, modules)
             if target is not None:
                 found.append((target, line, lazy, kind))
@@ -420,8 +436,7 @@ def check_config_readers(root: Path, package_dirs: Mapping[str, str] = PACKAGE_D
     for name, module in sorted(discover(root, package_dirs).items()):
         if name.startswith(tuple(f"{r}." for r in CONFIG_READERS)) or name in CONFIG_READERS:
             continue
-        tree = ast.parse(module.path.read_text(encoding="utf-8"), filename=str(module.path))
-        for node, _, _ in all_imports(tree):
+        for node, _, _ in read_module(module.path)[1]:
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
                     "normtest.gate"):
                 for alias in node.names:
@@ -494,7 +509,7 @@ def check_setting_flags(root: Path, package_dirs: Mapping[str, str] = PACKAGE_DI
     for module in discover(root, package_dirs).values():
         if module.path.resolve() == settings_file.resolve():
             continue
-        tree = ast.parse(module.path.read_text(encoding="utf-8"), filename=str(module.path))
+        tree = read_module(module.path)[0]
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call):
                 continue

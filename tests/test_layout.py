@@ -140,3 +140,46 @@ def test_the_root_package_exports_its_version_from_one_place() -> None:
     from normtest.base.version import VERSION
 
     assert normtest.__version__ == VERSION == importlib.metadata.version("normtest")
+
+
+def _lazy_tables() -> list[tuple[str, dict[str, set[str]], dict[str, set[str]], set[str]]]:
+    """For each package ``__init__`` that calls ``lazy_exports``: its table, the names its
+    ``TYPE_CHECKING`` block imports (by module) and its ``__all__``, read with ast."""
+    import ast
+
+    out = []
+    for path in sorted((ROOT / "normtest").rglob("__init__.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        assigned = {t.id: n.value for n in tree.body if isinstance(n, ast.Assign)
+                    for t in n.targets if isinstance(t, ast.Name)}
+        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)
+                 and getattr(n.func, "id", "") == "lazy_exports"]
+        if not calls:
+            continue
+        table_node = calls[0].args[1]
+        if isinstance(table_node, ast.Name):
+            table_node = assigned[table_node.id]
+        table = {k: set(v) for k, v in ast.literal_eval(table_node).items()}
+        typed: dict[str, set[str]] = {}
+        for node in tree.body:
+            if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
+                for imp in node.body:
+                    assert isinstance(imp, ast.ImportFrom)
+                    typed.setdefault(str(imp.module), set()).update(a.name for a in imp.names)
+        out.append((str(path.relative_to(ROOT)), table, typed,
+                    set(ast.literal_eval(assigned["__all__"]))))
+    return out
+
+
+def test_each_lazy_package_names_its_exports_the_same_way_three_times() -> None:
+    """A package that re-exports on first use writes its names three times (the table it
+    imports them by, the ``TYPE_CHECKING`` imports type checkers read, ``__all__``): they
+    agree, so a name added to one is not missing from another."""
+    tables = _lazy_tables()
+    assert {path for path, *_ in tables} >= {
+        "normtest/audit/__init__.py", "normtest/claims/__init__.py", "normtest/data/__init__.py",
+        "normtest/gate/__init__.py", "normtest/models/__init__.py",
+        "normtest/scorecard/__init__.py", "normtest/testing/__init__.py"}
+    for path, table, typed, public in tables:
+        assert typed == table, path
+        assert set().union(*table.values()) <= public, path
