@@ -207,6 +207,22 @@ def test_derived_values_are_kept_per_chunk_and_tag_only_for_kept_chunks() -> Non
     assert calls == ["a", "c", "d", "e"]
 
 
+def test_the_digest_of_a_samples_labels_is_kept_and_the_same_with_the_memo_off() -> None:
+    words = np.array(["pear", "apple", "fig", "apple"])
+    first = bootstrap.labels_digest(words)
+    assert bootstrap.labels_digest(list(words[::-1])) == first  # any order, a list or an array
+    assert bootstrap.labels_digest(np.array(["pear", "apple", "kiwi"])) != first
+    with bootstrap.memo_limit(0):  # from scratch: the same digest
+        assert bootstrap.labels_digest(words) == first
+    # an object array's bytes are pointers: digested by its contents, never kept by them
+    boxed = np.array(["pear", "fig"], dtype=object)
+    first_boxed = bootstrap.labels_digest(boxed)
+    boxed[1] = "kiwi"  # the same array, other contents: another digest
+    assert bootstrap.labels_digest(boxed) != first_boxed
+    assert bootstrap.labels_digest(np.array(["pear", "kiwi"], dtype=object)) == \
+        bootstrap.labels_digest(boxed)
+
+
 # -- the shared x side ----------------------------------------------------------------------------
 def _chunk(seed: int, n: int, resamples: int = 150) -> np.ndarray:
     return _first(n, resamples, seed)

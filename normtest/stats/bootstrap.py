@@ -140,10 +140,21 @@ def draws_digest(kind: str, units: str, n_resamples: int, seed: int) -> str:
 def labels_digest(labels: object) -> str:
     """A digest of the distinct labels of a sample (the units or clusters it resamples), in
     sorted order: the same set of labels, in any order, gives the same digest."""
+    array = np.asarray(labels)
+    # the digest of the distinct labels is kept by the labels' own bytes (every variant of a
+    # claim passes the same words): a sort of thousands of strings per measurement otherwise;
+    # an object array's bytes are pointers, not contents, so it is always digested afresh
+    key = None if array.dtype.hasobject else ("labels", digest(array))
+    kept = None if key is None else _memo.lookup(key)
+    if kept is not None:
+        return kept
     h = hashlib.blake2b(digest_size=16)
-    for label in np.unique(np.asarray(labels)).tolist():
+    for label in np.unique(array).tolist():
         h.update(repr(label).encode("utf-8") + b"\0")
-    return h.hexdigest()
+    value = h.hexdigest()
+    if key is not None:
+        _memo.keep(key, value, 64)
+    return value
 
 
 #: Measurements kept by their inputs' digest (a measurement holds B replicates): every variant
