@@ -223,26 +223,44 @@ def test_an_audit_over_a_damaged_cache_page_warns_once_and_recomputes(tmp_path: 
     assert _numbers(Report.read(out / "report.json")) == reference
 
 
-def test_a_ctrl_c_inside_gensims_corpus_parse_is_not_lost(
-        monkeypatch: pytest.MonkeyPatch, ctrl_c_delivered: None) -> None:
-    """gensim's WikiCorpus.get_texts catches KeyboardInterrupt and returns the articles read so
-    far; the sample parse raises it again instead of keeping (and storing) a truncated sample."""
-    import os
+def _wiki_in_a_daemon(queue: Any) -> None:
+    from normtest.data.information import texts
+
+    try:
+        queue.put(len(texts._parse_wiki(texts.bundled_corpus_path(texts.WIKI_FILE))))
+    except BaseException as exc:  # reported to the test, not lost in the child
+        queue.put(repr(exc))
+
+
+def _keep_whole(text: str, low: int, high: int, lower: bool) -> list[str]:
+    return [text]
+
+
+def test_the_wiki_sample_parses_inside_a_daemonic_worker_as_gensims_corpus_does() -> None:
+    """An audit's forked workers are daemonic, and a daemonic process may not start children:
+    gensim's WikiCorpus.get_texts opens a process pool even with processes=1, so a first audit
+    on an empty cache crashed in the robustness worker that read the sample. The sample is now
+    parsed in-process, article for article what WikiCorpus yields."""
+    import multiprocessing
 
     from gensim.corpora import WikiCorpus
 
     from normtest.data.information import texts
 
-    def swallowing(self: object) -> object:
-        yield ["A first article " * 20], (1, "first")
-        try:
-            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while gensim reads
-            time.sleep(1)
-        except KeyboardInterrupt:  # what gensim does: log it and stop iterating
-            return
-
-    monkeypatch.setattr(WikiCorpus, "__init__", lambda self, *a, **k: None)
-    monkeypatch.setattr(WikiCorpus, "get_texts", swallowing)
-    with pytest.raises(KeyboardInterrupt):
-        texts._parse_wiki(Path("unused.xml.bz2"))
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    source = texts.bundled_corpus_path(texts.WIKI_FILE)
+    queue: Any = multiprocessing.get_context("fork").Queue()
+    worker = multiprocessing.get_context("fork").Process(target=_wiki_in_a_daemon,
+                                                         args=(queue,), daemon=True)
+    worker.start()
+    got = queue.get(timeout=120)
+    worker.join()
+    parsed = texts._parse_wiki(source)
+    assert got == len(parsed) == 106
+    corpus = WikiCorpus(str(source), processes=1, dictionary={}, metadata=True,
+                        tokenizer_func=_keep_whole, article_min_tokens=1)
+    expected = []
+    for pieces, (pageid, title) in corpus.get_texts():
+        text = texts._clean_wiki_text(pieces[0])
+        if len(text.split()) >= texts._WIKI_MIN_WORDS:
+            expected.append(texts.SourceText(f"wiki:{pageid}", str(title), text))
+    assert tuple(expected) == parsed

@@ -4,7 +4,7 @@ the Python language reference that ships with Python.
 Every file is read as bytes and decoded as UTF-8; bytes that are not valid UTF-8 are replaced by
 U+FFFD and *counted* (never a crash, never silently). The bundled corpora are the Lee news corpus
 (``lee_background.cor``: 300 news documents, one per line) and a shortened English Wikipedia dump
-(106 articles) read with :class:`gensim.corpora.WikiCorpus`; both are found with
+(106 articles) read with gensim's Wikipedia page reader; both are found with
 ``gensim.test.utils.datapath`` and need no network. A third source of another kind, technical
 prose, is the reference manual's topics that every Python carries for ``help()``
 (``pydoc_data.topics``), its code and grammar blocks left out (:func:`python_reference`).
@@ -14,18 +14,15 @@ Importing this module imports the standard library only; gensim loads on use.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import importlib.metadata
 import re
-import signal
 import stat
-import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from normtest.errors import NormtestError
 
@@ -215,11 +212,6 @@ def python_reference() -> tuple[SourceText, ...]:
     return tuple(out)
 
 
-def _keep_whole_text(text: str, token_min_len: int, token_max_len: int, lower: bool) -> list[str]:
-    """A WikiCorpus ``tokenizer_func`` that keeps the markup-free article text whole."""
-    return [text]
-
-
 def _clean_wiki_text(text: str) -> str:
     """Drop the emphasis quotes filter_wiki leaves and turn ``== Heading ==`` lines into text."""
     text = _WIKI_HEADING.sub(lambda m: m.group(1) + ".", text)
@@ -271,47 +263,23 @@ def wiki_articles() -> tuple[SourceText, ...]:
 
 
 def _parse_wiki(source: Path) -> tuple[SourceText, ...]:
-    """The articles of a Wikipedia dump, parsed by gensim (see :func:`wiki_articles`)."""
-    from gensim.corpora import WikiCorpus
+    """The articles of a Wikipedia dump, parsed with gensim's own page reader and markup filter
+    (see :func:`wiki_articles`), in this process.
 
-    corpus = WikiCorpus(
-        str(source),
-        processes=1,
-        dictionary={},  # a given dictionary skips gensim's vocabulary pass
-        metadata=True,
-        tokenizer_func=_keep_whole_text,
-        article_min_tokens=1,
-    )
+    This is what ``WikiCorpus(..., processes=1).get_texts()`` yields, without its process pool:
+    ``get_texts`` opens a ``multiprocessing.Pool`` (and a feeder process) even for one process,
+    which fails inside a forked worker of an audit (a daemonic process may not have children),
+    and it swallows a Ctrl-C, returning the articles read so far as if they were all."""
+    import bz2
+
+    from gensim.corpora.wikicorpus import IGNORED_NAMESPACES, extract_pages, filter_wiki
+
     out: list[SourceText] = []
-    with _ctrl_c_kept():
-        for pieces, (pageid, title) in corpus.get_texts():
-            text = _clean_wiki_text(pieces[0])
+    with bz2.BZ2File(source) as dump:
+        for title, raw, pageid in extract_pages(dump, filter_namespaces=("0",)):
+            if any(title.startswith(ignored + ":") for ignored in IGNORED_NAMESPACES):
+                continue
+            text = _clean_wiki_text(filter_wiki(raw))
             if len(text.split()) >= _WIKI_MIN_WORDS:
                 out.append(SourceText(f"wiki:{pageid}", str(title), text))
     return tuple(out)
-
-
-@contextlib.contextmanager
-def _ctrl_c_kept() -> Iterator[None]:
-    """A Ctrl-C is not lost in gensim's corpus iteration: ``WikiCorpus.get_texts`` catches
-    KeyboardInterrupt, logs it and returns the articles read so far, which would then be
-    stored as the whole sample. The signal is recorded here and raised again once gensim
-    returns (in the main thread, where Python delivers signals; a process that ignores
-    SIGINT keeps ignoring it)."""
-    previous = signal.getsignal(signal.SIGINT)
-    if threading.current_thread() is not threading.main_thread() or not callable(previous):
-        yield
-        return
-    stopped: list[int] = []
-
-    def record(signum: int, frame: Any) -> None:
-        stopped.append(signum)
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGINT, record)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if stopped:
-        raise KeyboardInterrupt
