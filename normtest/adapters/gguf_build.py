@@ -229,12 +229,13 @@ def _exchange(a: Path, b: Path) -> bool:
 
 @contextlib.contextmanager
 def _interrupts_held() -> Iterator[None]:
-    """Ctrl-C (SIGINT) held back by the system for the duration, delivered right after."""
+    """Ctrl-C (SIGINT) and SIGTERM held back by the system for the duration, delivered right
+    after."""
     mask = getattr(signal, "pthread_sigmask", None)
     if mask is None or threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = mask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = mask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
         yield
     finally:

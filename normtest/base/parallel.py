@@ -25,7 +25,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-__all__ = ["WORKERS_ENV", "available_cpus", "forked_map", "worker_count"]
+__all__ = ["WORKERS_ENV", "available_cpus", "forked_map", "may_start_processes", "worker_count",
+           "workers_from_environment"]
 
 #: The default worker count where ``--workers`` is not given (else one per CPU).
 WORKERS_ENV = "NORMTEST_WORKERS"
@@ -51,13 +52,33 @@ def worker_count(workers: int | None, items: int) -> int:
     """How many processes a map of ``items`` runs on for ``--workers`` (None:
     ``$NORMTEST_WORKERS``, else one per CPU)."""
     if workers is None:
-        told = os.environ.get(WORKERS_ENV, "").strip()
-        wanted = int(told) if told.isdigit() and int(told) > 0 else available_cpus()
+        wanted = workers_from_environment() or available_cpus()
     else:
         wanted = int(workers)
-    if _IN_WORKER or items < 2 or wanted < 2 or not _can_fork():
+    if not may_start_processes() or items < 2 or wanted < 2 or not _can_fork():
         return 1
     return min(wanted, items)
+
+
+def workers_from_environment() -> int | None:
+    """``$NORMTEST_WORKERS`` as a worker count (None where unset or empty); anything but a
+    positive whole number is refused, as the same value given to ``--workers`` is."""
+    told = os.environ.get(WORKERS_ENV, "").strip()
+    if not told:
+        return None
+    if not told.isdigit() or int(told) < 1:
+        from normtest.errors import NormtestError
+
+        raise NormtestError(f"${WORKERS_ENV}={told!r}: give a whole number of worker processes, "
+                            f"1 or more (1: this process only), or unset it for one per CPU")
+    return int(told)
+
+
+def may_start_processes() -> bool:
+    """Whether this process may start processes of its own: not inside a worker of a map,
+    nor in any daemonic process (multiprocessing refuses it children). Work that would spread
+    over processes (counting a corpus) runs in-process there instead."""
+    return not _IN_WORKER and not multiprocessing.current_process().daemon
 
 
 def _can_fork() -> bool:
@@ -131,6 +152,7 @@ def _start_worker() -> None:
     _IN_WORKER = True
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _end_with_parent()
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
     torch = sys.modules.get("torch")
     if torch is not None:
@@ -138,6 +160,20 @@ def _start_worker() -> None:
     from normtest.base import progress
 
     progress._DISPLAY = None
+
+
+def _end_with_parent() -> None:
+    """Linux: this worker gets SIGTERM when the process that forked it dies, however it died
+    (killed outright, it cannot terminate its pool), instead of living on, writing its result
+    into a pipe no one reads."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # pragma: no cover - a C library without prctl
+        pass
 
 
 def _run_one(i: int) -> tuple[int, bool, Any]:

@@ -6,13 +6,22 @@ The root holds the embedding database (:mod:`normtest.models.cache`), SmolLM2's 
 is set: :func:`use_own_matplotlib_dir`), so that normtest writes nothing outside its folders.
 It is ``$NORMTEST_CACHE_DIR`` when set, otherwise the user's cache directory for normtest
 (``~/.cache/normtest`` on Linux). This module imports nothing from
-normtest, so the cache and the model adapters can both use it without importing each other.
+normtest but its error type, so the cache and the model adapters can both use it without
+importing each other.
+
+**Every file normtest writes** goes through :func:`atomic_write`: a temporary sibling, renamed
+over a *regular file or nothing*. A device, a FIFO, a symbolic link or a folder standing where
+the file goes is refused (:class:`NotReplaceable`) before anything is written, so that
+``--summary /dev/stdout`` cannot replace ``/dev/stdout`` and a full disk leaves the old file
+whole. The front ends check their output paths with :func:`check_output_file` and
+:func:`check_output_folder` before any work.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -21,7 +30,10 @@ from typing import Any, BinaryIO
 
 from filelock import FileLock
 
-__all__ = ["CACHE_ENV", "MATPLOTLIB_ENV", "RESULTS_ENV", "atomic_write", "default_cache_dir",
+from normtest.errors import NormtestError
+
+__all__ = ["CACHE_ENV", "MATPLOTLIB_ENV", "RESULTS_ENV", "NotReplaceable", "atomic_write",
+           "check_output_file", "check_output_folder", "check_replaceable", "default_cache_dir",
            "default_results_dir", "file_lock", "folder_name", "use_own_matplotlib_dir"]
 
 CACHE_ENV = "NORMTEST_CACHE_DIR"
@@ -97,15 +109,108 @@ def file_lock(path: Path) -> Iterator[None]:
             lock.release()
 
 
+class NotReplaceable(NormtestError, OSError):
+    """Something other than a regular file stands where normtest would write one.
+
+    A :class:`~normtest.errors.NormtestError` for the user (exit 2, the message says what to
+    give instead) and an ``OSError`` for the cache's writers, which keep working without
+    storing when a write fails."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.strerror = message
+
+
+def _kind_of(mode: int) -> str:
+    """What a non-regular file is, in words."""
+    for test, kind in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a folder"),
+                       (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a device"),
+                       (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "not a regular file"  # pragma: no cover - every POSIX kind is named above
+
+
+def check_replaceable(path: Path, option: str = "") -> None:
+    """Refuse a ``path`` that holds anything but a regular file (a missing one is fine): the
+    file normtest writes there replaces what stands at the path, and only a regular file may
+    be replaced. ``option`` names the command-line option the path came from, for the message."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        where = f"{option + ' ' if option else ''}{path}"
+        raise NotReplaceable(f"{where}: cannot look there ({exc.strerror}); give a "
+                             "path in a folder you can write") from exc
+    if stat.S_ISREG(info.st_mode):
+        return
+    kind = _kind_of(info.st_mode)
+    hint = ""
+    if stat.S_ISLNK(info.st_mode):
+        with contextlib.suppress(OSError):
+            hint = f" (to {os.readlink(path)}); give the path it points to, or another name"
+    else:
+        hint = ("; normtest writes a file only over a regular file or a new name: give one "
+                "(what normtest prints goes to standard output already)")
+    raise NotReplaceable(f"{option + ' ' if option else ''}{path} is {kind}{hint}")
+
+
+def _nonempty(path: str | Path, option: str) -> Path:
+    if str(path) == "" or str(path).strip() == "":
+        raise NormtestError(f"{option} is empty; give a path (for the current folder, {option} .)")
+    return Path(path)
+
+
+def check_output_file(path: str | Path, option: str) -> Path:
+    """Refuse, before any work, an output file that cannot be written: an empty path, a folder
+    or anything but a regular file at the path (:func:`check_replaceable`), or a folder that
+    cannot be created or written."""
+    target = _nonempty(path, option)
+    try:
+        is_dir = target.is_dir()
+    except OSError as exc:  # a folder on the way that cannot be searched
+        raise NormtestError(
+            f"{option} {target}: cannot write there ({exc.strerror}); give a writable folder"
+        ) from exc
+    if is_dir:
+        raise NormtestError(f"{option} {target} is a folder; give a file name")
+    check_replaceable(target, option)
+    check_output_folder(target.parent, option)
+    return target
+
+
+def check_output_folder(folder: str | Path, option: str = "--out") -> Path:
+    """Refuse, before any work, a folder for output files that is empty, is not a folder, or
+    cannot be created or written."""
+    target = _nonempty(folder, option)
+    try:
+        if target.exists() and not target.is_dir():
+            raise NormtestError(f"{option} {target} is a file; give a folder for the reports")
+        target.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=target, prefix=".normtest-write-check-"):
+            pass
+    except OSError as exc:
+        raise NormtestError(
+            f"{option} {target}: cannot write there ({exc.strerror}); give a writable folder"
+        ) from exc
+    return target
+
+
 def atomic_write(path: Path, write: Callable[[BinaryIO], object]) -> None:
     """Write a file whole or not at all: ``write`` fills a temporary file in the same folder,
-    which then replaces ``path`` (``os.replace``); on any error the temporary file is removed and
-    the error raised. The folder is created if needed."""
+    which then replaces ``path`` (``os.replace``) if ``path`` is a regular file or nothing
+    (:func:`check_replaceable`, checked before and again just before the rename); on any error
+    (a full disk, an interruption) the temporary file is removed, the file at ``path`` is left
+    as it was, and the error raised. The folder is created if needed."""
+    check_replaceable(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp",
+                                         dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as out:
             write(out)
+        check_replaceable(path)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

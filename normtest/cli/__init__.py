@@ -2,15 +2,20 @@
 
 Exit codes: 0 the command ran (whatever the verdicts), 1 a gate failed (``normtest gate``,
 ``normtest audit --gate``), 2 a usage or input error (the message says what to fix), 3 an
-internal error, 130 interrupted (Ctrl-C; the embedding cache keeps what was computed).
+internal error, 130 interrupted (Ctrl-C; the embedding cache keeps what was computed). SIGTERM
+(``kill``, ``timeout``, a job scheduler) is handled as Ctrl-C is — every clean-up runs (an
+install removes its partial folders, forked workers end with the process) — and then ends the
+process quietly by SIGTERM (status −15, 143 in a shell), as its sender expects.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
+import threading
 import traceback
 import warnings
 from collections.abc import Sequence
@@ -24,10 +29,11 @@ from normtest.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
 )
+from normtest.cli.streams import OutputFailed, guard_standard_streams
 from normtest.errors import NormtestError
 
-__all__ = ["EXIT_GATE_FAILED", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE",
-           "main", "run"]
+__all__ = ["EXIT_GATE_FAILED", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_TERMINATED",
+           "EXIT_USAGE", "Terminated", "main", "run"]
 
 
 #: The subcommand modules, in the order ``normtest --help`` lists them: each registers its
@@ -74,11 +80,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a closed pipe is reported here, inside the handlers below
         return code
     except NormtestError as exc:
-        print(f"normtest: error: {exc}", file=sys.stderr)
+        if isinstance(exc, OutputFailed):
+            _silence_stdout()  # what is still buffered would fail again as Python exits
+        with contextlib.suppress(OSError, OutputFailed):  # standard error may be what failed
+            print(f"normtest: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         if _ENDING_ON_INTERRUPT:
             _ignore_further_interrupts()
+        if isinstance(exc, Terminated):  # its sender wants it gone, not told
+            return EXIT_TERMINATED
         # a subcommand may say what an interruption leaves (`normtest models install`)
         print("\nnormtest: interrupted; " + getattr(
             args, "interrupted", "every finished batch of vectors is in the embedding cache, "
@@ -97,6 +108,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         for pending in _REDELIVERIES:
             pending.cancel()
         _REDELIVERIES.clear()
+
+
+#: What :func:`main` returns after a SIGTERM; :func:`run` then ends the process by SIGTERM.
+EXIT_TERMINATED = 128 + signal.SIGTERM
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread like a Ctrl-C, so that the same clean-up runs."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    """Raise :class:`Terminated` once; a second SIGTERM during the clean-up changes nothing."""
+    signal.signal(signal.SIGTERM, lambda signum, frame: None)
+    raise Terminated
 
 
 #: Ctrl-Cs scheduled for delivery again (cancelled when the command ends, so that none fires
@@ -147,10 +172,24 @@ def run() -> None:
     global _ENDING_ON_INTERRUPT
     _ENDING_ON_INTERRUPT = True
     try:
+        guard_standard_streams()
+    except NormtestError as exc:
+        print(f"normtest: error: {exc}", file=sys.stderr)
+        sys.exit(EXIT_USAGE)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
         code = main()
+    except Terminated:
+        code = EXIT_TERMINATED
     except KeyboardInterrupt:  # a second Ctrl-C while the first was being handled
         _ignore_further_interrupts()
         code = EXIT_INTERRUPTED
+    if code == EXIT_TERMINATED:  # cleaned up: now end as the signal's sender expects
+        with contextlib.suppress(OSError, ValueError, OutputFailed):
+            sys.stdout.flush()
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
     sys.exit(code)
 
 

@@ -20,8 +20,8 @@ from normtest.cli.common import (
     add_quiet,
     add_suite,
     check_outputs,
-    say_written,
     shows_progress,
+    write_reports,
 )
 from normtest.errors import NormtestError
 from normtest.models.registry import load_options
@@ -88,10 +88,9 @@ def command(args: argparse.Namespace) -> int:
             adapter = load(model, **load_options(model, values,
                                                       progress=sys.stderr.isatty()))
         if out is None:  # one folder per model and revision, as MTEB keeps its results
-            from normtest.base.paths import default_results_dir
-            from normtest.render import check_writable_folder
+            from normtest.base.paths import check_output_folder, default_results_dir
 
-            out = check_writable_folder(default_results_dir(adapter.name, adapter.revision))
+            out = check_output_folder(default_results_dir(adapter.name, adapter.revision))
         settings = audit_settings(values)
         if args.until_decided:
             from normtest.audit.sequential import run_sequential
@@ -105,12 +104,13 @@ def command(args: argparse.Namespace) -> int:
                                settings=settings)
     from normtest.render.summary import print_audit, stdout_console
 
+    written = write_reports(report, out, args.formats)  # before anything is printed
     print_audit(report, stdout_console(), all_rows=args.all_rows)
     replaced = report.provenance.get("corpus_replaced_bytes")
     if replaced:
         print(f"note: {replaced:,} of the corpus's {report.provenance['corpus_bytes']:,} bytes "
               "were not UTF-8 and were read as U+FFFD (recorded in report.json)")
-    say_written(report, out, args.formats)
+    print(written)
     if args.gate:
         from normtest.cli.gate import emit
         from normtest.gate.run import gate_audit
@@ -176,8 +176,9 @@ def _audit_many(args: argparse.Namespace, values: dict[str, Any]) -> int:
         name, revision = report.model["name"], report.model["revision"]
         folder = (args.out / folder_name(name) if args.out is not None
                   else default_results_dir(name, revision))
+        written = write_reports(report, folder, args.formats)
         print_audit(report, stdout_console(), all_rows=args.all_rows)
-        say_written(report, folder, args.formats)
+        print(written)
         print()
     return EXIT_OK
 

@@ -1,6 +1,6 @@
 """What the subcommands share: the exit codes, the options several of them declare, where progress
-shows, output paths checked before any work, and the one line that says where the renderings
-went."""
+shows, output paths checked before any work, and the reports written before anything is
+printed."""
 
 from __future__ import annotations
 
@@ -22,21 +22,23 @@ def shows_progress(args: argparse.Namespace) -> bool:
 
 def check_outputs(args: argparse.Namespace) -> None:
     """Refuse unwritable output paths before any work is done (not after a long audit)."""
-    from normtest.render import check_writable_file, check_writable_folder
+    from normtest.base.paths import check_output_file, check_output_folder
 
     if getattr(args, "out", None) is not None:
-        check_writable_folder(args.out, "--out")
+        check_output_folder(args.out, "--out")
     for option in ("summary", "save_report"):
         if getattr(args, option, None) is not None:
-            check_writable_file(getattr(args, option), "--" + option.replace("_", "-"))
+            check_output_file(getattr(args, option), "--" + option.replace("_", "-"))
 
 
-def say_written(report: Any, folder: Path, formats: Sequence[str]) -> None:
-    """Write the renderings and say where, in one line."""
+def write_reports(report: Any, folder: Path, formats: Sequence[str]) -> str:
+    """Write the renderings — before anything is printed, so that an error on standard output
+    (a full disk, a closed pipe, an encoding) never loses them — and return the one line that
+    says where they went, for the caller to print last."""
     from normtest.render import write_renderings
 
     written = write_renderings(report, folder, formats)
-    print(f"reports written to {folder}/: {', '.join(p.name for p in written)}")
+    return f"reports written to {folder}/: {', '.join(p.name for p in written)}"
 
 
 # -- options several subcommands declare --------------------------------------------------------

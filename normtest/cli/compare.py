@@ -103,7 +103,6 @@ def command(args: argparse.Namespace) -> int:
         comparison = compare_reports(reports, args.claims, audit_settings(values), origins)
     names = comparison.provenance["models"]
     folder = args.out or Path("reports", "compare", "-vs-".join(folder_name(n) for n in names))
-    print_comparison(comparison, stdout_console())
     from normtest.render import write_files, write_renderings
 
     write_files(folder, {"comparison.json": comparison.to_json(),
@@ -116,6 +115,7 @@ def command(args: argparse.Namespace) -> int:
             sub += "_"
         folders.append(sub)
         write_renderings(report, folder / sub)
+    print_comparison(comparison, stdout_console())  # after the files: nothing printed loses them
     print(f"comparison written to {folder}/: comparison.json, comparison.md, comparison.html "
           f"(and each model's report in {', '.join(f + '/' for f in folders)})")
     return EXIT_OK

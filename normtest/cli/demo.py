@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from normtest.base.settings import add_cli_options, given, resolve
-from normtest.cli.common import EXIT_OK, add_all_rows, add_formats, check_outputs, say_written
+from normtest.cli.common import EXIT_OK, add_all_rows, add_formats, check_outputs, write_reports
 
 
 def register(sub: Any) -> None:
@@ -30,9 +30,10 @@ def command(args: argparse.Namespace) -> int:
     values = resolve(given(args))
     check_outputs(args)
     report = run_demo(seed=values["seed"], n_words=values["words"])
+    written = None if args.out is None else write_reports(report, args.out, args.formats)
     print_rows(report, stdout_console(), reasons=args.all_rows,
                title="normtest demonstration: synthetic models built to satisfy or violate each "
                      "claim")
-    if args.out is not None:
-        say_written(report, args.out, args.formats)
+    if written is not None:
+        print(written)
     return EXIT_OK

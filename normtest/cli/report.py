@@ -40,9 +40,9 @@ def command(args: argparse.Namespace) -> int:
     from normtest.render import render, with_thresholds
 
     if args.out is not None:
-        from normtest.render import check_writable_file
+        from normtest.base.paths import check_output_file
 
-        check_writable_file(args.out, "--out")
+        check_output_file(args.out, "--out")
     report = with_thresholds(Report.read(args.report), args.threshold)
     if args.format == "layers":
         from normtest.render.layers import report_profiles, save_layer_plot, why_no_profile
@@ -66,10 +66,12 @@ def command(args: argparse.Namespace) -> int:
     if args.out is None:
         sys.stdout.write(text)
         return EXIT_OK
-    try:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text, encoding="utf-8")
+    from normtest.base.paths import atomic_write, published
+
+    try:  # whole or not at all: a full disk leaves the file that was there as it was
+        atomic_write(args.out, published(text.encode("utf-8")))
     except OSError as exc:
-        raise NormtestError(f"cannot write {args.out}: {exc.strerror}") from exc
+        raise NormtestError(f"cannot write {args.out}: {exc.strerror}; "
+                            "the file there is left as it was") from exc
     print(f"{args.format} report written to {args.out}")
     return EXIT_OK

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from normtest.base.paths import publish
+from normtest.base.paths import check_replaceable, publish
 from normtest.errors import NormtestError
 
 if TYPE_CHECKING:
@@ -77,37 +77,6 @@ def render(report: Report, fmt: str) -> str:
     return RENDERERS[fmt].render(report)
 
 
-def check_writable_folder(folder: str | Path, option: str = "--out") -> Path:
-    """Refuse, before any work, a report folder that cannot be created or written."""
-    target = Path(folder)
-    try:
-        if target.exists() and not target.is_dir():
-            raise NormtestError(f"{option} {target} is a file; give a folder for the reports")
-        target.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=target, prefix=".normtest-write-check-"):
-            pass
-    except OSError as exc:
-        raise NormtestError(
-            f"{option} {target}: cannot write there ({exc.strerror}); give a writable folder"
-        ) from exc
-    return target
-
-
-def check_writable_file(path: str | Path, option: str) -> Path:
-    """Refuse, before any work, an output file whose folder cannot be created or written."""
-    target = Path(path)
-    try:
-        is_dir = target.is_dir()
-    except OSError as exc:  # a folder on the way that cannot be searched
-        raise NormtestError(
-            f"{option} {target}: cannot write there ({exc.strerror}); give a writable folder"
-        ) from exc
-    if is_dir:
-        raise NormtestError(f"{option} {target} is a folder; give a file name")
-    check_writable_folder(target.parent, option)
-    return target
-
-
 def write_renderings(report: Report, folder: str | Path, formats: Iterable[str] = FORMATS,
                      stem: str = "report") -> list[Path]:
     """Write ``report.json``/``.md``/``.html`` (those of ``formats``) into ``folder``, as one
@@ -146,6 +115,8 @@ def write_files(folder: str | Path, files: Mapping[str, str | bytes],
         raise NormtestError(f"cannot create the report folder {target}: {exc.strerror}") from exc
     payloads = {name: text.encode("utf-8") if isinstance(text, str) else text
                 for name, text in files.items()}
+    for name in payloads:  # only regular files are replaced (a symlink, a FIFO: refused)
+        check_replaceable(target / name)
     with folder_lock(target):
         pending: list[tuple[str, Path]] = []
         current = target
@@ -169,6 +140,7 @@ def write_files(folder: str | Path, files: Mapping[str, str | bytes],
             raise
         for k, (temporary, path) in enumerate(pending):
             try:
+                check_replaceable(path)
                 os.replace(temporary, path)
             except OSError as exc:  # e.g. a folder where the file goes: nothing is half-written
                 for left, _ in pending[k:]:

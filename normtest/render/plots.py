@@ -129,12 +129,19 @@ svg = _svg
 
 
 def save(fig: Figure, path: Path) -> Path:
-    """Write a figure to a file (PNG, SVG or PDF by the suffix) in the report's style."""
+    """Write a figure to a file (PNG, SVG or PDF by the suffix) in the report's style, whole or
+    not at all (:func:`normtest.base.paths.atomic_write`)."""
     import matplotlib
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with matplotlib.rc_context(_STYLE):
-        fig.savefig(path, dpi=130, metadata={"Date": None} if path.suffix == ".svg" else None)
+    from normtest.base.paths import atomic_write, publish
+
+    def draw(out: Any) -> None:
+        publish(out)
+        with matplotlib.rc_context(_STYLE):
+            fig.savefig(out, format=path.suffix.lstrip(".").lower() or "png", dpi=130,
+                        metadata={"Date": None} if path.suffix == ".svg" else None)
+
+    atomic_write(path, draw)
     return path
 
 

@@ -356,8 +356,10 @@ def _block_task(args: tuple[Any, ...]) -> Callable[..., Any]:
 
 
 def _run_local(blocks: list[CorpusBlock], args: tuple[Any, ...], workers: int) -> Iterator[Any]:
+    from normtest.base.parallel import may_start_processes
+
     task = _block_task(args)
-    if workers <= 1 or len(blocks) <= 1:
+    if workers <= 1 or len(blocks) <= 1 or not may_start_processes():  # never nested pools
         for block in blocks:
             yield task(block, *args)
         return

@@ -45,6 +45,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -120,7 +121,7 @@ def _create_tables(db: sqlite3.Connection) -> None:
 
 def _in_memory() -> sqlite3.Connection:
     """An empty cache that lives only as long as this process (stands in for an unusable file)."""
-    db = sqlite3.connect(":memory:")
+    db = sqlite3.connect(":memory:", check_same_thread=False)
     with db:
         _create_tables(db)
     return db
@@ -163,6 +164,11 @@ class EmbeddingCache:
     _identity: tuple[int, int] | None = None
     #: the file was removed and could not be made again: the cache lives in memory
     _in_memory_only = False
+    #: held while a statement runs: the connection is shared by the threads of one audit
+    _lock = threading.RLock()
+    #: a write failed (a full disk, an I/O error, a lock never released): this run computes and
+    #: uses its vectors without keeping them
+    _not_kept: str | None = None
 
     def __init__(
         self, folder: str | os.PathLike[str] | None = None, *, timeout: float = 60.0,
@@ -174,6 +180,7 @@ class EmbeddingCache:
         ``read_only=True`` opens an existing cache without ever writing to it (as happens by
         itself when the file or folder is not writable): vectors are served, none are stored.
         """
+        self._lock = threading.RLock()
         self.timeout = float(timeout)
         self.folder = Path(folder) if folder is not None else default_cache_dir()
         self._read_only = bool(read_only)
@@ -233,7 +240,7 @@ class EmbeddingCache:
             return self._connect_read_only()
         db: sqlite3.Connection | None = None
         try:
-            db = sqlite3.connect(self.path, timeout=self.timeout)
+            db = sqlite3.connect(self.path, timeout=self.timeout, check_same_thread=False)
             self._identity = _identity(self.path)
             if _layout(db) != str(_SCHEMA):
                 with db:
@@ -263,7 +270,7 @@ class EmbeddingCache:
         db: sqlite3.Connection | None = None
         try:
             db = sqlite3.connect(self.path.absolute().as_uri() + "?mode=ro", uri=True,
-                                 timeout=self.timeout)
+                                 timeout=self.timeout, check_same_thread=False)
             self._identity = _identity(self.path)
             layout = _layout(db)
         except sqlite3.OperationalError as exc:
@@ -344,6 +351,10 @@ class EmbeddingCache:
         cache turns read-only and the action runs again (it sees :attr:`read_only`). Damaged:
         the file is moved aside and the action runs again on the empty cache that replaces it.
         """
+        with self._lock:  # one statement at a time, whichever thread asks (the word data's
+            return self._run_locked(action)  # fits run on threads)
+
+    def _run_locked(self, action: Callable[[sqlite3.Connection], _T]) -> _T:
         for attempt in range(3):
             try:
                 return action(self._db)
@@ -469,6 +480,8 @@ class EmbeddingCache:
             rows.append((key, dtype, shape, _checksum(dtype, shape, payload), payload))
 
         def write(db: sqlite3.Connection) -> None:
+            if self._not_kept is not None:
+                return
             if self._read_only:
                 if rows and not self._warned_read_only:
                     self._warned_read_only = True
@@ -479,7 +492,13 @@ class EmbeddingCache:
                 db.execute("BEGIN IMMEDIATE")
                 db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?)", rows)
 
-        self._run(write)
+        try:
+            self._run(write)
+        except (NormtestError, sqlite3.Error) as exc:  # storage failed: used, not kept
+            self._not_kept = str(exc.__cause__ or exc)
+            self._warn(f"the embedding cache {self.path} could not store new vectors "
+                       f"({self._not_kept}); "
+                       "this run computes and uses them without keeping them")
 
     def __len__(self) -> int:
         return int(self._query("SELECT COUNT(*) FROM entries")[0][0])
