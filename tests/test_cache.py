@@ -154,12 +154,13 @@ def test_locked_cache_raises_and_is_left_in_place(tmp_path: Path) -> None:
                 EmbeddingCache(tmp_path, timeout=0.1)
         assert "NORMTEST_CACHE_DIR" in str(info.value)
         assert sorted(p.name for p in tmp_path.iterdir()) == ["embeddings.sqlite"]
-        # an open cache whose writer is blocked gets the same answer
+        # an open cache whose writer stays blocked computes on without keeping (one warning)
         reader = EmbeddingCache.__new__(EmbeddingCache)
         reader.timeout, reader.folder, reader.path = 0.1, tmp_path, tmp_path / "embeddings.sqlite"
         reader._db = sqlite3.connect(reader.path, timeout=0.1)
-        with pytest.raises(NormtestError, match="locked"):
+        with pytest.warns(Warning, match="locked.*without keeping them"):
             reader.put_many({"j": np.zeros(2)})
+        reader.put_many({"i": np.zeros(2)})  # said once
         reader.close()
     finally:
         holder.execute("ROLLBACK")

@@ -87,7 +87,7 @@ class Comparison:
         from normtest.base.paths import atomic_write, published
 
         target = Path(path)
-        text = self.to_json().encode("utf-8")
+        text = self.to_json()
         try:
             atomic_write(target, published(text))
         except OSError as exc:

@@ -224,7 +224,7 @@ class Report:
         from normtest.base.paths import atomic_write, published
 
         target = Path(path)
-        text = (self.to_json() + "\n").encode("utf-8")
+        text = self.to_json() + "\n"
         try:
             atomic_write(target, published(text))
         except OSError as exc:
@@ -339,7 +339,8 @@ class Report:
         if verify:
             _check_digest(data, f"the {what} {path}")
             signed = isinstance(data, Mapping) and "digest" in data
-            found = implausible_rows(report, data, replicates=not signed)
+            found = (duplicate_rows(report) + implausible_rows(report, data, replicates=not signed)
+                     + misjudged_rows(report))
             if found:
                 more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
                 raise NormtestError(
@@ -417,9 +418,52 @@ def implausible_rows(report: Report, data: Mapping[str, Any] | None = None, *,
                     and not _close(float(shown), measurement.estimate):
                 problem = (f"its estimate {shown!r} is not its measurement's "
                            f"({measurement.estimate!r})")
+            shown_ci = raw_rows[i].get("ci")
+            if problem is None and isinstance(shown_ci, list) and len(shown_ci) == 2 \
+                    and all(isinstance(x, int | float) and not isinstance(x, bool)
+                            for x in shown_ci) \
+                    and not all(_close_or_nan(float(x), y)
+                                for x, y in zip(shown_ci, result.ci, strict=True)):
+                problem = (f"its interval {shown_ci!r} is not its measurement's "
+                           f"[{result.ci[0]:.6g}, {result.ci[1]:.6g}]")
         if problem is not None:
             found.append(f"row {result.id}: {problem}")
     return found
+
+
+def duplicate_rows(report: Report) -> list[str]:
+    """Row ids a report holds more than once (each row is one claim under one variant, so an
+    audit writes each once)."""
+    seen: dict[str, int] = {}
+    for result in report.results:
+        seen[result.id] = seen.get(result.id, 0) + 1
+    return [f"row {row} appears {count} times" for row, count in seen.items() if count > 1]
+
+
+def misjudged_rows(report: Report) -> list[str]:
+    """Rows whose verdict is not the one their own measurement and criterion give: every row
+    judged again, the report's multiplicity adjusted again (Holm over its confirmatory rows,
+    Benjamini–Hochberg over its exploratory ones), and each verdict compared with the stored
+    one. A stored PASS whose interval lies below its threshold is found here."""
+    from normtest.stats.multiplicity import adjust_audit
+
+    again = adjust_audit([r.rejudge(r.criterion)
+                          if r.measurement is not None and r.criterion is not None else r
+                          for r in report.results])
+    found = []
+    for old, new in zip(report.results, again, strict=True):
+        if not all(_close_or_nan(a, b) for a, b in zip(old.ci, new.ci, strict=True)):
+            found.append(f"row {old.id}: its interval [{old.ci[0]:.6g}, {old.ci[1]:.6g}] is not "
+                         f"its measurement's [{new.ci[0]:.6g}, {new.ci[1]:.6g}]")
+        elif old.verdict != new.verdict:
+            found.append(f"row {old.id}: its verdict {old.verdict.value} is not what its "
+                         f"estimate {old.estimate:.6g} [{old.ci[0]:.6g}, {old.ci[1]:.6g}] gives "
+                         f"against its threshold ({new.verdict.value})")
+    return found
+
+
+def _close_or_nan(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or _close(a, b)
 
 
 def _outside(measurement: Any, replicates: bool) -> str | None:

@@ -105,13 +105,32 @@ def BOOL(value: Any, path: str) -> None:
         raise _bad(path, "true or false", value)
 
 
+#: How deep a free-form entry (a row's ``details``, a measurement's ``settings``) may nest:
+#: normtest writes a few levels; a deeper one would exhaust Python's recursion where the report
+#: is rendered, compared or written again, so it is refused where it is read.
+MAX_DEPTH = 32
+
+
+def _shallow(value: Any, path: str) -> None:
+    """Refuse a value nested more than :data:`MAX_DEPTH` levels (checked without recursion)."""
+    level = [value]
+    for _ in range(MAX_DEPTH):
+        level = [child for item in level if isinstance(item, Mapping | list)
+                 for child in (item.values() if isinstance(item, Mapping) else item)
+                 if isinstance(child, Mapping | list)]
+        if not level:
+            return
+    raise SchemaError(path, f"nested more than {MAX_DEPTH} levels deep; normtest writes a few")
+
+
 def OBJECT(value: Any, path: str) -> None:
     if not isinstance(value, Mapping):
         raise _bad(path, "an object", value)
+    _shallow(value, path)
 
 
 def ANY(value: Any, path: str) -> None:
-    return None
+    _shallow(value, path)
 
 
 def nullable(check: Check) -> Check:
@@ -249,7 +268,36 @@ def _threshold(value: Any, path: str) -> None:
     raise _bad(path, "a number, [low, high] or null", value)
 
 
-RESULT = obj(
+#: The largest sample size a row may state (2**53: every whole number a float holds exactly).
+MAX_N = 2 ** 53
+
+
+def _true_row(value: Any, path: str) -> None:
+    """What a row states must be possible: p-values in [0, 1], an interval whose lower bound
+    is not above its upper one, a sample size from 0 to :data:`MAX_N`."""
+    for key in ("p_value", "p_adjusted", "p_fail_adjusted"):
+        p = value.get(key)
+        if p is not None and not 0.0 <= p <= 1.0:
+            raise SchemaError(_join(path, key), f"a probability must lie in [0, 1], found {p!r}")
+    for where, ci in (("ci", value.get("ci")),
+                      ("measurement.ci", (value.get("measurement") or {}).get("ci"))):
+        if isinstance(ci, list) and len(ci) == 2 and None not in ci and ci[0] > ci[1]:
+            raise SchemaError(_join(path, where), f"the interval's lower bound {ci[0]!r} lies "
+                                                  f"above its upper bound {ci[1]!r}")
+    n = value.get("n")
+    if n is not None and not 0 <= n <= MAX_N:
+        raise SchemaError(_join(path, "n"), f"a sample size must lie in [0, 2**53], found {n!r}")
+
+
+def _checked_then(first: Check, then: Check) -> Check:
+    def run(value: Any, path: str) -> None:
+        first(value, path)
+        then(value, path)
+
+    return run
+
+
+RESULT = _checked_then(obj(
     {"claim": nullable(STR), "variant": VARIANT, "verdict": one_of(*_VERDICTS),
      "estimate": nullable(NUMBER), "ci": PAIR, "threshold": _threshold,
      "p_value": nullable(NUMBER), "p_adjusted": nullable(NUMBER), "n": nullable(INT),
@@ -257,7 +305,7 @@ RESULT = obj(
      "measurement": nullable(MEASUREMENT), "criterion": nullable(CRITERION)},
     {"p_fail_adjusted": nullable(NUMBER), "role": nullable(one_of("confirmatory", "exploratory")),
      "hypothesis": nullable(STR), "stands_for": list_of(VARIANT)},
-    what="an object (a result row)")
+    what="an object (a result row)"), _true_row)
 
 LINE = obj({"key": STR}, {"title": STR, "source": STR, "short": STR, "reference": STR,
                           "status": STR, "reason": STR, "rows": list_of(OBJECT)})

@@ -34,7 +34,8 @@ from normtest.errors import NormtestError
 
 __all__ = ["CACHE_ENV", "MATPLOTLIB_ENV", "RESULTS_ENV", "NotReplaceable", "atomic_write",
            "check_output_file", "check_output_folder", "check_replaceable", "default_cache_dir",
-           "default_results_dir", "file_lock", "folder_name", "use_own_matplotlib_dir"]
+           "default_results_dir", "file_lock", "folder_name", "publish", "published",
+           "use_own_matplotlib_dir", "utf8"]
 
 CACHE_ENV = "NORMTEST_CACHE_DIR"
 RESULTS_ENV = "NORMTEST_RESULTS_DIR"
@@ -217,14 +218,22 @@ def atomic_write(path: Path, write: Callable[[BinaryIO], object]) -> None:
         raise
 
 
-def published(payload: bytes) -> Callable[[BinaryIO], None]:
-    """A writer for :func:`normtest.base.paths.atomic_write` that writes ``payload`` into a file
-    with the permissions a plain write gives (:func:`publish`)."""
+def published(payload: bytes | str) -> Callable[[BinaryIO], None]:
+    """A writer for :func:`atomic_write` that writes ``payload`` into a file with the
+    permissions a plain write gives (:func:`publish`); text as UTF-8 (:func:`utf8`)."""
+    data = utf8(payload) if isinstance(payload, str) else payload
+
     def write(out: BinaryIO) -> None:
         publish(out)
-        out.write(payload)
+        out.write(data)
 
     return write
+
+
+def utf8(text: str) -> bytes:
+    """Text as UTF-8 for a file normtest writes; what UTF-8 cannot hold (a path's undecodable
+    byte, kept by Python as a lone surrogate) is written as a backslash escape."""
+    return text.encode("utf-8", "backslashreplace")
 
 
 def publish(out: Any) -> None:

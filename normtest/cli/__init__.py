@@ -76,6 +76,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     warnings.showwarning = _one_line_warning
     sys.unraisablehook = _keep_interrupts
     try:
+        from normtest.base.parallel import workers_from_environment
+
+        workers_from_environment()  # a bad $NORMTEST_WORKERS is refused before any work
         code = args.handler(args)
         sys.stdout.flush()  # a closed pipe is reported here, inside the handlers below
         return code

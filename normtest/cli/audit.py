@@ -20,6 +20,7 @@ from normtest.cli.common import (
     add_quiet,
     add_suite,
     check_outputs,
+    output_path,
     shows_progress,
     write_reports,
 )
@@ -36,7 +37,7 @@ def register(sub: Any) -> None:
                             "into its own folder (as Ray tasks with --executor ray)")
     add_claims(audit)
     add_suite(audit)
-    audit.add_argument("--out", type=Path, default=None,
+    audit.add_argument("--out", type=output_path, default=None,
                        help="folder for report.json, report.md and report.html (default: "
                             "reports/MODEL/REVISION/, under $NORMTEST_RESULTS_DIR when set)")
     add_formats(audit)
@@ -61,7 +62,8 @@ def register(sub: Any) -> None:
                        help="then gate the report ([tool.normtest] or normtest.toml; exit 1 if "
                             "it fails)")
     audit.add_argument("--baseline", type=Path, default=None, help="baseline report.json")
-    audit.add_argument("--summary", type=Path, default=None, help="write the gate's Markdown here")
+    audit.add_argument("--summary", type=output_path, default=None,
+                       help="write the gate's Markdown here")
     audit.set_defaults(handler=command)
 
 

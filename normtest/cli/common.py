@@ -15,6 +15,14 @@ EXIT_GATE_FAILED = 1
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a command stopped by Ctrl-C
 
 
+def output_path(text: str) -> Path:
+    """An argparse ``type`` for a path normtest writes: an empty one is a usage error (a Path
+    of "" is the current folder, where the reports already there would be replaced)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("is empty; give a path (for the current folder: .)")
+    return Path(text)
+
+
 def shows_progress(args: argparse.Namespace) -> bool:
     """Progress on standard error when it is a terminal and --quiet was not given."""
     return sys.stderr.isatty() and not getattr(args, "quiet", False)

@@ -15,6 +15,7 @@ from normtest.cli.common import (
     add_quiet,
     add_suite,
     check_outputs,
+    output_path,
     shows_progress,
 )
 from normtest.errors import NormtestError
@@ -37,7 +38,7 @@ def register(sub: Any) -> None:
                           "normtest list shows them)")
     add_suite(comparing, "audit only this suite's claims (cer and text: the growth and text "
                          "comparisons)")
-    comparing.add_argument("--out", type=Path, default=None,
+    comparing.add_argument("--out", type=output_path, default=None,
                            help="folder for comparison.json/.md/.html and each model's report "
                                 "(default: reports/compare/A-vs-B/)")
     add_cli_options(comparing)

@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from normtest.base.settings import add_cli_options, given, resolve
-from normtest.cli.common import EXIT_OK, add_all_rows, add_formats, check_outputs, write_reports
+from normtest.cli.common import (
+    EXIT_OK,
+    add_all_rows,
+    add_formats,
+    check_outputs,
+    output_path,
+    write_reports,
+)
 
 
 def register(sub: Any) -> None:
     """``normtest demo`` on the command line's subparsers."""
     demo = sub.add_parser(
         "demo", help="judge synthetic claims with known truth (a demonstration of the engine)")
-    demo.add_argument("--out", type=Path, default=None,
+    demo.add_argument("--out", type=output_path, default=None,
                       help="folder for report.json, report.md and report.html")
     add_formats(demo)
     add_cli_options(demo, names=("seed", "words"))

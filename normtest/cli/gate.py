@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from normtest.base import progress
 from normtest.base.settings import add_cli_options
-from normtest.cli.common import add_claims, add_quiet, check_outputs, shows_progress
+from normtest.cli.common import add_claims, add_quiet, check_outputs, output_path, shows_progress
 from normtest.errors import NormtestError
 
 if TYPE_CHECKING:
@@ -49,11 +49,11 @@ def register(sub: Any) -> None:
     gate.add_argument("--margin", type=float, default=None,
                       help="smallest drop that counts as a regression (default 0.05)")
     gate.add_argument("--alpha", type=float, default=None, help="level of the regression test")
-    gate.add_argument("--summary", type=Path, default=None,
+    gate.add_argument("--summary", type=output_path, default=None,
                       help="also write the Markdown summary here (a pull-request comment)")
     gate.add_argument("--force-save", action="store_true",
                       help="write --save-report even when the gate failed")
-    gate.add_argument("--save-report", type=Path, default=None,
+    gate.add_argument("--save-report", type=output_path, default=None,
                       help="write the candidate's report.json here (a future baseline)")
     add_cli_options(gate)
     add_quiet(gate)
@@ -84,13 +84,12 @@ def emit(outcome: GateOutcome, summary: str | Path | None = None) -> int:
 
     decision = outcome.decision
     text = gate_markdown(outcome, decision)
-    print(text, end="")
-    if summary is not None:
-        data = text.encode("utf-8")
+    if summary is not None:  # the file first: an error on standard output never loses it
         try:
-            atomic_write(Path(summary), published(data))
+            atomic_write(Path(summary), published(text))
         except OSError as exc:
             raise NormtestError(f"cannot write {summary}: {exc.strerror}") from exc
+    print(text, end="")
     sys.stdout.flush()
     print(f"normtest: {decision.line}", file=sys.stderr)
     return decision.exit_code

