@@ -85,13 +85,14 @@ def full_disk(tmp_path: Path) -> Iterator[Path]:
 
 def _fill(folder: Path, leave: int = 0) -> None:
     """Take every byte of ``folder``'s file system but ``leave``."""
-    with open(folder / ".filler", "wb") as out:
-        try:
-            while True:
-                out.write(b"\0" * 4096)
-                out.flush()
-        except OSError as exc:
-            assert exc.errno == errno.ENOSPC
+    handle = os.open(folder / ".filler", os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        while True:
+            os.write(handle, b"\0" * 4096)
+    except OSError as exc:
+        assert exc.errno == errno.ENOSPC
+    finally:
+        os.close(handle)
     if leave:
         size = (folder / ".filler").stat().st_size
         os.truncate(folder / ".filler", max(0, size - leave))
@@ -133,8 +134,9 @@ def test_a_pytest_item_on_an_empty_cache_runs(tmp_path: Path) -> None:
 
 
 def test_nomic_at_a_small_sample_on_an_empty_cache(tmp_path: Path) -> None:
-    """The default nomic audit at --words 200 on an empty embedding cache (the installed copy
-    linked into it: make models installs it in the user's cache)."""
+    """nomic's word claim at --words 200 on an empty embedding cache (the installed copy linked
+    into it: make models installs it in the user's cache); the whole default audit crashed the
+    same way, in the same worker, and takes ten minutes on two cores."""
     from normtest.models.store import folder_of, status
 
     if status("nomic-embed-text-v1.5") is not None:
@@ -144,7 +146,8 @@ def test_nomic_at_a_small_sample_on_an_empty_cache(tmp_path: Path) -> None:
     installed = folder_of("nomic-embed-text-v1.5")
     (empty / "models" / installed.name).symlink_to(installed.resolve())
     done = _normtest(["audit", "--model", "nomic-embed-text-v1.5", "--words", "200",
-                      "--format", "json", "--out", str(tmp_path / "out")],
+                      "--claims", "word.norm_ic", "--format", "json", "--out",
+                      str(tmp_path / "out")],
                      empty, env=_env(empty, NORMTEST_WORKERS="2"))
     _clean(done)
     assert done.returncode == 0, done.stderr
@@ -413,7 +416,8 @@ def test_sigterm_during_an_install_removes_its_partial_folders(tmp_path: Path) -
     process = subprocess.Popen([sys.executable, "-c", SLOW_INSTALL], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, env=_env(cache))
     assert process.stdout is not None
-    assert "downloading" in process.stdout.readline()
+    while "downloading" not in process.stdout.readline():  # the licence line comes first
+        assert process.poll() is None, process.communicate()
     models = cache / "models"
     assert any(".download-" in p.name for p in models.iterdir())
     process.send_signal(signal.SIGTERM)
@@ -430,7 +434,7 @@ def test_models_lists_leftovers_and_the_next_install_removes_them(
     import normtest.models.store as store
 
     models = tmp_path / "models"
-    for name in (".nomic-embed-text-v1.5.download-abc", ".nomic-embed-text-v1.5.building-d",
+    for name in (".nomic-embed-text-v1.5-f32.download-abc", ".nomic-embed-text-v1.5-f32.building-d",
                  ".gemma-3-270m-f32.building-e"):
         (models / name).mkdir(parents=True)
         (models / name / "part").write_bytes(b"x" * 2_000_000)

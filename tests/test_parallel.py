@@ -94,8 +94,12 @@ def test_the_default_worker_count_is_the_variable_else_one_per_cpu(
     assert parallel.worker_count(None, 10) == 2
     monkeypatch.setenv(parallel.WORKERS_ENV, "1")
     assert parallel.worker_count(None, 10) == 1 and parallel.worker_count(3, 10) == 3
-    monkeypatch.setenv(parallel.WORKERS_ENV, "many")  # not a count: the CPUs decide
+    monkeypatch.setenv(parallel.WORKERS_ENV, "")  # empty: as if unset
     assert parallel.worker_count(None, 10) == 4
+    for told in ("many", "0", "-3"):  # not a count: refused, as --workers refuses it
+        monkeypatch.setenv(parallel.WORKERS_ENV, told)
+        with pytest.raises(NormtestError, match="NORMTEST_WORKERS"):
+            parallel.worker_count(None, 10)
 
 
 @needs_fork

@@ -479,9 +479,10 @@ class EmbeddingCache:
             dtype, shape = arr.dtype.str, json.dumps([int(n) for n in arr.shape])
             rows.append((key, dtype, shape, _checksum(dtype, shape, payload), payload))
 
+        if self._not_kept is not None:
+            return
+
         def write(db: sqlite3.Connection) -> None:
-            if self._not_kept is not None:
-                return
             if self._read_only:
                 if rows and not self._warned_read_only:
                     self._warned_read_only = True
