@@ -253,6 +253,18 @@ def test_report_out_on_a_full_disk_keeps_the_existing_file(
     assert sorted(p.name for p in full_disk.iterdir()) == [".filler", "report.html"]
 
 
+def test_reports_out_on_a_full_disk_replace_nothing(full_disk: Path, tmp_path: Path) -> None:
+    out = full_disk / "out"
+    out.mkdir()
+    (out / "report.json").write_text("the old report\n")
+    _fill(full_disk)
+    done = _normtest(["demo", "--words", "300", "--out", str(out)], tmp_path / "cache")
+    _clean(done)
+    assert done.returncode == 2 and "No space left" in done.stderr, done.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["report.json"]
+    assert (out / "report.json").read_text() == "the old report\n"
+
+
 def test_an_audit_whose_cache_is_on_a_full_disk_computes_and_warns_once(
         full_disk: Path, tmp_path: Path) -> None:
     """The cache's tables fit; its vectors do not: computed and used, not kept, one warning."""
@@ -357,8 +369,11 @@ def test_an_audit_on_an_ascii_stdout_prints_ascii_and_keeps_its_reports(tmp_path
     assert (tmp_path / "out" / "report.json").exists()
 
 
-@pytest.mark.parametrize("args", [["report", "REPORT"], ["report", "REPORT", "--format", "text"],
-                                  ["explain", "word_level"], ["list"]])
+@pytest.mark.parametrize("args", [
+    ["report", "REPORT"], ["report", "REPORT", "--format", "text"], ["explain", "word_level"],
+    ["list"], ["show", "word.norm_ic"], ["models"], ["demo", "--words", "300"],
+    ["gate", "--report", "REPORT", "--require", "word.norm_ic"]],
+    ids=["report", "report-text", "explain", "list", "show", "models", "demo", "gate"])
 def test_printing_commands_end_cleanly_on_a_full_a_closed_and_an_ascii_stdout(
         args: list[str], stored_report: Path, tmp_path: Path) -> None:
     args = [str(stored_report) if a == "REPORT" else a for a in args]
