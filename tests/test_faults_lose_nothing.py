@@ -489,16 +489,35 @@ def test_force_over_a_symlinked_model_folder_rebuilds_where_it_points(tmp_path: 
     assert sorted(p.name for p in elsewhere.parent.iterdir()) == ["nomic"]
 
 
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (read from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(entry.name))
+    return found
+
+
 def test_sigterm_to_an_audit_on_two_workers_ends_it_and_its_workers_quietly(
         tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     process = subprocess.Popen(
-        [sys.executable, "-m", "normtest", "audit", "--model", "glove-6b-50d", "--suite",
-         "word", "--workers", "2", "--out", str(tmp_path / "out")],
+        [sys.executable, "-m", "normtest", "audit", "--model", "minilm-l6", "--suite", "word",
+         "--words", "2000", "--workers", "2", "--out", str(tmp_path / "out")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(cache),
         start_new_session=True)
-    time.sleep(8)  # into the rows, the robustness or the controls: the workers run
+    deadline = time.monotonic() + 300
+    while len(_children(process.pid)) < 2 and process.poll() is None \
+            and time.monotonic() < deadline:  # until its two workers are forked
+        time.sleep(0.05)
     assert process.poll() is None, "the audit finished before it could be stopped"
+    assert len(_children(process.pid)) >= 2, "no workers were forked"
     process.send_signal(signal.SIGTERM)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == -signal.SIGTERM, stderr
