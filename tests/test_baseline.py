@@ -167,18 +167,19 @@ def test_the_beyond_reading_agrees_with_a_conditional_permutation() -> None:
 def test_a_contrast_is_judged_against_its_null_under_the_baseline() -> None:
     """sqrt_n against mean where ‖mean‖² = ‖sqrt_n‖²/n: the plain contrast is large (dividing by
     n removes what the token count carries) while within a token count the two rank the words
-    alike — the beyond contrast sits at 0, its null under the baseline, and FAILs 0.1."""
+    alike — the beyond contrast is 0 by identity, and says so rather than being judged (beyond
+    the token count the two are one composition)."""
     ic, squared, counts = _words(DEFAULT_WORDS, 0.3, np.random.default_rng(3))
     mean = squared / counts
     units = np.arange(ic.size)
-    parts = measure_baseline_contrast(ic, squared, mean, counts, units=units, n_resamples=300)
-    beyond = parts["beyond"]
-    assert abs(beyond.estimate) < 0.05
-    assert judge(beyond, Criterion.minimum_effect(0.1)).verdict is Verdict.FAIL
-    analytic = measure_baseline_contrast(ic, squared, mean, counts, units=units,
-                                         interval="analytic")
-    assert analytic["beyond"].sampling is not None
-    assert judge(analytic["beyond"], Criterion.minimum_effect(0.1)).verdict is Verdict.FAIL
+    for interval in ("bootstrap", "analytic"):
+        parts = measure_baseline_contrast(ic, squared, mean, counts, units=units,
+                                          n_resamples=300, interval=interval)  # type: ignore
+        beyond = parts["beyond"]
+        assert beyond.estimate == 0.0 and "by identity" in str(beyond.reason)
+        assert beyond.components["first"].estimate == beyond.components["second"].estimate
+        judged = judge(beyond, Criterion.minimum_effect(0.1))
+        assert judged.verdict is Verdict.INCONCLUSIVE and "by identity" in judged.reason
 
 
 def test_a_constant_baseline_says_so_and_the_beyond_reading_is_the_plain_one() -> None:

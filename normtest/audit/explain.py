@@ -195,13 +195,15 @@ def _claim_block(claim: Claim, line: str | None) -> list[str]:
         out += _field("baseline", f"{claim.baseline_name}: each row also reports Spearman's ρ "
                       f"of the information with the {claim.baseline_name} on the same rows and "
                       "draws (what the trivial predictor reaches alone)", 2)
-        out += _field("beyond", f"the rank partial correlation of the information and the norm "
-                      f"with the {claim.baseline_name} partialled out, as a step function over "
-                      "its strata (its values in order, adjacent ones merged until each "
-                      "stratum holds at least max(20, n/12) rows) and linearly; 0 in "
-                      "expectation when the norm carries nothing beyond it; judged against the "
-                      "same threshold"
-                      + (" (a contrast: the difference of the two compositions' beyond ρ)"
+        out += _field("beyond", f"Spearman's ρ of the information and the norm within each "
+                      f"stratum of the {claim.baseline_name} (every common value; lengths "
+                      "merged until each stratum holds at least max(20, n/12) rows), pooled by "
+                      "Fisher's z; 0 in expectation when the norm carries nothing beyond it; "
+                      "judged against the claim's threshold carried to the strata (the value "
+                      "a norm that carries the information alone at the threshold shows on "
+                      "this design)"
+                      + (" (a contrast: the difference of the two compositions' beyond ρ, "
+                         "0 by identity for two that rank every stratum alike)"
                          if "versus" in claim.axes else ""), 2)
     stated = [e for e in claim.expected if line is None or _counts_towards(claim, e, line)]
     out += _items("confirmatory", _expectations(claim, stated)

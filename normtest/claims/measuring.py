@@ -14,7 +14,7 @@ from normtest.errors import NormtestError
 from normtest.verdict.measurement import finite_or_none, invalid
 from normtest.verdict.result import Criterion, Measurement, Result, Verdict, judge
 
-__all__ = ["judge_beyond", "measure_row", "merge_identical"]
+__all__ = ["beyond_criterion", "judge_beyond", "measure_row", "merge_identical"]
 
 
 def measure_row(claim: Claim, data: Any, variant: Mapping[str, str], settings: AuditSettings,
@@ -57,18 +57,34 @@ def measure_row(claim: Claim, data: Any, variant: Mapping[str, str], settings: A
 
 def judge_beyond(row: Result, baseline: str) -> Result:
     """The row with its beyond reading judged (``details["beyond"]``: the baseline in words,
-    the verdict, its reason and p-values), from its measurement's ``beyond`` component against
-    the claim's own headline threshold (:meth:`Criterion.headline`); a measurement without one
-    says it was not measured."""
+    the verdict, its reason, p-values and the threshold it was held to), from its measurement's
+    ``beyond`` component against :func:`beyond_criterion`; a measurement without one says it was
+    not measured."""
     measured = None if row.measurement is None else row.measurement.components.get("beyond")
     if measured is None or row.criterion is None:
         found: dict[str, Any] = {"baseline": baseline, "verdict": None,
                                  "reason": "the measurement reports no beyond component"}
     else:
-        j = judge(measured, row.criterion.headline())
+        criterion = beyond_criterion(row.criterion, measured)
+        j = judge(measured, criterion)
         found = {"baseline": baseline, "verdict": j.verdict.value, "reason": j.reason,
-                 "p_pass": finite_or_none(j.p_pass), "p_fail": finite_or_none(j.p_fail)}
+                 "p_pass": finite_or_none(j.p_pass), "p_fail": finite_or_none(j.p_fail),
+                 "threshold": criterion.threshold}
     return replace(row, details={**row.details, "beyond": found})
+
+
+def beyond_criterion(criterion: Criterion, beyond: Measurement) -> Criterion:
+    """What a beyond reading is held to: the row's headline criterion, its one-sided threshold
+    carried to the strata of the baseline where the measurement says how
+    (:func:`normtest.stats.baseline.beyond_threshold` of its ``attenuation``: the value a norm
+    that carries the information alone, at the threshold, shows within the strata)."""
+    from normtest.stats.baseline import beyond_threshold
+
+    headline = criterion.headline()
+    curve = beyond.settings.get("attenuation") if isinstance(beyond.settings, Mapping) else None
+    if not curve or headline.direction != "greater" or headline.threshold is None:
+        return headline
+    return headline.with_threshold(round(beyond_threshold(curve, headline.threshold), 4))
 
 
 def merge_identical(results: Sequence[Result]) -> list[Result]:

@@ -138,7 +138,8 @@ def beyond_words(b: Reading) -> str:
 
 def beyond_reading(rows: Sequence[Result]) -> Reading | None:
     """The beyond reading of a line's deciding rows that declare a baseline: each row's beyond
-    measurement held to its own headline threshold and adjusted by the line's own rule (PASS
+    measurement held to its headline threshold carried to the strata (``beyond_criterion``) and
+    adjusted by the line's own rule (PASS
     unadjusted: replicated needs every row; FAIL at Holm's level over the line's rows), then
     decided as the line is (:func:`decide_line`)."""
     from normtest.stats.multiplicity import adjust
@@ -148,14 +149,17 @@ def beyond_reading(rows: Sequence[Result]) -> Reading | None:
         return None
     names = list(dict.fromkeys(str(r.details["beyond"].get("baseline") or "baseline")
                                for r in measured))
+    from normtest.claims.measuring import beyond_criterion
+
     judged = []
     for r in measured:
         verdict = r.details["beyond"].get("verdict")
+        beyond = None if r.measurement is None else r.measurement.components.get("beyond")
         judged.append(replace(
-            r, verdict=Verdict(verdict) if verdict else Verdict.ERROR,
-            measurement=None if r.measurement is None else r.measurement.components.get(
-                "beyond"),
-            criterion=None if r.criterion is None else r.criterion.headline(),
+            r, verdict=Verdict(verdict) if verdict else Verdict.ERROR, measurement=beyond,
+            criterion=None if r.criterion is None else (
+                r.criterion.headline() if beyond is None else
+                beyond_criterion(r.criterion, beyond)),
             details={k: v for k, v in r.details.items() if k != "power"}))
     status, reason = decide_line(adjust(judged, "line"))
     return Reading("beyond " + " & ".join(names), status, reason)
