@@ -231,7 +231,7 @@ def _stratum_label(base: np.ndarray, codes: np.ndarray, k: int) -> str:
 #: The marginal ρ at which :func:`attenuation` is simulated (a threshold between is
 #: interpolated), and how many norms it draws at each.
 _GRID = tuple(round(0.05 * k, 2) for k in range(1, 20))
-_SIMULATED = 64
+_SIMULATED = 256
 _ATTENUATION: dict[str, list[tuple[float, float]]] = {}
 
 
@@ -258,13 +258,17 @@ def attenuation(information: ArrayLike, codes: ArrayLike) -> list[tuple[float, f
         if n else []
     groups = [g for g in groups if g.size >= 4]
     x_ranks = [_ranks(x[g]) for g in groups]
+    ranks_of = {g.size: np.broadcast_to(np.arange(g.size, dtype=np.float64), (_SIMULATED, g.size))
+                for g in groups}
     curve = []
     for rho in _GRID:
         r = 2 * math.sin(math.pi * rho / 6)
         norms = r * z + math.sqrt(1 - r * r) * noise
         top, bottom = np.zeros(_SIMULATED), 0.0
         for g, rx in zip(groups, x_ranks, strict=True):
-            ry = np.argsort(np.argsort(norms[:, g], axis=1), axis=1).astype(np.float64)
+            order = np.argsort(norms[:, g], axis=1)
+            ry = np.empty(order.shape)  # ranks, without a second sort
+            np.put_along_axis(ry, order, ranks_of[g.size], axis=1)
             a = rx - rx.mean()
             b = ry - ry.mean(axis=1, keepdims=True)
             with np.errstate(invalid="ignore", divide="ignore"):

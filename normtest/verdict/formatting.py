@@ -79,7 +79,9 @@ def threshold(result: Result, digits: Callable[[Any], str] = number, bare: bool 
 
 def beside(result: Result, part: str, digits: Callable[[Any], str] = number) -> str:
     """A row's ``baseline`` or ``beyond`` component as one cell: ``0.749 [0.74, 0.758]``, the
-    beyond one with its verdict (``0.237 [0.216, 0.257] FAIL``); — where the row has none."""
+    beyond one with its verdict, the threshold it was held to and, for a few strata, each
+    stratum's ρ (``0.22 [0.197, 0.241] INCONCLUSIVE (> 0.208; by stratum 1: 0.298, 2: 0.004)``);
+    — where the row has none."""
     m = None if result.measurement is None else result.measurement.components.get(part)
     if m is None:
         return MISSING
@@ -88,9 +90,19 @@ def beside(result: Result, part: str, digits: Callable[[Any], str] = number) -> 
     text = f"{digits(m.estimate)} {bounds((low, high), digits)}" if m.sampling is not None \
         else f"{MISSING} ({m.reason or 'not estimable'})" if part == "baseline" else MISSING
     if part == "beyond":
+        if m.sampling is None and m.reason and "by identity" in m.reason:
+            return "0 by identity (one composition within every stratum)"
         judged = result.details.get("beyond")
         verdict = judged.get("verdict") if isinstance(judged, dict) else None
+        held = judged.get("threshold") if isinstance(judged, dict) else None
         text += f" {verdict}" if verdict else ""
+        notes = [f"> {digits(held)}"] if isinstance(held, int | float) else []
+        strata = m.settings.get("strata") if isinstance(m.settings, dict) else None
+        if isinstance(strata, list) and 1 < len(strata) <= 6:
+            notes.append("by stratum " + ", ".join(
+                f"{s.get('baseline')}: {digits(s.get('rho'))}" for s in strata
+                if isinstance(s, dict)))
+        text += f" ({'; '.join(notes)})" if notes else ""
     return text
 
 
