@@ -126,12 +126,12 @@ class _WithinStrata:
         for code in range(int(codes.max()) + 1 if codes.size else 0):
             rows = np.flatnonzero(codes == code)
             if rows.size >= 4 and np.ptp(x[rows]) > 0 and np.ptp(y[rows]) > 0:
-                self.parts.append((rows, Spearman(x[rows], y[rows])))
+                self.parts.append((code, rows, Spearman(x[rows], y[rows])))
 
     def _pool(self, w: np.ndarray, each: Any) -> np.ndarray:
         top = np.zeros(w.shape[0])
         bottom = np.zeros(w.shape[0])
-        for rows, spearman in self.parts:
+        for _, rows, spearman in self.parts:
             part = np.ascontiguousarray(w[:, rows])
             m = part.sum(axis=1)
             with np.errstate(invalid="ignore", divide="ignore"):
@@ -148,10 +148,10 @@ class _WithinStrata:
     def explicit(self, w: np.ndarray) -> np.ndarray:
         return self._pool(w, lambda spearman, part: spearman.explicit(part))
 
-    def each(self) -> list[tuple[int, float]]:
-        """(rows, ρ) of every stratum, on the sample itself."""
-        return [(int(rows.size), float(spearman.explicit(np.ones((1, rows.size)))[0]))
-                for rows, spearman in self.parts]
+    def each(self) -> list[tuple[int, int, float]]:
+        """(stratum code, rows, ρ) of every stratum ranked, on the sample itself."""
+        return [(code, int(rows.size), float(spearman.explicit(np.ones((1, rows.size)))[0]))
+                for code, rows, spearman in self.parts]
 
 
 def measure_within_strata(
@@ -179,11 +179,13 @@ def measure_within_strata(
         x, y, codes, base = x[order], y[order], codes[order], base[order]
     statistic, label = "within_strata_spearman", "Spearman ρ within baseline strata"
     stat = _WithinStrata(x, y, codes)
-    per = [{"baseline": _stratum_label(base, codes, k), "n": rows, "rho": round(rho, 6)}
-           for k, (rows, rho) in enumerate(stat.each())]
+    per = [{"baseline": _stratum_label(base, codes, code), "n": rows,
+            "rho": round(rho, 6) if math.isfinite(rho) else None}
+           for code, rows, rho in stat.each()]
     settings: dict[str, object] = {
         "strata": per, "left_out": int((codes < 0).sum()),
-        "attenuation": [[round(a, 4), round(b, 6)] for a, b in attenuation(x, codes)],
+        "attenuation": [[round(a, 4), round(b, 6)] for a, b in attenuation(x, codes)
+                        if math.isfinite(b)],
         "n_resamples": n_resamples}
     drawn = units if units is not None else clusters
     seeded = isinstance(seed, int | np.integer) and not isinstance(seed, bool)
@@ -202,17 +204,16 @@ def measure_within_strata(
                 statistic, kept, label, "no stratum of the baseline holds enough rows to rank "
                 f"(each needs {MIN_STRATUM})", seed=seed, settings=settings, inputs=inputs)
         if interval == "analytic":
-            weight = sum(rows - 3 for rows, _ in stat.each())
+            weight = sum(rows - 3 for _, rows, _ in stat.each())
             r = min(max(estimate, -1 + 1e-12), 1 - 1e-12)
             sampling = Sampling("fisher_z", center=math.atanh(r),
                                 scale=math.sqrt((1 + r * r / 2) / max(weight, 1)))
             how = f"{label}, pooled Fisher z interval (Bonett–Wright)"
         else:
-            cluster_codes = None if clusters is None else clustered
-            reps = bootstrap.replicates(stat, n, n_resamples, seed, cluster_codes)
+            reps = bootstrap.replicates(stat, n, n_resamples, seed, clustered)
             sampling = Sampling.bootstrap(reps, estimate)
             unit = "rows drawn by unit" if units is not None else (
-                "rows" if clusters is None else f"{int(clustered.max()) + 1} clusters")
+                "rows" if clustered is None else f"{int(clustered.max()) + 1} clusters")
             how = f"{label}, percentile bootstrap over {unit} (B={n_resamples})"
         return Measurement(statistic=statistic, estimate=estimate, n=kept, method=how,
                            sampling=sampling, confidence=1 - 2 * alpha, seed=seed,

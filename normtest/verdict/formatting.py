@@ -100,7 +100,8 @@ def beside(result: Result, part: str, digits: Callable[[Any], str] = number) -> 
         strata = m.settings.get("strata") if isinstance(m.settings, dict) else None
         if isinstance(strata, list) and 1 < len(strata) <= 6:
             notes.append("by stratum " + ", ".join(
-                f"{s.get('baseline')}: {digits(s.get('rho'))}" for s in strata
+                f"{s.get('baseline')}: "
+                f"{MISSING if s.get('rho') is None else digits(s.get('rho'))}" for s in strata
                 if isinstance(s, dict)))
         text += f" ({'; '.join(notes)})" if notes else ""
     return text
