@@ -447,9 +447,12 @@ def misjudged_rows(report: Report) -> list[str]:
     one. A stored PASS whose interval lies below its threshold is found here."""
     from normtest.stats.multiplicity import adjust_audit
 
-    again = adjust_audit([r.rejudge(r.criterion)
-                          if r.measurement is not None and r.criterion is not None else r
-                          for r in report.results])
+    try:
+        again = adjust_audit([r.rejudge(r.criterion)
+                              if r.measurement is not None and r.criterion is not None else r
+                              for r in report.results])
+    except (ValueError, KeyError, TypeError, ArithmeticError) as exc:  # a row normtest never wrote
+        return [f"its rows cannot be judged again ({type(exc).__name__}: {exc})"]
     found = []
     for old, new in zip(report.results, again, strict=True):
         if not all(_close_or_nan(a, b) for a, b in zip(old.ci, new.ci, strict=True)):

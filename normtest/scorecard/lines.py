@@ -142,6 +142,7 @@ def beyond_reading(rows: Sequence[Result]) -> Reading | None:
     adjusted by the line's own rule (PASS
     unadjusted: replicated needs every row; FAIL at Holm's level over the line's rows), then
     decided as the line is (:func:`decide_line`)."""
+    from normtest.claims.measuring import beyond_criterion
     from normtest.stats.multiplicity import adjust
 
     measured = [r for r in rows if isinstance(r.details.get("beyond"), Mapping)]
@@ -149,8 +150,6 @@ def beyond_reading(rows: Sequence[Result]) -> Reading | None:
         return None
     names = list(dict.fromkeys(str(r.details["beyond"].get("baseline") or "baseline")
                                for r in measured))
-    from normtest.claims.measuring import beyond_criterion
-
     judged = []
     for r in measured:
         verdict = r.details["beyond"].get("verdict")

@@ -77,6 +77,11 @@ def threshold(result: Result, digits: Callable[[Any], str] = number, bare: bool 
     return f"{'>' if c.direction == 'greater' else '<'} {digits(t)}"
 
 
+#: How a beyond contrast of two compositions that rank every stratum alike reads: no
+#: difference to measure (:func:`normtest.stats.baseline.measure_baseline_contrast`).
+BY_IDENTITY = "0 by identity"
+
+
 def beside(result: Result, part: str, digits: Callable[[Any], str] = number) -> str:
     """A row's ``baseline`` or ``beyond`` component as one cell: ``0.749 [0.74, 0.758]``, the
     beyond one with its verdict, the threshold it was held to and, for a few strata, each
@@ -90,8 +95,8 @@ def beside(result: Result, part: str, digits: Callable[[Any], str] = number) -> 
     text = f"{digits(m.estimate)} {bounds((low, high), digits)}" if m.sampling is not None \
         else f"{MISSING} ({m.reason or 'not estimable'})" if part == "baseline" else MISSING
     if part == "beyond":
-        if m.sampling is None and m.reason and "by identity" in m.reason:
-            return "0 by identity (one composition within every stratum)"
+        if m.sampling is None and m.reason and BY_IDENTITY in m.reason:
+            return f"{BY_IDENTITY} (one composition within every stratum)"
         judged = result.details.get("beyond")
         verdict = judged.get("verdict") if isinstance(judged, dict) else None
         held = judged.get("threshold") if isinstance(judged, dict) else None
