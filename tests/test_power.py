@@ -223,3 +223,68 @@ def test_the_recommended_audit_keeps_the_users_options(
     assert line.startswith("audit with: normtest audit --model glove-6b-50d --suite word "
                            "--seed 3 --no-controls")
     assert "--resamples" not in line and "--words 150" not in line  # the pilot's sizes
+
+
+def _margin_rows(rng: np.random.Generator, n: int, shared: float, seed: int = 0,
+                 paired: bool = True) -> list[Result]:
+    """Two rows of the word line (ρ(IC, norm) > 0.3, detect 0.4) whose true ρ is the margin
+    0.4: two norms that share ``shared`` of their noise, measured on the same units (paired
+    draws) or on differently labelled ones."""
+    from normtest.claims.catalogue import get
+
+    r = 2 * math.sin(math.pi * 0.4 / 6)
+    x = rng.standard_normal(n)
+    common = rng.standard_normal(n)
+    out = []
+    for k in range(2):
+        own = rng.standard_normal(n)
+        noise = math.sqrt(shared) * common + math.sqrt(1 - shared) * own
+        y = r * x + math.sqrt(1 - r * r) * noise
+        units = np.arange(n) if paired or k == 0 else np.arange(n) + n
+        m = measure_correlation(x, y, units=units, n_resamples=400, seed=seed)
+        criterion = get("word.norm_ic").criterion
+        out.append(Result.judged(m, criterion, claim="word.norm_ic", role="confirmatory",
+                                 expected=Verdict.PASS, hypothesis="word_level"))
+    return out
+
+
+def test_a_lines_power_is_joint_over_its_rows() -> None:
+    """Replicated needs every row: two rows with independent draws have about the product of
+    their powers; two rows that are one measurement have the power of one; and the power is
+    planned for the line, not its weakest row."""
+    from normtest.scorecard.power import line_margin_power
+
+    rows = _margin_rows(np.random.default_rng(3), 300, 0.0, paired=False)
+    one = [line_margin_power([r], 0.8) for r in rows]
+    both = line_margin_power(rows, 0.8)
+    assert both is not None and all(o is not None for o in one)
+    assert both.planted == 0.4 and both.rows == 2
+    product = one[0].power * one[1].power  # type: ignore[union-attr]
+    assert both.power == pytest.approx(product, abs=0.01)
+    same = line_margin_power([rows[0], rows[0]], 0.8)
+    assert same is not None and same.power == pytest.approx(one[0].power, abs=0.01)  # type: ignore[union-attr]
+    # the sample for 0.8 is larger for the line than for either row alone
+    assert both.needs is not None and all(o.needs is not None for o in one)  # type: ignore[union-attr]
+    assert both.needs.factor > max(o.needs.factor for o in one)  # type: ignore[union-attr]
+
+
+def test_the_joint_power_matches_the_pass_rate_of_the_line() -> None:
+    """Known truth: two rows at the margin (true ρ 0.4 against > 0.3) whose norms share half
+    their noise, on the same words. The line's joint power read from one draw's intervals and
+    replicates is near the rate at which both rows PASS over 300 draws (and below the weaker
+    row's own rate)."""
+    from normtest.scorecard.power import line_margin_power
+
+    planned = line_margin_power(_margin_rows(np.random.default_rng(100), 300, 0.5), 0.8)
+    assert planned is not None
+    both = each = 0
+    draws = 300
+    for i in range(draws):
+        rows = _margin_rows(np.random.default_rng([101, i]), 300, 0.5, seed=i)
+        passed = [r.verdict is Verdict.PASS for r in rows]
+        both += all(passed)
+        each += passed[0]
+    print(f"joint power planned {planned.power:.3f}; both rows PASS {both / draws:.3f}; "
+          f"one row {each / draws:.3f}")
+    assert abs(planned.power - both / draws) < 0.1
+    assert both / draws < each / draws

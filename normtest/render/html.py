@@ -26,7 +26,7 @@ from normtest.render import labels as fmt
 from normtest.render import plots
 from normtest.render.html_figures import Figures, Section, badge, esc, fold
 from normtest.scorecard.lines import counts
-from normtest.verdict.formatting import beside
+from normtest.verdict.formatting import BESIDE, beside
 from normtest.verdict.formatting import interval as _interval
 from normtest.verdict.formatting import number as _number
 from normtest.verdict.formatting import threshold as _threshold
@@ -353,11 +353,12 @@ class _Page(Figures):
 
 
 def _beside(r: Result) -> str:
-    """A row's baseline and beyond readings, ahead of its reason (nothing without them)."""
+    """A row's readings beside its baseline (:data:`~normtest.verdict.formatting.BESIDE`),
+    ahead of its reason (nothing without them)."""
     if "beyond" not in r.details:
         return ""
-    return (f"<b>baseline ρ</b> {esc(beside(r, 'baseline'))} · <b>beyond it</b> "
-            f"{esc(beside(r, 'beyond'))}<br>")
+    return " · ".join(f"<b>{esc(heading)}</b> {esc(beside(r, part))}"
+                      for part, heading in BESIDE) + "<br>"
 
 
 def render_html(report: Report) -> str:

@@ -26,7 +26,7 @@ from typing import Any
 from normtest.audit.report import Report
 from normtest.render import labels as fmt
 from normtest.scorecard.lines import Line, counts
-from normtest.verdict.formatting import beside, stored_bounds
+from normtest.verdict.formatting import BESIDE, beside, stored_bounds
 from normtest.verdict.formatting import interval as _interval
 from normtest.verdict.formatting import number as _number
 from normtest.verdict.formatting import threshold as _threshold
@@ -208,7 +208,7 @@ def _table(results: Sequence[Result]) -> list[str]:
     based = any("beyond" in r.details for r in results)
     head = ["row", "estimate", "interval", "threshold", "verdict",
             *(["paper", "agrees"] if paper else []),
-            *(["baseline ρ", "beyond baseline"] if based else []), "p (adjusted)", "n"]
+            *([heading for _, heading in BESIDE] if based else []), "p (adjusted)", "n"]
     out = [_row(head), "|" + "---|" * len(head)]
     for r in results:
         p = r.p_adjusted if r.p_adjusted is not None else r.p_value
@@ -217,7 +217,7 @@ def _table(results: Sequence[Result]) -> list[str]:
             f"**{r.verdict.value}**" if r.verdict is Verdict.FAIL else r.verdict.value,
             *([r.expected.value if r.expected else "—", fmt.agreement(r) or "—"] if paper
               else []),
-            *([md_text(beside(r, "baseline")), md_text(beside(r, "beyond"))] if based else []),
+            *([md_text(beside(r, part)) for part, _ in BESIDE] if based else []),
             md_text(fmt.p_value(p)), str(r.n) if r.n else "—",
         ]))
     explained = [r for r in results if r.verdict is not Verdict.PASS]

@@ -8,11 +8,16 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from normtest.render.labels import agreement
-from normtest.verdict.formatting import beside, general, number, threshold
+from normtest.verdict.formatting import BESIDE, beside, general, number, threshold
 from normtest.verdict.result import Result
 
 if TYPE_CHECKING:
     from normtest.scorecard.power import Plan
+
+
+#: The plain table's heading of each reading beside a baseline (ASCII).
+_PLAIN_HEADING = {"baseline": "baseline", "difference": "rho - baseline", "beyond": "beyond",
+                  "artefact": "norm~baseline|IC"}
 
 
 def _ascii(value: float) -> str:
@@ -26,7 +31,7 @@ def table_rows(results: Sequence[Result]) -> list[tuple[str, ...]]:
     and the beyond reading (estimate, interval, verdict)."""
     based = any("beyond" in r.details for r in results)
     header = ("claim", "role", "estimate", "interval", "threshold", "verdict", "expected",
-              "agrees", *(("baseline", "beyond") if based else ()))
+              "agrees", *((_PLAIN_HEADING[part] for part, _ in BESIDE) if based else ()))
     rows: list[tuple[str, ...]] = [header]
     for r in results:
         low, high = r.ci
@@ -35,8 +40,7 @@ def table_rows(results: Sequence[Result]) -> list[tuple[str, ...]]:
         rows.append((
             r.label, _ROLE.get(r.role or "", "—"), _ascii(r.estimate),
             f"[{_ascii(low)}, {_ascii(high)}]", threshold(r, general), r.verdict.value, expected,
-            agrees, *((beside(r, "baseline", _ascii), beside(r, "beyond", _ascii)) if based
-                      else ()),
+            agrees, *((beside(r, part, _ascii) for part, _ in BESIDE) if based else ()),
         ))
     return rows
 

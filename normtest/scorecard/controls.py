@@ -17,15 +17,20 @@ validation, as in a laboratory):
 
 The positive control of a correlational line is planted **at the margin**: its effect is the
 smallest one the line's criterion must detect (:attr:`~normtest.claims.catalogue.Claim.detect`, one
-step beyond the threshold), and it counts only where the audit's own sample gives the criterion a
-power of at least :data:`POWER_AT_MARGIN` there (read from the control row's own interval, as
-``normtest plan`` reads a row): an audit whose sample cannot see the smallest effect worth seeing
-cannot vouch for its verdict.
+step beyond the threshold). The audit's sample gives the line a **power** there: the chance that
+every row the line needs passes (joint over its rows, read from the control rows' own intervals:
+:func:`~normtest.scorecard.power.line_margin_power`).
 
-When a control misbehaves — the positive one undecided at this sample, say — the line is
-**invalid**, with the reason, and never replicated or contradicted
-(:mod:`normtest.scorecard.lines`). Each line names the builder of its controls next to its claims in
-``checks/`` (:func:`controls`); the builders are in :mod:`normtest.claims.control_models`.
+A control **misbehaves** — and the line is **invalid**, with the reason, never replicated or
+contradicted (:mod:`normtest.scorecard.lines`) — when the negative control passes (replicated),
+the confound control passes beyond its baseline, or the positive control fails to pass where the
+sample has power :data:`POWER_AT_MARGIN` for it (or comes out contradicted at any power). Low
+power alone is not misbehaviour: a PASS (every row) or a Holm-adjusted FAIL is a level-α
+decision at any power, so a replicated or contradicted line stands; a line its rows leave
+undecided stays undecided and says what sample would decide it — one the bundled data can give,
+or that it is out of reach of this data. Each line names the builder of its controls next to its
+claims in ``checks/`` (:func:`controls`); the builders are in
+:mod:`normtest.claims.control_models`.
 """
 
 from __future__ import annotations
@@ -48,8 +53,8 @@ __all__ = ["CONTROL_KINDS", "POWER_AT_MARGIN", "Control", "LineControls", "asses
 #: negative one contradicted, the confound one a beyond reading that is not replicated.
 CONTROL_KINDS: dict[str, str] = {"positive": "replicated", "negative": "contradicted",
                          "confound": "not replicated beyond its baseline"}
-#: The power the audit's sample must give a line's criterion at the smallest effect it must
-#: detect, for its positive control to count (the conventional planning power).
+#: The power at the smallest effect a line must detect at which its positive control must come
+#: out replicated (the conventional planning power), and that a line's sample is planned for.
 POWER_AT_MARGIN = 0.8
 
 
@@ -68,10 +73,13 @@ class Control:
     #: the smallest effect the line must detect (one step beyond its threshold), where the
     #: positive control of a correlational line is planted
     planted: float | None = None
-    #: the power of the line's criterion at ``planted`` with the audit's sample (the weakest
-    #: row's), and what the sample must become for :data:`POWER_AT_MARGIN` (``--words 9,200``)
+    #: the power of the line's criterion at ``planted`` with the audit's sample (every row
+    #: passing), and what the sample must become for :data:`POWER_AT_MARGIN` (``--words 9,200``)
     power: float | None = None
     needs: str = ""
+    #: where ``needs`` is more than the data can give, why (``, more than the data hold (212 at
+    #: most): out of reach of this data``)
+    reach: str = ""
 
     @property
     def expected(self) -> str:
@@ -87,20 +95,36 @@ class Control:
 
     @property
     def ok(self) -> bool:
-        """Whether the control gave the line what it was built to give."""
+        """Whether the control behaved: the negative control did not pass, the confound one did
+        not pass beyond its baseline, the positive one passed — or, where the sample lacks the
+        power to see its effect, was left undecided (never contradicted)."""
         if self.kind == "confound":
             return self.beyond != "replicated"
-        return self.status == self.expected and (self.kind != "positive" or self.powered)
+        if self.kind == "negative":
+            return self.status != "replicated"
+        return self.status == "replicated" or (self.status == "undecided" and not self.powered)
 
     @property
     def came_out(self) -> str:
         """What the control gave, in words (``undecided``, ``replicated beyond token count``,
-        ``replicated with power 0.52 at the margin``)."""
+        ``undecided with power 0.52 at the margin``)."""
         if self.kind == "confound":
             return f"{self.beyond or 'no'} beyond its baseline"
-        if self.kind == "positive" and not self.powered and self.power is not None:
+        if self.kind == "positive" and self.power is not None:
             return f"{self.status} with power {self.power:.2f} at the margin"
         return self.status
+
+    def sample_clause(self) -> str:
+        """For a positive control without the power it needs: the power, and the sample that
+        would give it (or that none the data hold would); empty otherwise."""
+        if self.kind != "positive" or self.powered or self.power is None:
+            return ""
+        out = (f"the line's power at this sample is {self.power:.2f} (the chance that every row "
+               f"passes at the smallest effect it must detect, {self.planted:g})")
+        if self.needs:
+            out += (f"; {self.needs} would give it {POWER_AT_MARGIN:g}{self.reach}" if not
+                    self.reach else f"; it needs {self.needs}{self.reach}")
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form."""
@@ -108,7 +132,7 @@ class Control:
                 "expected": self.expected, "ok": self.ok, "note": self.note,
                 "planted": self.planted,
                 "power": None if self.power is None else round(self.power, 4),
-                "needs": self.needs, "rows": [dict(r) for r in self.rows]}
+                "needs": self.needs, "reach": self.reach, "rows": [dict(r) for r in self.rows]}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Control:
@@ -120,7 +144,8 @@ class Control:
         return cls(kind, str(data["status"]), tuple(dict(r) for r in data.get("rows", ())),
                    str(data.get("note", "")), str(data.get("beyond") or ""),
                    None if planted is None else float(planted),
-                   None if power is None else float(power), str(data.get("needs") or ""))
+                   None if power is None else float(power), str(data.get("needs") or ""),
+                   str(data.get("reach") or ""))
 
 
 @dataclass(frozen=True)
@@ -148,6 +173,12 @@ class LineControls:
         return (not self.problem and self.positive is not None and self.negative is not None
                 and all(c.ok for c in self.ran))
 
+    @property
+    def underpowered(self) -> bool:
+        """Whether the sample lacks the power the line needs at its margin (its positive
+        control's power under :data:`POWER_AT_MARGIN`)."""
+        return self.positive is not None and not self.positive.powered
+
     def reason(self) -> str:
         """Why the line is invalid (empty when it is valid)."""
         if self.problem:
@@ -156,17 +187,10 @@ class LineControls:
         for c in self.ran:
             if c.ok:
                 continue
-            if c.kind == "positive" and not c.powered:
-                came = "" if c.status == c.expected else f"; it came out {c.status}"
-                out.append(f"the audit's sample gives the line's criterion power {c.power:.2f} "
-                           f"< {POWER_AT_MARGIN:g} at the smallest effect it must detect "
-                           f"({c.planted:g}, where its positive control is planted{came}): it "
-                           "cannot see that effect at this sample"
-                           + (f"; {c.needs} would give it {POWER_AT_MARGIN:g}" if c.needs
-                              else ""))
-                continue
-            what = {"positive": "the audit cannot see the effect at this sample",
-                    "negative": "the audit cannot refuse the effect at this sample",
+            what = {"positive": "the audit does not pass an effect it has the power to see"
+                                if c.status == "undecided" else
+                                "the audit refuses an effect that is there",
+                    "negative": "the audit passes an effect that is absent",
                     "confound": "the beyond reading passes on norms that carry nothing beyond "
                                 "the baseline"}[c.kind]
             out.append(f"the {c.kind} control (built to be {c.expected}) came out "
@@ -174,11 +198,14 @@ class LineControls:
         return "; ".join(out)
 
     def short(self) -> str:
-        """``controls ok`` or what misbehaved (``positive undecided``)."""
+        """``controls ok`` (``controls ok, power 0.61`` where the sample lacks the power the line
+        needs at its margin) or what misbehaved (``positive undecided with power 0.93 …``)."""
         if self.problem:
             return "controls not run"
         if self.valid:
-            return "controls ok"
+            power = self.positive.power if self.positive is not None else None
+            return f"controls ok, power {power:.2f}" if self.underpowered and \
+                power is not None else "controls ok"
         return ", ".join(f"{c.kind} {c.came_out}" for c in self.ran if not c.ok)
 
     def to_dict(self) -> dict[str, Any]:
@@ -248,7 +275,7 @@ def _run(builder: Builder, context: ControlContext) -> Control:
     from normtest.claims.catalogue import get
     from normtest.claims.measuring import measure_row
     from normtest.scorecard.lines import beyond_reading, decide_line
-    from normtest.scorecard.power import weakest_margin_power
+    from normtest.scorecard.power import line_margin_power
     from normtest.stats.multiplicity import adjust
 
     made, note = builder(context)
@@ -264,15 +291,15 @@ def _run(builder: Builder, context: ControlContext) -> Control:
     rows = adjust(rows, "line")  # the line's own decision, as the headline's
     status = decide_line(rows)[0] if rows else "not tested"
     beyond = beyond_reading(rows)
-    planted, power, needs = None, None, ""
+    planted, power, needs, reach = None, None, "", ""
     if context.kind == "positive":
-        weakest = weakest_margin_power(rows, POWER_AT_MARGIN, settings)
-        if weakest is not None:
-            planted, power, need = weakest
+        found = line_margin_power(rows, POWER_AT_MARGIN, settings)
+        if found is not None:
+            planted, power, need = found.planted, found.power, found.needs
             if need is not None and need.setting is not None and need.needed is not None:
-                needs = f"--{need.setting} {need.needed:,}"
+                needs, reach = f"--{need.setting} {need.needed:,}", need.reach()
     return Control(context.kind, status, tuple(_row(r) for r in rows), note,
-                   "" if beyond is None else beyond.status, planted, power, needs)
+                   "" if beyond is None else beyond.status, planted, power, needs, reach)
 
 
 def _row(r: Result) -> dict[str, Any]:

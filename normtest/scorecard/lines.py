@@ -10,7 +10,11 @@ unadjusted, FAIL at Holm's level over the line's rows) — decide the lines they
 - **undecided**: none contradicts, but at least one is INCONCLUSIVE or ERROR — undecided is never
   counted as disagreement;
 - **not tested**: the audit has no confirmatory row for the line (not selected, skipped, or the
-  paper states no expectation for this model family).
+  paper states no expectation for this model family);
+- **invalid**: one of the line's controls misbehaved (:mod:`normtest.scorecard.controls`: the
+  negative control passed, the confound control passed beyond its baseline, or the positive
+  control failed where the sample has the power to see it). Low power alone never makes a line
+  invalid: an undecided line says what sample would decide it.
 
 A line may have two readings (the conditions: the model's raw geometry, and the centred geometry
 of the framework the paper builds on). Its status is decided under its *reference* reading; the
@@ -341,12 +345,23 @@ def build(results: Sequence[Result],
 
 
 def _controlled(line: Line, controls: Any | None) -> Line:
-    """The line, invalid when its controls misbehaved (the rows' own status kept aside)."""
-    if controls is None or controls.valid or line.status == "not tested":
+    """The line, invalid when its controls misbehaved (the rows' own status kept aside); a line
+    whose sample lacks the power it needs at its margin keeps its status (a PASS of every row or
+    a Holm-adjusted FAIL is a level-α decision at any power) and says so, with the sample that
+    would give the power, or that the data cannot."""
+    if controls is None or line.status == "not tested":
         return line
-    reason = (f"invalid: {controls.reason()}; the rows alone say {line.status} "
-              f"({line.reason})")
-    return replace(line, status="invalid", reason=reason, measured=line.status)
+    if not controls.valid:
+        reason = (f"invalid: {controls.reason()}; the rows alone say {line.status} "
+                  f"({line.reason})")
+        return replace(line, status="invalid", reason=reason, measured=line.status)
+    if not controls.underpowered:
+        return line
+    clause = controls.positive.sample_clause()
+    if line.status == "undecided":
+        return replace(line, reason=f"{line.reason}; this sample cannot decide the line: "
+                                    f"{clause}")
+    return replace(line, reason=f"{line.reason} (a level-α decision at any power; {clause})")
 
 
 def counts(lines: Sequence[Line]) -> dict[str, int]:

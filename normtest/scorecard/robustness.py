@@ -362,14 +362,14 @@ def _decide_line(plan: _Plan, made: Mapping[Any, Result], alpha: float) -> LineR
 def _too_small(rows: Sequence[Result]) -> bool:
     """Whether an analysis cannot tell: a deciding row could not be estimated, or the
     criterion's power at the smallest effect its claims must detect is below
-    :data:`POWER_AT_MARGIN` (the weakest one-sided row's, read from its own interval:
-    :func:`normtest.scorecard.power.weakest_margin_power`)."""
-    from normtest.scorecard.power import weakest_margin_power
+    :data:`POWER_AT_MARGIN` (the chance that every one-sided row passes there, read from their
+    own intervals: :func:`normtest.scorecard.power.line_margin_power`)."""
+    from normtest.scorecard.power import line_margin_power
 
     if any(r.measurement is None or r.measurement.sampling is None for r in rows):
         return True
-    weakest = weakest_margin_power(rows, POWER_AT_MARGIN)
-    return weakest is not None and weakest[1] < POWER_AT_MARGIN
+    found = line_margin_power(rows, POWER_AT_MARGIN)
+    return found is not None and found.power < POWER_AT_MARGIN
 
 
 def _row(r: Result, position: int, reference: Result) -> dict[str, Any]:

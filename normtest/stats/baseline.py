@@ -299,19 +299,36 @@ def measure_baseline(
     information: ArrayLike, norms: ArrayLike, baseline: ArrayLike, *,
     units: ArrayLike | None = None, clusters: ArrayLike | None = None,
     n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05,
-    interval: Interval = "bootstrap",
+    interval: Interval = "bootstrap", readings: bool = True,
 ) -> dict[str, Measurement]:
-    """The ``baseline`` and ``beyond`` measurements of one correlational row (see the module
-    doc), resampled as the headline is (``units`` or ``clusters``, ``seed``, ``n_resamples``)."""
-    from normtest.stats.correlation import measure_correlation
+    """The measurements beside one correlational row (see the module doc), resampled as the
+    headline is (``units`` or ``clusters``, ``seed``, ``n_resamples``):
 
-    base = measure_correlation(information, baseline, units=units, clusters=clusters,
-                               n_resamples=n_resamples, seed=seed, alpha=alpha,
-                               interval=interval)
-    beyond = measure_within_strata(information, norms, baseline, units=units, clusters=clusters,
-                                   n_resamples=n_resamples, seed=seed, alpha=alpha,
-                                   interval=interval)
-    return {"baseline": base, "beyond": beyond}
+    - ``baseline``: ρ(information, baseline);
+    - ``beyond``: the within-strata ρ(information, norms) (:func:`measure_within_strata`);
+    - ``difference`` (with ``readings``): ρ(information, norms) − ρ(information, baseline) on
+      the same draws (paired; :func:`~normtest.stats.contrast.measure_correlation_contrast`) —
+      below 0 where the baseline alone predicts the information better than the norm;
+    - ``artefact`` (with ``readings``): the partial Spearman ρ(norms, baseline | information),
+      how strongly the norm follows the baseline once the information is held fixed (the
+      direct reading of a length artefact)."""
+    from normtest.stats.contrast import measure_correlation_contrast
+    from normtest.stats.correlation import measure_correlation, measure_partial_correlation
+
+    out = {"baseline": measure_correlation(
+               information, baseline, units=units, clusters=clusters, n_resamples=n_resamples,
+               seed=seed, alpha=alpha, interval=interval),
+           "beyond": measure_within_strata(
+               information, norms, baseline, units=units, clusters=clusters,
+               n_resamples=n_resamples, seed=seed, alpha=alpha, interval=interval)}
+    if readings:
+        out["difference"] = measure_correlation_contrast(
+            information, norms, baseline, units=units, clusters=clusters,
+            n_resamples=n_resamples, seed=seed, alpha=alpha, interval=interval)
+        out["artefact"] = measure_partial_correlation(
+            norms, baseline, information, units=units, clusters=clusters,
+            n_resamples=n_resamples, seed=seed, alpha=alpha, interval=interval)
+    return out
 
 
 def measure_baseline_contrast(
@@ -327,9 +344,9 @@ def measure_baseline_contrast(
     from normtest.stats.contrast import measure_contrast
 
     a = measure_baseline(information, first, baseline, units=units, n_resamples=n_resamples,
-                         seed=seed, alpha=alpha, interval=interval)
+                         seed=seed, alpha=alpha, interval=interval, readings=False)
     b = measure_baseline(information, second, baseline, units=units, n_resamples=n_resamples,
-                         seed=seed, alpha=alpha, interval=interval)
+                         seed=seed, alpha=alpha, interval=interval, readings=False)
     one, two = a["beyond"], b["beyond"]
     name = f"{one.statistic}_difference"
     if _same_within_strata(one, two):

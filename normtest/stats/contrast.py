@@ -114,12 +114,14 @@ def _unpaired(first: Measurement, second: Measurement) -> str | None:
 
 def measure_correlation_contrast(
     x: ArrayLike, first: ArrayLike, second: ArrayLike, *, units: ArrayLike | None = None,
-    n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05,
-    interval: Literal["bootstrap", "analytic"] = "bootstrap",
+    clusters: ArrayLike | None = None, n_resamples: int = 1000, seed: int = 0,
+    alpha: float = 0.05, interval: Literal["bootstrap", "analytic"] = "bootstrap",
 ) -> Measurement:
-    """Spearman ρ(x, first) − ρ(x, second) on the same rows (one per unit, ``units``).
+    """Spearman ρ(x, first) − ρ(x, second) on the same rows (one per unit, ``units``, or
+    resampled by ``clusters``).
 
-    ``bootstrap``: :func:`measure_contrast` of the two measurements, drawn by unit alike.
+    ``bootstrap`` (always, with clusters): :func:`measure_contrast` of the two measurements,
+    drawn by unit (or cluster) alike.
     ``analytic``: the difference of two dependent correlations that share x, read as normal
     with the delta-method variance var₁ + var₂ − 2c·sd₁·sd₂, each ρ's variance from the
     Bonett–Wright standard error of its Fisher z ((1 + ρ²/2)(1 − ρ²)²/(n − 3)) and c the
@@ -130,10 +132,10 @@ def measure_correlation_contrast(
     from normtest.stats.correlation import measure_correlation
 
     def rho(y: ArrayLike, how: Literal["bootstrap", "analytic"]) -> Measurement:
-        return measure_correlation(x, y, units=units, n_resamples=n_resamples, seed=seed,
-                                   alpha=alpha, interval=how)
+        return measure_correlation(x, y, units=units, clusters=clusters,
+                                   n_resamples=n_resamples, seed=seed, alpha=alpha, interval=how)
 
-    if interval == "bootstrap":
+    if interval == "bootstrap" or clusters is not None:
         return measure_contrast(rho(first, "bootstrap"), rho(second, "bootstrap"))
     if interval != "analytic":
         raise NormtestError(f"interval must be 'bootstrap' or 'analytic', got {interval!r}")

@@ -82,11 +82,21 @@ def threshold(result: Result, digits: Callable[[Any], str] = number, bare: bool 
 BY_IDENTITY = "0 by identity"
 
 
+#: The readings beside a row that declares a baseline, in the order a table shows them, with the
+#: heading each takes: ρ(information, baseline); the paired difference ρ(information, norm) −
+#: ρ(information, baseline); the within-strata ρ (the beyond reading, judged); the partial
+#: ρ(norm, baseline | information) (the artefact reading).
+BESIDE: tuple[tuple[str, str], ...] = (
+    ("baseline", "baseline ρ"), ("difference", "ρ − baseline ρ"),
+    ("beyond", "beyond baseline"), ("artefact", "ρ(norm, baseline | IC)"))
+
+
 def beside(result: Result, part: str, digits: Callable[[Any], str] = number) -> str:
-    """A row's ``baseline`` or ``beyond`` component as one cell: ``0.749 [0.74, 0.758]``, the
-    beyond one with its verdict, the threshold it was held to and, for a few strata, each
-    stratum's ρ (``0.22 [0.197, 0.241] INCONCLUSIVE (> 0.208; by stratum 1: 0.298, 2: 0.004)``);
-    — where the row has none."""
+    """A row's ``baseline``, ``difference``, ``beyond`` or ``artefact`` component as one cell:
+    ``0.749 [0.74, 0.758]``; the difference says which predicts the information better where its
+    interval excludes 0 (``-0.27 [-0.3, -0.24] baseline better``); the beyond one its verdict,
+    the threshold it was held to and, for a few strata, each stratum's ρ (``0.22 [0.197, 0.241]
+    INCONCLUSIVE (> 0.208; by stratum 1: 0.298, 2: 0.004)``); — where the row has none."""
     m = None if result.measurement is None else result.measurement.components.get(part)
     if m is None:
         return MISSING
@@ -94,6 +104,8 @@ def beside(result: Result, part: str, digits: Callable[[Any], str] = number) -> 
     low, high = m.interval(1 - 2 * alpha)
     text = f"{digits(m.estimate)} {bounds((low, high), digits)}" if m.sampling is not None \
         else f"{MISSING} ({m.reason or 'not estimable'})" if part == "baseline" else MISSING
+    if part == "difference" and m.sampling is not None:
+        text += " baseline better" if high < 0 else " norm better" if low > 0 else ""
     if part == "beyond":
         if m.sampling is None and m.reason and BY_IDENTITY in m.reason:
             return f"{BY_IDENTITY} (one composition within every stratum)"
