@@ -109,6 +109,14 @@ def test_normtest_plan_runs_a_pilot_and_recommends_a_sample(
     assert "word.norm_ic[transform=raw]" not in out  # exploratory rows are not planned
     assert "decided at the pilot" in out
     assert "audit with: normtest audit --model glove-6b-50d" in out
+    # the plan sizes the lines' controls too: at 150 words the word line lacks the power at
+    # its margin, and the recommended audit asks for at least what it needs
+    assert "each line's power at the smallest effect it must detect" in out
+    line = next(x for x in out.splitlines() if x.strip().startswith("word_level"))
+    assert "needs about --words " in line, line
+    needed = int(line.split("--words ")[1].split()[0].replace(",", ""))
+    recommended = out.split("audit with: ")[1].split("--words ")[1].split()[0]
+    assert int(recommended) >= needed > 150
 
 
 def test_a_plan_leaves_out_what_no_affordable_sample_decides() -> None:

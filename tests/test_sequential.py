@@ -232,3 +232,59 @@ def test_until_decided_with_a_budget_from_the_command_line(
     assert "normtest: stage 1: 60 words" in captured.err
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert report["provenance"]["sequential"]["planned_stages"] == 2
+
+
+def _normal_row_audit(estimate: float, scale_at_first: float) -> object:
+    """A stage: one confirmatory row (ρ > 0.3) whose estimate stays ``estimate`` and whose
+    standard error shrinks as 1/√n from ``scale_at_first`` at the first stage's 60 words."""
+    from normtest.verdict.measurement import Measurement
+    from normtest.verdict.sampling import Sampling
+
+    def audit_stage(k: int, settings: AuditSettings) -> Report:
+        scale = scale_at_first * math.sqrt(60 / settings.words)
+        m = Measurement("spearman_rho", estimate, settings.words, "normal",
+                        sampling=Sampling("normal", center=estimate, scale=scale))
+        judged = Result.judged(m, Criterion.minimum_effect(0.3, alpha=settings.alpha))
+        return Report(results=[Result(
+            judged.verdict, judged.reason, m, judged.criterion, claim="word.norm_ic",
+            role="confirmatory", expected=Verdict.PASS, hypothesis="word_level",
+            p_value=judged.p_value)])
+    return audit_stage
+
+
+def test_a_row_out_of_reach_of_the_stages_left_stops_for_futility() -> None:
+    """A row whose estimate sits on its threshold: the last stage would decide it with almost
+    no chance, so the audit stops after the first stage and says so; a row heading for a
+    decision runs on."""
+    stuck = sequential(_normal_row_audit(0.3, 0.1), AuditSettings(words=60), stages=3)
+    (row,) = stuck.results
+    assert row.verdict is Verdict.INCONCLUSIVE and row.details["futile"]["stage"] == 1
+    assert "stopped for futility at stage 1 of 3" in row.reason
+    design = stuck.provenance["sequential"]
+    assert len(design["stages"]) == 1 and design["stopped_for_futility"] == [row.id]
+    heading = sequential(_normal_row_audit(0.4, 0.1), AuditSettings(words=60), stages=3)
+    (row,) = heading.results
+    assert "futile" not in row.details and row.verdict is Verdict.PASS
+
+
+def test_futility_costs_little_power_and_keeps_the_error_rates() -> None:
+    """Known truth over 200 data sets each (60/120/240 points, three looks): stopping for
+    futility leaves the wrong decisions at ρ = 0.3 within α, and takes at most 0.05 of the
+    power at ρ = 0.4 (measured: 0.50 against 0.52 without it)."""
+    import normtest.audit.sequential as seq
+
+    def rates(rho: float, futility: float) -> tuple[float, float, float]:
+        kept, seq.FUTILITY = seq.FUTILITY, futility
+        try:
+            verdicts, _ = _simulate(rho, 200, 900)
+        finally:
+            seq.FUTILITY = kept
+        return (sum(v is Verdict.PASS for v in verdicts) / 200,
+                sum(v is Verdict.FAIL for v in verdicts) / 200, 0.0)
+
+    with_, without = rates(0.4, seq.FUTILITY)[0], rates(0.4, 0.0)[0]
+    at_pass, at_fail, _ = rates(0.3, seq.FUTILITY)
+    print(f"power at ρ 0.4: {with_:.3f} with futility, {without:.3f} without; at the "
+          f"threshold: false PASS {at_pass:.3f}, false FAIL {at_fail:.3f}")
+    ceiling = ALPHA + MC * math.sqrt(ALPHA * (1 - ALPHA) / 200)
+    assert without - with_ <= 0.05 and at_pass <= ceiling and at_fail <= ceiling

@@ -160,6 +160,11 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
         from normtest.models.ray import enable
 
         enable(adapter, settings.workers, settings.ray_address)
+    sizing = None
+    if settings.autosize:  # before the model's geometry is read: it costs no α
+        from normtest.audit.sizing import size_audit
+
+        settings, sizing = size_audit(adapter, settings, family, chosen, words, source)
     data = AuditData(adapter, settings, family, words, source)
     states = info.states
     layers = profile_layers(adapter, family, settings)
@@ -212,6 +217,8 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
     if settings.prefix_unit != "tokens":
         extra.update(prefix_unit=settings.prefix_unit)
     extra.update(sample=sample_settings(settings))
+    if sizing is not None:
+        extra.update(sizing=sizing.to_dict())
     extra.update(scope=settings.scope, profile=settings.profile, multiplicity={
         role: {"method": method, "rows": tested(results, role)}
         for role, method in METHOD_OF_ROLE.items()})

@@ -12,9 +12,14 @@ wrong confirmatory decision over all stages is at most α by the union bound, wh
 dependence between stages — a conservative but assumption-free version of the group-sequential
 boundary (tests/test_sequential.py measures it by simulation).
 
-The audit stops when every confirmatory row is decided, after the last stage, or when the next
+The audit stops when every confirmatory row is decided, after the last stage, when the next
 stage would not fit the time budget (stages grow, so the next is estimated at ``growth`` times the
-last one's time).
+last one's time), or for **futility**: when every row still open is out of reach of the stages
+left — its conditional power, the chance that the last planned stage decides it at that stage's
+level taking its present estimate as the truth (:func:`~normtest.scorecard.power.power_at`),
+is below :data:`FUTILITY`. Stopping without a decision never adds a wrong one, so the error
+rates stay as they are (a non-binding futility rule); the rows stopped say so
+(``details.futile``).
 
 The design is checked before any work: the last stage at most :data:`MAX_GROWTH` times the first
 one's sample (``--stages`` 1 to 30 at the command line's growth of 2; :func:`check_stages`), a
@@ -45,6 +50,8 @@ SPENDING = "O'Brien–Fleming type (Lan–DeMets), spent by the union bound over
 MAX_GROWTH = 2.0 ** 29
 #: The most stages at any growth.
 MAX_STAGES = 100
+#: A row whose conditional power at the last planned stage is below this is futile.
+FUTILITY = 0.05
 #: The names the checks use for the design's parameters: the command line's, or Python's.
 _CLI = {"stages": "--stages", "budget": "--budget", "words": "--words"}
 _PYTHON = {"stages": "stages=", "budget": "budget=", "words": "words="}
@@ -209,6 +216,7 @@ def sequential(
     fractions = [growth ** (k - stages) for k in range(1, stages + 1)]
     levels = stage_levels(settings.alpha, fractions)
     decided: dict[str, Result] = {}
+    futile: dict[str, tuple[int, float]] = {}
     done: list[Stage] = []
     start = time.monotonic()
     report: Report | None = None
@@ -227,6 +235,9 @@ def sequential(
             decided[r.id] = replace(r, details={**r.details, "stage": k,
                                                 "stage_alpha": levels[k - 1]})
         open_ = [r.id for r in confirmatory if r.id not in decided]
+        hopeless = {} if k == stages else _futile(
+            [r for r in confirmatory if r.id not in decided], confirmatory,
+            growth ** (stages - k), levels[-1])
         stage = Stage(k, stage_settings, levels[k - 1], time.monotonic() - began,
                       tuple(r.id for r in newly), tuple(open_))
         done.append(stage)
@@ -234,18 +245,49 @@ def sequential(
             on_stage(stage)
         if not open_:
             break
+        if len(hopeless) == len(open_):  # every open row out of reach of the stages left
+            futile = {row_id: (k, chance) for row_id, chance in hopeless.items()}
+            break
         if budget is not None and k < stages:
             elapsed = time.monotonic() - start
             if elapsed + growth * stage.seconds > budget:
                 break
     assert report is not None
     results = [decided.get(r.id, r) if r.confirmatory else r for r in report.results]
+    results = [_stopped(r, *futile[r.id], stages) if r.id in futile and r.id not in decided
+               else r for r in results]
     prov = dict(report.provenance)
     prov["sequential"] = {
         "spending": SPENDING, "alpha": settings.alpha, "growth": growth,
         "planned_stages": stages, "levels": levels, "stages": [s.to_dict() for s in done],
+        "futility": FUTILITY, "stopped_for_futility": sorted(futile),
     }
     return replace(report, results=results, provenance=prov)
+
+
+def _futile(open_rows: Sequence[Result], confirmatory: Sequence[Result], factor: float,
+            last_alpha: float) -> dict[str, float]:
+    """The open rows whose conditional power at the last planned stage (``factor`` times this
+    stage's sample, judged at the last stage's level ``last_alpha``, FAIL at Holm's first
+    step over the line's rows) is below :data:`FUTILITY`, with that power."""
+    from normtest.scorecard.power import line_levels, power_at
+
+    out = {}
+    for r in open_rows:
+        alpha, fail_alpha = line_levels(r, confirmatory)
+        ratio = last_alpha / alpha if alpha > 0 else 1.0
+        chance = power_at(r, last_alpha, factor, fail_alpha=fail_alpha * ratio)
+        if chance is not None and chance < FUTILITY:
+            out[r.id] = chance
+    return out
+
+
+def _stopped(r: Result, stage: int, chance: float, stages: int) -> Result:
+    """A row stopped for futility: its reason says so, ``details.futile`` holds when and why."""
+    return replace(r, reason=f"{r.reason}; stopped for futility at stage {stage} of {stages}: "
+                             f"the last stage would decide it with probability {chance:.2f} at "
+                             "its present estimate",
+                   details={**r.details, "futile": {"stage": stage, "power": round(chance, 4)}})
 
 
 def nested_words(size: int, seed: int) -> list[str]:

@@ -161,6 +161,10 @@ TEXT_SOURCES = ("lee", "wiki", "pydoc")
 #: Where the CER documents come from (documents of 200 words or more).
 DOCUMENT_SOURCES = ("lee", "wiki")
 
+#: The sizes an audit may choose for itself (``--autosize``; normtest.audit.sizing): those its
+#: lines' power at the margin follows.
+SIZABLE = ("words", "sentences")
+
 PROFILES: dict[str, dict[str, int]] = {
     "quick": {"words": 1000, "documents": 40, "sentences": 80, "resamples": 400},
     "standard": {},
@@ -214,6 +218,11 @@ SETTINGS: tuple[Setting, ...] = (
             "own data at its sample sizes, through each scorecard line: a line whose controls "
             "misbehave is invalid, never replicated or contradicted (--no-controls: skip them)",
             "bool", True),
+    Setting("autosize", "under the quick and standard profiles, choose --words and --sentences "
+            "so that every line's controls have power 0.8 at the smallest effect it must detect "
+            "(within what the bundled data hold), before the model's geometry is read; a size "
+            "given explicitly wins (--no-autosize: the profile's sizes as they are)", "bool",
+            True, audit=False),
     Setting("checks", "claim files, folders or modules to load besides the catalogue "
             "(docs/claims.md)", "names", (), metavar="PATH_OR_MODULE", audit=False),
     Setting("kind", "how to read the model when its form does not decide it: static, "
@@ -294,6 +303,15 @@ def resolve(*layers: Mapping[str, Any]) -> dict[str, Any]:
     return values
 
 
+def autosized(values: Mapping[str, Any], explicit: Mapping[str, Any]) -> tuple[str, ...]:
+    """The sizes an audit chooses for itself (``AuditSettings.autosize``): under the ``quick``
+    and ``standard`` profiles, with ``autosize`` on, each of --words and --sentences not given
+    ``explicit``ly (on the command line or in a configuration)."""
+    if not values.get("autosize") or values.get("profile") not in ("quick", "standard"):
+        return ()
+    return tuple(name for name in SIZABLE if name not in explicit)
+
+
 def audit_settings(values: Mapping[str, Any], **extra: Any) -> AuditSettings:
     """The :class:`AuditSettings` of resolved values (plus Python-only ``extra`` fields)."""
     names = {f.name for f in fields(AuditSettings)}
@@ -350,11 +368,18 @@ class AuditSettings:
     #: difference of two): ``bootstrap`` (the audit's rows) or ``analytic`` (what the robustness
     #: analysis uses for its many specifications; docs/statistics.md, "Robustness")
     intervals: str = "bootstrap"
+    #: the sizes the audit chooses for itself before it reads the model's geometry
+    #: (normtest.audit.sizing; ``normtest audit`` names those not given explicitly)
+    autosize: tuple[str, ...] = ()
     #: measure each row beyond its claim's baseline as well (the robustness analyses, which
     #: re-decide lines as stated, leave it out: docs/statistics.md, "Robustness")
     beyond: bool = True
 
     def __post_init__(self) -> None:
+        unknown = [n for n in self.autosize if n not in SIZABLE]
+        if unknown:
+            raise NormtestError(f"autosize names sizes an audit can choose ({', '.join(SIZABLE)})"
+                                f", got {', '.join(map(str, unknown))}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise NormtestError(
                 f"the seed must be a whole number ≥ 0 (e.g. --seed 0), got {self.seed!r}"

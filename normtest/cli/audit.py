@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from normtest.base import progress
-from normtest.base.settings import add_cli_options, audit_settings, given, resolve
+from normtest.base.settings import add_cli_options, audit_settings, autosized, given, resolve
 from normtest.claims.loading import load_checks_of
 from normtest.cli.common import (
     EXIT_OK,
@@ -93,7 +93,8 @@ def command(args: argparse.Namespace) -> int:
             from normtest.base.paths import check_output_folder, default_results_dir
 
             out = check_output_folder(default_results_dir(adapter.name, adapter.revision))
-        settings = audit_settings(values)
+        settings = audit_settings(values, autosize=() if args.until_decided else autosized(
+            values, {**config.settings, **given(args)}))
         if args.until_decided:
             from normtest.audit.sequential import run_sequential
 

@@ -52,7 +52,7 @@ def command(args: argparse.Namespace) -> int:
                                                       progress=sys.stderr.isatty()))
         settings = audit_settings(values)
         report = run_audit(adapter, claim_ids=args.claims, suite=args.suite, settings=settings)
-    planned = plan(report.results, settings)
+    planned = plan(report.results, settings, report.controls)
     if not planned.rows:
         raise NormtestError(_nothing_planned(args, report.results, options))
     print(plan_text(planned, args.model, options=options))

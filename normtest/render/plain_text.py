@@ -81,12 +81,24 @@ def plan_text(plan: Plan, model: str, *, options: str = "") -> str:
             where = (f"--{need.setting} {need.needed:,}" if need.setting
                      else f"{need.factor:.3g} times the sample")
             out.append(f"{head}  needs about {where}")
+    lines = plan.lines()
+    if lines:
+        out += ["", "each line's power at the smallest effect it must detect (its positive "
+                    "control; every row must pass):"]
+        for line, power, needed, reach in lines:
+            head = f"  {line:<{width}}  power {power:.2f}"
+            if needed is None:
+                out.append(f"{head}  enough (0.8 or more)")
+            elif reach:
+                out.append(f"{head}  out of reach: --{needed[0]} {needed[1]:,}{reach}")
+            else:
+                out.append(f"{head}  needs about --{needed[0]} {needed[1]:,} for 0.8")
     recommended = plan.recommended
     flags = " ".join(f"--{k} {v}" for k, v in recommended.items())
     if not plan.rows:
         out.append("  no confirmatory row among the selected claims: nothing to size")
     out += ["", "audit with: normtest audit --model " + model + (f" {options}" if options else "")
             + (f" {flags}" if flags else "")
-            + "   (power 0.9 for each row, at the audit's Holm level; the pilot's estimates are "
-              "taken as the truth)"]
+            + "   (power 0.9 for each row, at the audit's Holm level, the pilot's estimates "
+              "taken as the truth; power 0.8 for each line at its margin)"]
     return "\n".join(out)

@@ -114,6 +114,13 @@ class Control:
             return f"{self.status} with power {self.power:.2f} at the margin"
         return self.status
 
+    def needed(self) -> tuple[str, int] | None:
+        """(setting, value) of ``needs`` (``("words", 9200)``), None when it names none."""
+        parts = self.needs.split()
+        if len(parts) != 2 or not parts[0].startswith("--"):
+            return None
+        return parts[0][2:], int(parts[1].replace(",", ""))
+
     def sample_clause(self) -> str:
         """For a positive control without the power it needs: the power, and the sample that
         would give it (or that none the data hold would); empty otherwise."""
@@ -272,10 +279,28 @@ def assess(results: Sequence[Result], data: AuditData, family: str,
 def _run(builder: Builder, context: ControlContext) -> Control:
     """One control: the line's deciding rows measured on the control data, judged, adjusted by
     the line's own rule (as the headline is), and the line decided."""
-    from normtest.claims.catalogue import get
-    from normtest.claims.measuring import measure_row
     from normtest.scorecard.lines import beyond_reading, decide_line
     from normtest.scorecard.power import line_margin_power
+
+    rows, note = measure_control(builder, context)
+    status = decide_line(rows)[0] if rows else "not tested"
+    beyond = beyond_reading(rows)
+    planted, power, needs, reach = None, None, "", ""
+    if context.kind == "positive":
+        found = line_margin_power(rows, POWER_AT_MARGIN, context.data.settings)
+        if found is not None:
+            planted, power, need = found.planted, found.power, found.needs
+            if need is not None and need.setting is not None and need.needed is not None:
+                needs, reach = f"--{need.setting} {need.needed:,}", need.reach()
+    return Control(context.kind, status, tuple(_row(r) for r in rows), note,
+                   "" if beyond is None else beyond.status, planted, power, needs, reach)
+
+
+def measure_control(builder: Builder, context: ControlContext) -> tuple[list[Result], str]:
+    """The line's deciding rows measured on the control data the builder makes, judged and
+    adjusted by the line's own rule, and the builder's note on how it built them."""
+    from normtest.claims.catalogue import get
+    from normtest.claims.measuring import measure_row
     from normtest.stats.multiplicity import adjust
 
     made, note = builder(context)
@@ -288,18 +313,7 @@ def _run(builder: Builder, context: ControlContext) -> Control:
             raise NormtestError(f"the controls of {r.hypothesis} build no data for {claim.id}")
         judged = measure_row(claim, data, r.variant, settings, claim.criterion)
         rows.append(replace(judged, expected=r.expected, role=r.role, hypothesis=r.hypothesis))
-    rows = adjust(rows, "line")  # the line's own decision, as the headline's
-    status = decide_line(rows)[0] if rows else "not tested"
-    beyond = beyond_reading(rows)
-    planted, power, needs, reach = None, None, "", ""
-    if context.kind == "positive":
-        found = line_margin_power(rows, POWER_AT_MARGIN, settings)
-        if found is not None:
-            planted, power, need = found.planted, found.power, found.needs
-            if need is not None and need.setting is not None and need.needed is not None:
-                needs, reach = f"--{need.setting} {need.needed:,}", need.reach()
-    return Control(context.kind, status, tuple(_row(r) for r in rows), note,
-                   "" if beyond is None else beyond.status, planted, power, needs, reach)
+    return adjust(rows, "line"), note  # the line's own decision, as the headline's
 
 
 def _row(r: Result) -> dict[str, Any]:

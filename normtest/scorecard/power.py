@@ -359,23 +359,40 @@ class Plan:
 
     rows: tuple[tuple[Result, Requirement | None], ...]
     settings: Any
+    #: the pilot's line controls (normtest.scorecard.controls.LineControls): each line's power
+    #: at its margin and the sample for 0.8
+    controls: tuple[Any, ...] = ()
 
     @property
     def recommended(self) -> dict[str, int]:
-        """Per sample setting, the largest value any undecided confirmatory row asks for (never
-        below the default), leaving out those out of reach."""
+        """Per sample setting, the largest value any undecided confirmatory row (power 0.9) or
+        any line's positive control (power 0.8 at its margin) asks for (never below the
+        default), leaving out those out of reach."""
         from normtest.base.settings import AuditSettings
 
         default = AuditSettings()
         out: dict[str, int] = {}
+
+        def ask(setting: str, needed: int) -> None:
+            base = int(getattr(default, setting))
+            out[setting] = max(out.get(setting, base), needed)
+
         for _, need in self.rows:
             if need is None or need.setting is None or need.needed is None:
                 continue
-            if self.out_of_reach(need):
-                continue
-            base = int(getattr(default, need.setting))
-            out[need.setting] = max(out.get(need.setting, base), need.needed)
+            if not self.out_of_reach(need):
+                ask(need.setting, need.needed)
+        for _, _, found, reach in self.lines():
+            if found is not None and not reach:
+                ask(*found)
         return out
+
+    def lines(self) -> list[tuple[str, float, tuple[str, int] | None, str]]:
+        """(the line, its power at its margin, the (setting, value) it needs for power 0.8 there
+        or None, why that is out of reach or empty) for each line whose power was read (its
+        positive control's)."""
+        return [(c.line, c.positive.power, c.positive.needed(), c.positive.reach)
+                for c in self.controls if c.positive is not None and c.positive.power is not None]
 
     def out_of_reach(self, need: Requirement) -> bool:
         """Whether a requirement exceeds :data:`OUT_OF_REACH` times the default sample, or
@@ -388,10 +405,11 @@ class Plan:
             need.needed > OUT_OF_REACH * int(getattr(AuditSettings(), need.setting))
 
 
-def plan(results: Sequence[Result], settings: Any) -> Plan:
+def plan(results: Sequence[Result], settings: Any, controls: Sequence[Any] = ()) -> Plan:
     """For every confirmatory row of a (pilot) audit: None when it is decided, else the sample
-    that would decide it (:func:`required`, at the audit's Holm level for its first step)."""
+    that would decide it (:func:`required`, at the audit's Holm level for its first step); and
+    each line's power at its margin from the pilot's ``controls``."""
     confirmatory = [r for r in results if r.confirmatory and r.measurement is not None]
     rows = tuple((r, None if r.verdict in (Verdict.PASS, Verdict.FAIL)
                   else _required_at_line(r, results, settings)) for r in confirmatory)
-    return Plan(rows, settings)
+    return Plan(rows, settings, tuple(controls))

@@ -1,0 +1,207 @@
+"""An audit that sizes itself before it reads the model's geometry.
+
+The power a line has at the smallest effect it must detect depends only on the audit's design —
+its words, their token counts and IC, its sentences, their lengths, surprisal and documents —
+never on the model's vectors: the positive controls are built from the design with made-up
+norms (:mod:`normtest.scorecard.controls`). So it costs no α to solve for the sample first. With
+``AuditSettings.autosize`` naming the sizes the audit may choose (``normtest audit`` fills it
+with the sizes not given explicitly, under the ``quick`` and ``standard`` profiles), the audit:
+
+1. builds the design at the profile's sizes (the pilot: no embedding is computed);
+2. runs each line's positive control on it and reads the line's joint power at its margin and
+   the sample that would give it :data:`~normtest.scorecard.controls.POWER_AT_MARGIN`
+   (:func:`~normtest.scorecard.power.line_margin_power`);
+3. takes, for each size, the largest such sample any line asks for — never below the profile's
+   size, never above what the bundled data give (:mod:`normtest.data.capacity`); a line whose
+   sample the data cannot give is left out of the choice and reported out of reach;
+4. audits at the chosen sizes; the report records what was chosen and why
+   (``provenance["sizing"]``), and the line's own controls report the power it then has.
+
+The equivalence lines (growth, fixed points) plant a clear effect and carry no power figure, so
+they do not move ``--documents``; ``--words`` follows the word, composition and conditions lines,
+``--sentences`` the text line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from normtest.errors import NormtestError
+
+if TYPE_CHECKING:
+    from normtest.adapters.protocol import ModelAdapter
+    from normtest.base.settings import AuditSettings
+    from normtest.claims.catalogue import Claim
+
+__all__ = ["LineNeed", "Sizing", "choose", "size_audit"]
+
+
+@dataclass(frozen=True)
+class LineNeed:
+    """What one line's positive control says of the pilot: its power at the margin and the
+    sample that would give it the target power (or that the data cannot)."""
+
+    line: str
+    setting: str | None
+    power: float
+    needed: int | None
+    out_of_reach: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "setting": self.setting, "power": round(self.power, 4),
+                "needed": self.needed, "out_of_reach": self.out_of_reach}
+
+
+@dataclass(frozen=True)
+class Sizing:
+    """The sizes an audit chose for itself, from what, and why."""
+
+    pilot: dict[str, int]
+    chosen: dict[str, int]
+    lines: tuple[LineNeed, ...]
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (``provenance["sizing"]``)."""
+        return {"pilot": dict(self.pilot), "chosen": dict(self.chosen),
+                "lines": [n.to_dict() for n in self.lines], "seconds": round(self.seconds, 2),
+                "why": self.why()}
+
+    def why(self) -> str:
+        """One sentence per size: what it is and which line asked for it."""
+        from normtest.scorecard.controls import POWER_AT_MARGIN
+
+        parts = []
+        for setting, value in self.chosen.items():
+            askers = [n for n in self.lines if n.setting == setting and not n.out_of_reach
+                      and n.needed is not None and n.needed >= value]
+            if value > self.pilot[setting] and askers:
+                parts.append(f"--{setting} {value:,}: the {askers[0].line} line's power at its "
+                             f"margin is {askers[0].power:.2f} at {self.pilot[setting]:,}, "
+                             f"{POWER_AT_MARGIN:g} needs about {value:,}")
+            else:
+                parts.append(f"--{setting} {value:,}: every line has power "
+                             f"{POWER_AT_MARGIN:g} at its margin there")
+        for n in self.lines:
+            if n.out_of_reach and n.needed is not None:
+                parts.append(f"the {n.line} line would need --{n.setting} {n.needed:,}, more "
+                             "than the data hold: out of reach of this data")
+        return "; ".join(parts)
+
+
+def size_audit(adapter: ModelAdapter, settings: AuditSettings, family: str,
+               chosen: Sequence[Claim], words: Sequence[str] | None = None,
+               source: Any | None = None) -> tuple[AuditSettings, Sizing | None]:
+    """The settings with the sizes ``settings.autosize`` names chosen for power
+    :data:`~normtest.scorecard.controls.POWER_AT_MARGIN` at every line's margin (see the module
+    doc), and the record of the choice; the settings unchanged and None when there is nothing
+    to size (no size to choose, controls off, or the user's own words)."""
+    import time
+
+    from normtest.base import progress
+    from normtest.base.settings import SIZABLE
+    from normtest.data import AuditData
+    from normtest.data.capacity import capacity
+
+    sizable = [s for s in settings.autosize if s in SIZABLE]
+    if not sizable or not settings.controls or words is not None:
+        return settings, None
+    began = time.monotonic()
+    pilot = AuditData(adapter, settings, family, None, source)
+    from normtest.adapters.protocol import adapter_info
+
+    lines = _deciding_rows(chosen, family, settings, sizable, adapter_info(adapter).states)
+    needs: list[LineNeed] = []
+    with progress.task("sizing the audit", total=len(lines), unit="lines") as bar:
+        for line, rows in lines.items():
+            need = _line_need(line, rows, pilot, family, settings)
+            if need is not None:
+                needs.append(need)
+            bar.update(1)
+    chosen_sizes = choose({s: int(getattr(settings, s)) for s in sizable}, needs,
+                          {s: capacity(s, settings) for s in sizable})
+    sizing = Sizing({s: int(getattr(settings, s)) for s in sizable}, chosen_sizes, tuple(needs),
+                    time.monotonic() - began)
+    return replace(settings, words=chosen_sizes.get("words", settings.words),
+                   sentences=chosen_sizes.get("sentences", settings.sentences)), sizing
+
+
+def choose(now: dict[str, int], needs: Sequence[LineNeed],
+           most: dict[str, int | None]) -> dict[str, int]:
+    """Each size: the largest any line within reach asks for, never below ``now``, never above
+    the ``most`` the data give (None: no bound)."""
+    out = {}
+    for setting, value in now.items():
+        asked = [n.needed for n in needs if n.setting == setting and n.needed is not None
+                 and not n.out_of_reach]
+        chosen = max([value, *asked])
+        bound = most.get(setting)
+        out[setting] = chosen if bound is None else max(value, min(chosen, bound))
+    return out
+
+
+def _deciding_rows(chosen: Sequence[Claim], family: str, settings: AuditSettings,
+                   sizable: Sequence[str], states: Sequence[str],
+                   ) -> dict[str, tuple[Any, ...]]:
+    """Each line's deciding rows as the audit will plan them (claim, variant, expectation,
+    role; nothing measured), for the lines whose power a chosen size follows."""
+    from normtest.claims.line_checks import builder_of
+    from normtest.scorecard.power import SAMPLE_SETTING
+    from normtest.verdict.result import Result, Verdict
+
+    by_line: dict[str, list[Any]] = {}
+    for claim in chosen:
+        if SAMPLE_SETTING.get(claim.suite) not in sizable or claim.measure is None:
+            continue
+        for variant in _variants(claim, family, settings, states):
+            if claim.role(family, variant) != "confirmatory" \
+                    or claim.reading_of(family, variant) is not None:
+                continue
+            line = claim.hypothesis_of(family, variant)
+            if line is None or builder_of(line) is None:
+                continue
+            by_line.setdefault(line, []).append(Result(
+                Verdict.INCONCLUSIVE, "planned", claim=claim.id, variant=dict(variant),
+                expected=claim.expectation(family, variant), role="confirmatory",
+                hypothesis=line))
+    return {line: tuple(rows) for line, rows in by_line.items()}
+
+
+def _variants(claim: Claim, family: str, settings: AuditSettings,
+              states: Sequence[str]) -> list[Any]:
+    from normtest.audit.run import variants
+
+    try:
+        return list(variants(claim, family, states, settings.scope, None))
+    except NormtestError:
+        return []
+
+
+def _line_need(line: str, rows: tuple[Any, ...], pilot: Any, family: str,
+               settings: AuditSettings) -> LineNeed | None:
+    """The line's positive control on the pilot design: its power and the sample for the
+    target power (None where the control cannot be built or carries no power figure)."""
+    import zlib
+
+    from normtest.claims.catalogue import get
+    from normtest.claims.line_checks import ControlContext, builder_of
+    from normtest.scorecard.controls import POWER_AT_MARGIN, measure_control
+    from normtest.scorecard.power import SAMPLE_SETTING, line_margin_power
+
+    builder = builder_of(line)
+    assert builder is not None
+    seed = settings.seed * 1009 + zlib.crc32(line.encode("utf-8"))
+    try:
+        measured, _ = measure_control(builder, ControlContext(pilot, family, rows, "positive",
+                                                              seed))
+    except NormtestError:
+        return None
+    found = line_margin_power(measured, POWER_AT_MARGIN, settings)
+    if found is None:
+        return None
+    need = found.needs
+    setting = SAMPLE_SETTING.get(get(str(rows[0].claim)).suite)
+    return LineNeed(line, setting, found.power, None if need is None else need.needed,
+                    need is not None and need.out_of_reach)

@@ -1,0 +1,74 @@
+"""An audit that sizes itself before it reads the model's geometry (normtest.audit.sizing): the
+sizes it chooses give every line the power it needs at its margin, within what the data hold;
+an explicit size wins; the report records what was chosen and why."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from normtest.adapters.encoder import EncoderAdapter
+from normtest.audit.run import AuditSettings, claims, run_audit
+from normtest.audit.sizing import LineNeed, choose, size_audit
+from normtest.base.settings import autosized, resolve
+from normtest.data.capacity import bundled
+from normtest.errors import NormtestError
+from normtest.render.summary import audit_text
+from normtest.scorecard.controls import POWER_AT_MARGIN
+
+
+def test_the_choice_is_the_largest_need_within_the_data() -> None:
+    needs = [LineNeed("word_level", "words", 1.0, None, False),
+             LineNeed("composition", "words", 0.57, 8_276, False),
+             LineNeed("text_level", "sentences", 0.36, 605, False),
+             LineNeed("far", "sentences", 0.01, 90_000, True)]
+    assert choose({"words": 5000, "sentences": 240}, needs,
+                  {"words": 93_628, "sentences": 20_411}) == {"words": 8_276, "sentences": 605}
+    # never above what the data hold, never below the profile's size
+    assert choose({"words": 5000}, needs, {"words": 6_000}) == {"words": 6_000}
+    assert choose({"words": 9000}, needs, {"words": None}) == {"words": 9000}
+
+
+def test_the_bundled_data_say_how_much_they_hold() -> None:
+    held = bundled()
+    assert held["words"] == 93_628 and held["documents"] == 212 and held["sentences"] > 20_000
+
+
+def test_only_sizes_not_given_are_chosen_and_only_under_quick_and_standard() -> None:
+    values = resolve({})
+    assert autosized(values, {}) == ("words", "sentences")
+    assert autosized(values, {"words": 5000}) == ("sentences",)
+    assert autosized(resolve({"profile": "quick"}), {}) == ("words", "sentences")
+    assert autosized(resolve({"profile": "thorough"}), {}) == ()
+    assert autosized(resolve({"autosize": False}), {}) == ()
+    with pytest.raises(NormtestError, match="autosize names"):
+        AuditSettings(autosize=("documents",))
+
+
+@pytest.mark.slow
+def test_a_self_sized_audit_gives_its_lines_the_power_they_need(minilm: EncoderAdapter) -> None:
+    """MiniLM's composition line at 1,500 words lacks the power at its margin (its four
+    contrasts, joint); sized before the model is read, the audit asks for more words, and at
+    the size it chose the line's own positive control has about the target power (the choice
+    extrapolates the pilot's standard errors by √n: at least 0.7 here). The report records the
+    choice, and the answer says it before the scorecard."""
+    settings = AuditSettings(words=1500, resamples=300, robustness=False, autosize=("words",))
+    chosen_claims = [c for c in claims("all") if c.id == "word.norm_ic.contrast"]
+    sized, sizing = size_audit(minilm, settings, "encoder", chosen_claims)
+    assert sizing is not None and sizing.pilot == {"words": 1500}
+    need = next(n for n in sizing.lines if n.line == "composition")
+    assert need.power < POWER_AT_MARGIN and need.needed is not None and need.needed > 1500
+    assert sized.words == need.needed == sizing.chosen["words"]
+    report = run_audit(minilm, claim_ids=["word.norm_ic.contrast"], settings=settings)
+    stored = json.loads(report.to_json())["provenance"]["sizing"]
+    assert stored["chosen"] == {"words": need.needed} and "composition" in stored["why"]
+    assert report.provenance["sample"]["words"] == need.needed
+    checked = report.controls_of("composition")
+    assert checked is not None and checked.positive is not None
+    assert checked.positive.power is not None and checked.positive.power >= 0.7, checked.positive
+    assert "sized for power 0.8" in audit_text(report)
+    # an explicit size is not changed
+    fixed = run_audit(minilm, claim_ids=["word.norm_ic.contrast"],
+                      settings=AuditSettings(words=1500, resamples=300, robustness=False))
+    assert "sizing" not in fixed.provenance and fixed.provenance["sample"]["words"] == 1500
