@@ -14,6 +14,8 @@ from normtest.audit.sizing import LineNeed, choose, size_audit
 from normtest.base.settings import autosized, resolve
 from normtest.data.capacity import bundled
 from normtest.errors import NormtestError
+from normtest.render.html import render_html
+from normtest.render.markdown import render_markdown
 from normtest.render.summary import audit_text
 from normtest.scorecard.controls import POWER_AT_MARGIN
 
@@ -67,7 +69,11 @@ def test_a_self_sized_audit_gives_its_lines_the_power_they_need(minilm: EncoderA
     checked = report.controls_of("composition")
     assert checked is not None and checked.positive is not None
     assert checked.positive.power is not None and checked.positive.power >= 0.7, checked.positive
-    assert "sized for power 0.8" in audit_text(report)
+    shown = audit_text(report)
+    assert "sample sized before the model was read" in shown
+    assert f"--words {need.needed:,} (composition line: " in shown
+    assert "sample sized before the model was read" in render_markdown(report)
+    assert "sample sized before the model was read" in render_html(report)
     # an explicit size is not changed
     fixed = run_audit(minilm, claim_ids=["word.norm_ic.contrast"],
                       settings=AuditSettings(words=1500, resamples=300, robustness=False))

@@ -194,7 +194,10 @@ def _claim_block(claim: Claim, line: str | None) -> list[str]:
     if claim.baseline is not None:
         out += _field("baseline", f"{claim.baseline_name}: each row also reports Spearman's ρ "
                       f"of the information with the {claim.baseline_name} on the same rows and "
-                      "draws (what the trivial predictor reaches alone)", 2)
+                      "draws (what the trivial predictor reaches alone), the paired difference "
+                      "ρ(information, norm) − ρ(information, "
+                      f"{claim.baseline_name}) and the artefact reading ρ(norm, "
+                      f"{claim.baseline_name} | information)", 2)
         out += _field("beyond", f"Spearman's ρ of the information and the norm within each "
                       f"stratum of the {claim.baseline_name} (every common value; lengths "
                       "merged until each stratum holds at least max(20, n/12) rows), pooled by "
@@ -249,10 +252,13 @@ def _controls_text(key: str, deciding: list[Claim]) -> list[str]:
     detect = [f"{c.id} {c.detect:g}" for c in deciding if isinstance(c.detect, int | float)]
     out = [("positive: a model built from the audit's own data for which the line holds, "
             + (f"planted at the smallest effect each claim must detect ({', '.join(detect)}); "
-               f"it counts only where the audit's sample gives the criterion power "
-               f"≥ {POWER_AT_MARGIN:g} there, else the line is invalid and the report says "
-               "which sample would" if detect else "clearly") + "; it must come out replicated"),
-           "negative: the same data with the effect absent; it must come out contradicted"]
+               "the line's power there is the chance that every row passes; where it is "
+               f"≥ {POWER_AT_MARGIN:g} the control must come out replicated (else the line is "
+               "invalid), below it the control may be left undecided and the line says which "
+               "sample would give the power" if detect else "clearly; it must come out "
+               "replicated")),
+           "negative: the same data with the effect absent; it must not come out replicated "
+           "(else the line is invalid)"]
     if any(c.baseline is not None for c in deciding):
         names = " & ".join(dict.fromkeys(c.baseline_name for c in deciding if c.baseline))
         out.append(f"confound: the audit's own {names} kept, norms a noisy function of it "

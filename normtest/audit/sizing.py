@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from normtest.base.settings import AuditSettings
     from normtest.claims.catalogue import Claim
 
-__all__ = ["LineNeed", "Sizing", "choose", "size_audit"]
+__all__ = ["LineNeed", "Sizing", "choose", "size_audit", "stored_lines"]
 
 
 @dataclass(frozen=True)
@@ -205,3 +205,26 @@ def _line_need(line: str, rows: tuple[Any, ...], pilot: Any, family: str,
     setting = SAMPLE_SETTING.get(get(str(rows[0].claim)).suite)
     return LineNeed(line, setting, found.power, None if need is None else need.needed,
                     need is not None and need.out_of_reach)
+
+
+def stored_lines(sizing: Any) -> list[str]:
+    """What an audit that sized itself chose and why, from its report's ``provenance["sizing"]``
+    (two lines), and the lines out of reach of the data; empty for an audit that did not."""
+    if not isinstance(sizing, dict) or not isinstance(sizing.get("chosen"), dict):
+        return []
+    found = sizing.get("pilot")
+    pilot: dict[str, Any] = found if isinstance(found, dict) else {}
+    lines = [n for n in sizing.get("lines", []) if isinstance(n, dict)]
+    parts = []
+    for setting, value in sizing["chosen"].items():
+        asked = [n for n in lines if n.get("setting") == setting and not n.get("out_of_reach")
+                 and isinstance(n.get("needed"), int) and n["needed"] >= value]
+        why = (f" ({asked[0]['line']} line: {asked[0]['power']:.2f} at "
+               f"{pilot.get(setting, 0):,})" if asked and value > pilot.get(setting, value)
+               else "")
+        parts.append(f"--{setting} {value:,}{why}")
+    out = ["sample sized before the model was read, for power 0.8 at every line's margin:",
+           ", ".join(parts)]
+    out += [f"the {n['line']} line needs --{n['setting']} {n['needed']:,}, more than the data "
+            "hold: out of reach" for n in lines if n.get("out_of_reach") and n.get("needed")]
+    return out

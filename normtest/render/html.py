@@ -140,8 +140,12 @@ class _Page(Figures):
                   else "")
         answer += (f"Over {len(self.results)} rows: {esc(fmt.counts_text(self.report.summary))}"
                    f"; {esc(fmt.agreement_text(self.results))}.")
+        from normtest.audit.sizing import stored_lines
+
+        sized = stored_lines(self.report.provenance.get("sizing"))
+        note = f'<p class="note">{esc(" ".join(sized))}</p>' if sized else ""
         return (f'<header><h1>normtest audit of <span class="id">{esc(name)}</span></h1>'
-                f'<p class="muted">{sub}</p><p class="answer">{answer}</p></header>')
+                f'<p class="muted">{sub}</p><p class="answer">{answer}</p>{note}</header>')
 
     def scorecard(self) -> Section:
         out = ['<section id="scorecard"><h2>Does the model behave as the paper says?</h2>',
@@ -149,8 +153,8 @@ class _Page(Figures):
                "confirmatory rows (the variants where the paper states a verdict; Holm over all "
                "of them): <b>replicated</b> when every one agrees, <b>contradicted</b> when one "
                "is decided against the paper, <b>undecided</b> when one is INCONCLUSIVE, and "
-               "<b>invalid</b> when its controls show that this audit cannot see the effect (or "
-               "cannot refuse it) at its sample sizes.</p>",
+               "<b>invalid</b> when a control misbehaves: the audit passes an effect that is "
+               "absent, or fails to pass one it has the power to see.</p>",
                '<table class="scorecard"><tbody>']
         for line in self.report.scorecard:
             status = esc(line.status)

@@ -160,9 +160,13 @@ def controls_markdown(controls: Sequence[Any]) -> list[str]:
 def _summary(report: Report) -> list[str]:
     name, about = fmt.model_line(report.model)
     results = list(report.results)
+    from normtest.audit.sizing import stored_lines
+
+    sized = stored_lines(report.provenance.get("sizing"))
     out = [f"## normtest audit of {md_code(name)}" + (f" ({md_text(about)})" if about else ""),
-           "", *scorecard_markdown(report.scorecard, _ids(results), report.robustness,
-                                   report.controls), "", *controls_markdown(report.controls),
+           "", *([md_text(" ".join(sized)), ""] if sized else []),
+           *scorecard_markdown(report.scorecard, _ids(results), report.robustness,
+                               report.controls), "", *controls_markdown(report.controls),
            "### Claims", "",
            f"**{fmt.counts_text(report.summary)}** — {fmt.agreement_text(results)}.", ""]
     rejudged = report.provenance.get("rejudged")

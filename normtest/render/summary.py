@@ -155,7 +155,9 @@ def audit_view(report: Report, *, title: str | None = None, all_rows: bool = Fal
 def answer_notes(report: Report) -> list[str]:
     """What the answer must be read with, said before it: a word sample the model covers only
     in part (more than a tenth of the words without a vector)."""
-    out = sizing_notes(report.provenance.get("sizing"))
+    from normtest.audit.sizing import stored_lines
+
+    out = stored_lines(report.provenance.get("sizing"))
     found = report.missing_vectors
     if found is None:
         return out
@@ -164,29 +166,6 @@ def answer_notes(report: Report) -> list[str]:
     have = f": word rows describe the {kept:,} it has" if isinstance(kept, int) else ""
     return [*out, f"no vector for {missing:,} of the {requested:,} sample words "
                   f"({missing / requested:.0%}){have}"]
-
-
-def sizing_notes(sizing: Any) -> list[str]:
-    """What an audit that sized itself chose, before the model was read (one line), and the
-    lines out of reach of the data (normtest.audit.sizing)."""
-    if not isinstance(sizing, dict) or not isinstance(sizing.get("chosen"), dict):
-        return []
-    found = sizing.get("pilot")
-    pilot: dict[str, Any] = found if isinstance(found, dict) else {}
-    lines = [n for n in sizing.get("lines", []) if isinstance(n, dict)]
-    parts = []
-    for setting, value in sizing["chosen"].items():
-        asked = [n for n in lines if n.get("setting") == setting and not n.get("out_of_reach")
-                 and isinstance(n.get("needed"), int) and n["needed"] >= value]
-        why = (f" (the {asked[0]['line']} line's power {asked[0]['power']:.2f} at "
-               f"{pilot.get(setting, 0):,})" if asked and value > pilot.get(setting, value)
-               else "")
-        parts.append(f"--{setting} {value:,}{why}")
-    out = [f"sized for power 0.8 at every line's margin before the model was read: "
-           f"{', '.join(parts)}"]
-    out += [f"the {n['line']} line needs --{n['setting']} {n['needed']:,}, more than the data "
-            "hold: out of reach" for n in lines if n.get("out_of_reach") and n.get("needed")]
-    return out
 
 
 def layer_part(report: Report) -> list[RenderableType]:
