@@ -61,7 +61,7 @@ def _readings(ic: np.ndarray, norms: np.ndarray, counts: np.ndarray, words: list
     """(as stated, beyond, beyond threshold) of one planted norm, as the audit judges them."""
     stated = measure_correlation(ic, norms, units=words, n_resamples=1000, seed=seed)
     beyond = measure_baseline(ic, norms, counts, units=words, n_resamples=1000,
-                              seed=seed)["beyond"]
+                              seed=seed, readings=False)["beyond"]
     held = beyond_criterion(CLAIM.criterion, beyond)
     return (judge(stated, CLAIM.criterion).verdict, judge(beyond, held).verdict,
             float(held.threshold or math.nan))
@@ -143,7 +143,7 @@ def _text_readings(ic: np.ndarray, norms: np.ndarray, lengths: np.ndarray,
                    documents: np.ndarray, seed: int) -> tuple[Verdict, Verdict]:
     stated = measure_correlation(ic, norms, clusters=documents, n_resamples=1000, seed=seed)
     beyond = measure_baseline(ic, norms, lengths, clusters=documents, n_resamples=1000,
-                              seed=seed)["beyond"]
+                              seed=seed, readings=False)["beyond"]
     return (judge(stated, TEXT_CLAIM.criterion).verdict,
             judge(beyond, beyond_criterion(TEXT_CLAIM.criterion, beyond)).verdict)
 

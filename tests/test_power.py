@@ -296,3 +296,44 @@ def test_the_joint_power_matches_the_pass_rate_of_the_line() -> None:
           f"one row {each / draws:.3f}")
     assert abs(planned.power - both / draws) < 0.1
     assert both / draws < each / draws
+
+
+def _ideal_word_row(rng: np.random.Generator, n: int, seed: int) -> Result:
+    """A word-line row whose norm carries IC alone at ρ 0.4 (one step beyond 0.3) on words whose
+    IC grows with their token count, measured with its baseline and beyond readings."""
+    from normtest.claims.catalogue import get
+    from normtest.claims.measuring import judge_beyond
+    from normtest.stats.baseline import measure_baseline
+
+    counts = np.sort(rng.choice([1, 2, 3], size=n, p=[0.72, 0.2, 0.08]))
+    ic = 1.6 * counts + rng.standard_normal(n)
+    ranks = (np.argsort(np.argsort(ic)) + 0.5) / n
+    from scipy import special
+
+    r = 2 * math.sin(math.pi * 0.4 / 6)
+    norms = r * special.ndtri(ranks) + math.sqrt(1 - r * r) * rng.standard_normal(n)
+    units = np.arange(n)
+    m = measure_correlation(ic, norms, units=units, n_resamples=400, seed=seed)
+    m = Measurement(**{**m.__dict__, "components": measure_baseline(
+        ic, norms, counts, units=units, n_resamples=400, seed=seed, readings=False)})
+    row = Result.judged(m, get("word.norm_ic").criterion, claim="word.norm_ic",
+                        role="confirmatory", expected=Verdict.PASS, hypothesis="word_level")
+    return judge_beyond(row, "token count")
+
+
+@pytest.mark.slow
+def test_the_beyond_power_matches_the_rate_an_ideal_norm_passes_beyond() -> None:
+    """Known truth for the beyond reading's power at the margin: a norm carrying IC alone at
+    ρ 0.4 on 800 words whose IC grows with the token count. The power read from one draw's
+    within-strata interval and attenuation curve is near the rate at which such norms pass
+    beyond the token count over 150 draws."""
+    from normtest.scorecard.power import line_margin_power
+
+    planned = line_margin_power([_ideal_word_row(np.random.default_rng(200), 800, 0)], 0.8,
+                                beyond=True)
+    assert planned is not None and planned.planted == 0.4
+    draws = 150
+    passed = sum(_ideal_word_row(np.random.default_rng([201, i]), 800, i)
+                 .details["beyond"]["verdict"] == "PASS" for i in range(draws))
+    print(f"beyond power planned {planned.power:.3f}; passed beyond {passed / draws:.3f}")
+    assert abs(planned.power - passed / draws) < 0.15

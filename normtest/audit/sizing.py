@@ -48,10 +48,17 @@ class LineNeed:
     power: float
     needed: int | None
     out_of_reach: bool
+    #: the power of the line's reading beyond its baseline at the margin, and the sample that
+    #: would give it the target (reported, not chosen: the line's status is the reading as
+    #: stated; None: no baseline, or it has the power)
+    beyond_power: float | None = None
+    beyond_needed: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"line": self.line, "setting": self.setting, "power": round(self.power, 4),
-                "needed": self.needed, "out_of_reach": self.out_of_reach}
+                "needed": self.needed, "out_of_reach": self.out_of_reach,
+                "beyond_power": None if self.beyond_power is None else
+                round(self.beyond_power, 4), "beyond_needed": self.beyond_needed}
 
 
 @dataclass(frozen=True)
@@ -88,6 +95,12 @@ class Sizing:
             if n.out_of_reach and n.needed is not None:
                 parts.append(f"the {n.line} line would need --{n.setting} {n.needed:,}, more "
                              "than the data hold: out of reach of this data")
+            if n.beyond_needed is not None and n.beyond_power is not None:
+                at = self.pilot.get(n.setting or "", 0)
+                parts.append(f"the {n.line} line's reading beyond its baseline has power "
+                             f"{n.beyond_power:.2f} at its margin at {at:,} (not sized for: "
+                             f"about --{n.setting} {n.beyond_needed:,} would give it "
+                             f"{POWER_AT_MARGIN:g})")
         return "; ".join(parts)
 
 
@@ -201,10 +214,13 @@ def _line_need(line: str, rows: tuple[Any, ...], pilot: Any, family: str,
     found = line_margin_power(measured, POWER_AT_MARGIN, settings)
     if found is None:
         return None
+    beyond = line_margin_power(measured, POWER_AT_MARGIN, settings, beyond=True)
     need = found.needs
     setting = SAMPLE_SETTING.get(get(str(rows[0].claim)).suite)
     return LineNeed(line, setting, found.power, None if need is None else need.needed,
-                    need is not None and need.out_of_reach)
+                    need is not None and need.out_of_reach,
+                    None if beyond is None else beyond.power,
+                    None if beyond is None or beyond.needs is None else beyond.needs.needed)
 
 
 def stored_lines(sizing: Any) -> list[str]:

@@ -188,7 +188,7 @@ _JOINT_DRAWS = 20_000
 
 
 def line_margin_power(rows: Sequence[Result], target: float, settings: Any = None,
-                      ) -> LinePower | None:
+                      beyond: bool = False) -> LinePower | None:
     """The power of a line's criterion at the smallest effect its rows' claims must detect (a
     claim's ``detect``): the probability that **every** one-sided row passes there, since
     replicated needs them all. Each row passes when its estimate's error stays under
@@ -197,7 +197,13 @@ def line_margin_power(rows: Sequence[Result], target: float, settings: Any = Non
     replicates are where two rows were resampled on the same draws, and independent otherwise
     (for rows that share data, positively correlated, that understates the joint power: a
     conservative figure). The sample for ``target`` is found by bisection on the factor of the
-    sample (every row's distance grows as √factor). None where no row can say."""
+    sample (every row's distance grows as √factor). None where no row can say.
+
+    With ``beyond``, the same for the line's reading beyond its baseline: each row's within-
+    strata measurement against its attenuated threshold, the effect an ideal norm at the
+    smallest effect shows within the strata (both read from the measurement's attenuation
+    curve, :func:`~normtest.stats.baseline.beyond_threshold`); rows without such a curve (the
+    contrasts) are left out."""
     import numpy as np
 
     from normtest.claims.catalogue import get
@@ -208,7 +214,10 @@ def line_margin_power(rows: Sequence[Result], target: float, settings: Any = Non
         detect = get(str(r.claim)).detect
         if not isinstance(detect, int | float):
             continue
-        distance = _margin_distance(r, float(detect))
+        target_row = _beyond_row(r, float(detect)) if beyond else (r, float(detect))
+        if target_row is None:
+            continue
+        distance = _margin_distance(*target_row)
         if distance is None:
             continue
         effect = float(detect) if effect is None else max(effect, float(detect))
@@ -240,6 +249,22 @@ def line_margin_power(rows: Sequence[Result], target: float, settings: Any = Non
         need = Requirement(high, weakest.criterion.alpha, setting, now,
                            _capacity(setting, settings))
     return LinePower(effect, power, len(found), need)
+
+
+def _beyond_row(r: Result, detect: float) -> tuple[Result, float] | None:
+    """A row's beyond reading as a row of its own (its within-strata measurement, judged
+    against the attenuated threshold) and the effect an ideal norm at ``detect`` shows there;
+    None where the row has no attenuation curve."""
+    from normtest.claims.measuring import beyond_criterion
+    from normtest.stats.baseline import beyond_threshold
+
+    measured = None if r.measurement is None else r.measurement.components.get("beyond")
+    curve = None if measured is None or not isinstance(measured.settings, dict) \
+        else measured.settings.get("attenuation")
+    if measured is None or not curve or r.criterion is None:
+        return None
+    return (replace(r, measurement=measured, criterion=beyond_criterion(r.criterion, measured)),
+            beyond_threshold(curve, detect))
 
 
 def _margin_distance(result: Result, effect: float) -> tuple[float, float] | None:
