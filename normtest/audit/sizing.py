@@ -14,7 +14,10 @@ with the sizes not given explicitly, under the ``quick`` and ``standard`` profil
 3. takes, for each size, the largest such sample any line asks for — never below the profile's
    size, never above what the bundled data give (:mod:`normtest.data.capacity`); a line whose
    sample the data cannot give is left out of the choice and reported out of reach;
-4. audits at the chosen sizes; the report records what was chosen and why
+4. checks the choice — the √n extrapolation is a planning figure — by building the design at
+   those sizes and running the controls again, growing them where a line still falls short
+   (at most :data:`ROUNDS` rounds in all: the audit's own controls then repeat the last check);
+5. audits at the chosen sizes; the report records what was chosen and why
    (``provenance["sizing"]``), and the line's own controls report the power it then has.
 
 The equivalence lines (growth, fixed points) plant a clear effect and carry no power figure, so
@@ -67,27 +70,32 @@ class Sizing:
 
     pilot: dict[str, int]
     chosen: dict[str, int]
+    #: what each line's positive control said at the pilot sizes
     lines: tuple[LineNeed, ...]
     seconds: float = 0.0
+    #: each later round: the sizes tried and what the lines said there (the last one confirms
+    #: the choice, or the rounds ran out)
+    rounds: tuple[tuple[dict[str, int], tuple[LineNeed, ...]], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (``provenance["sizing"]``)."""
         return {"pilot": dict(self.pilot), "chosen": dict(self.chosen),
                 "lines": [n.to_dict() for n in self.lines], "seconds": round(self.seconds, 2),
+                "rounds": [{"sizes": dict(sizes), "lines": [n.to_dict() for n in lines]}
+                           for sizes, lines in self.rounds],
                 "why": self.why()}
 
     def why(self) -> str:
-        """One sentence per size: what it is and which line asked for it."""
+        """One clause per size: what it is and which line asked for it; the lines out of
+        reach; the beyond readings short of the power; the check at the sizes chosen."""
         from normtest.scorecard.controls import POWER_AT_MARGIN
 
         parts = []
         for setting, value in self.chosen.items():
-            askers = [n for n in self.lines if n.setting == setting and not n.out_of_reach
-                      and n.needed is not None and n.needed >= value]
-            if value > self.pilot[setting] and askers:
-                parts.append(f"--{setting} {value:,}: the {askers[0].line} line's power at its "
-                             f"margin is {askers[0].power:.2f} at {self.pilot[setting]:,}, "
-                             f"{POWER_AT_MARGIN:g} needs about {value:,}")
+            asker = _asker(self.lines, setting)
+            if value > self.pilot[setting] and asker is not None:
+                parts.append(f"--{setting} {value:,}: the {asker.line} line's power at its "
+                             f"margin is {asker.power:.2f} at {self.pilot[setting]:,}")
             else:
                 parts.append(f"--{setting} {value:,}: every line has power "
                              f"{POWER_AT_MARGIN:g} at its margin there")
@@ -95,13 +103,25 @@ class Sizing:
             if n.out_of_reach and n.needed is not None:
                 parts.append(f"the {n.line} line would need --{n.setting} {n.needed:,}, more "
                              "than the data hold: out of reach of this data")
-            if n.beyond_needed is not None and n.beyond_power is not None:
+            chosen = self.chosen.get(n.setting or "", 0)
+            if n.beyond_needed is not None and n.beyond_power is not None \
+                    and n.beyond_needed > chosen:
                 at = self.pilot.get(n.setting or "", 0)
                 parts.append(f"the {n.line} line's reading beyond its baseline has power "
                              f"{n.beyond_power:.2f} at its margin at {at:,} (not sized for: "
                              f"about --{n.setting} {n.beyond_needed:,} would give it "
                              f"{POWER_AT_MARGIN:g})")
+        if self.rounds:
+            sizes, lines = self.rounds[-1]
+            tried = ", ".join(f"--{k} {v:,}" for k, v in sizes.items())
+            powers = ", ".join(f"{n.line} {n.power:.2f}" for n in lines)
+            parts.append(f"checked at {tried}: {powers}")
         return "; ".join(parts)
+
+
+#: The most rounds of sizing: the pilot, then the sizes it asks for, checked (and grown again
+#: where the check falls short: a √n extrapolation is a planning figure).
+ROUNDS = 3
 
 
 def size_audit(adapter: ModelAdapter, settings: AuditSettings, family: str,
@@ -122,23 +142,51 @@ def size_audit(adapter: ModelAdapter, settings: AuditSettings, family: str,
     if not sizable or not settings.controls or words is not None:
         return settings, None
     began = time.monotonic()
-    pilot = AuditData(adapter, settings, family, None, source)
     from normtest.adapters.protocol import adapter_info
 
     lines = _deciding_rows(chosen, family, settings, sizable, adapter_info(adapter).states)
-    needs: list[LineNeed] = []
-    with progress.task("sizing the audit", total=len(lines), unit="lines") as bar:
-        for line, rows in lines.items():
-            need = _line_need(line, rows, pilot, family, settings)
-            if need is not None:
-                needs.append(need)
-            bar.update(1)
-    chosen_sizes = choose({s: int(getattr(settings, s)) for s in sizable}, needs,
-                          {s: capacity(s, settings) for s in sizable})
-    sizing = Sizing({s: int(getattr(settings, s)) for s in sizable}, chosen_sizes, tuple(needs),
-                    time.monotonic() - began)
-    return replace(settings, words=chosen_sizes.get("words", settings.words),
-                   sentences=chosen_sizes.get("sentences", settings.sentences)), sizing
+    most = {s: capacity(s, settings) for s in sizable}
+    sizes = {s: int(getattr(settings, s)) for s in sizable}
+    first: tuple[LineNeed, ...] = ()
+    rounds: list[tuple[dict[str, int], tuple[LineNeed, ...]]] = []
+    with progress.task("sizing the audit", total=ROUNDS * len(lines), unit="lines") as bar:
+        for round_ in range(ROUNDS):
+            trial = _sized(settings, sizes)
+            design = AuditData(adapter, trial, family, None, source)
+            needs = []
+            for line, rows in lines.items():
+                need = _line_need(line, rows, design, family, trial)
+                if need is not None:
+                    needs.append(need)
+                bar.update(1)
+            if round_ == 0:
+                first = tuple(needs)
+            else:
+                rounds.append((dict(sizes), tuple(needs)))
+            grown = choose(sizes, needs, most)
+            if grown == sizes:
+                break
+            sizes = grown
+    sizing = Sizing({s: int(getattr(settings, s)) for s in sizable}, sizes, first,
+                    time.monotonic() - began, tuple(rounds))
+    return _sized(settings, sizes), sizing
+
+
+def _sized(settings: AuditSettings, sizes: dict[str, int]) -> AuditSettings:
+    return replace(settings, words=sizes.get("words", settings.words),
+                   sentences=sizes.get("sentences", settings.sentences))
+
+
+def _asker(lines: Sequence[Any], setting: str) -> Any:
+    """The line within reach that asks the most of ``setting`` (None: none asks)."""
+    asked = [n for n in lines if _get(n, "setting") == setting
+             and not _get(n, "out_of_reach") and isinstance(_get(n, "needed"), int)]
+    return max(asked, key=lambda n: _get(n, "needed")) if asked else None
+
+
+def _get(need: Any, key: str) -> Any:
+    """A field of a :class:`LineNeed` or of its stored form."""
+    return need.get(key) if isinstance(need, dict) else getattr(need, key)
 
 
 def choose(now: dict[str, int], needs: Sequence[LineNeed],
@@ -233,11 +281,10 @@ def stored_lines(sizing: Any) -> list[str]:
     lines = [n for n in sizing.get("lines", []) if isinstance(n, dict)]
     parts = []
     for setting, value in sizing["chosen"].items():
-        asked = [n for n in lines if n.get("setting") == setting and not n.get("out_of_reach")
-                 and isinstance(n.get("needed"), int) and n["needed"] >= value]
-        why = (f" ({asked[0]['line']} line: {asked[0]['power']:.2f} at "
-               f"{pilot.get(setting, 0):,})" if asked and value > pilot.get(setting, value)
-               else "")
+        asker = _asker(lines, setting)
+        why = (f" ({asker['line']} line: {asker['power']:.2f} at "
+               f"{pilot.get(setting, 0):,})" if asker is not None
+               and value > pilot.get(setting, value) else "")
         parts.append(f"--{setting} {value:,}{why}")
     out = ["sample sized before the model was read, for power 0.8 at every line's margin:",
            ", ".join(parts)]
