@@ -7,6 +7,8 @@ Declared, measured and judged here, on the audit's text data
 from collections.abc import Mapping
 from dataclasses import replace
 
+import numpy as np
+
 from normtest.checks.axes import PAPER, POOLINGS, REPRESENTATIONS, TEXT_LEVEL
 from normtest.checks.word import MIN_RHO, MIN_RHO_RATIONALE, RHO_MARGINS
 from normtest.claims import (
@@ -22,9 +24,11 @@ from normtest.claims import (
     controls,
     measure_baseline,
     measure_correlation,
+    measure_within_strata,
     measures,
     specifications,
     text_controls,
+    within_strata_estimate,
 )
 
 
@@ -62,7 +66,30 @@ def norm_surprisal(texts: TextData, variant: Mapping[str, str], s: AuditSettings
     beside = measure_baseline(texts.information, norms, texts.lengths,
                               clusters=texts.documents, n_resamples=s.resamples, seed=s.seed,
                               alpha=s.alpha)
-    return replace(measured, components={**measured.components, **beside})
+    return replace(measured, components={**measured.components, **beside,
+                                         **beyond_breakdown(texts, norms, beside["beyond"], s)})
+
+
+def beyond_breakdown(texts: TextData, norms: np.ndarray, beyond: Measurement,
+                     s: AuditSettings) -> dict[str, Measurement]:
+    """Where the text rows' beyond reading comes from: the beyond ρ of each source's sentences
+    (news, encyclopedia, technical prose: ``settings.by_source`` of the beyond measurement,
+    point estimates), and the within-document reading — ρ(surprisal, norm) among the sentences
+    of one document, pooled over documents (component ``within_documents``, resampled by
+    document; reported, not judged)."""
+    sources = np.array([texts.document_ids[d].split(":")[0] if texts.document_ids else "all"
+                        for d in texts.documents])
+    by_source = []
+    for name in dict.fromkeys(sources.tolist()):
+        rows = np.flatnonzero(sources == name)
+        rho, kept = within_strata_estimate(texts.information[rows], norms[rows],
+                                           texts.lengths[rows])
+        by_source.append({"source": name, "n": kept,
+                          "rho": round(rho, 6) if np.isfinite(rho) else None})
+    within = measure_within_strata(texts.information, norms, texts.lengths,
+                                   clusters=texts.documents, codes=texts.documents,
+                                   n_resamples=s.resamples, seed=s.seed, alpha=s.alpha)
+    return {"beyond": beyond.with_settings(by_source=by_source), "within_documents": within}
 
 
 # a sentence's information measured another way, and which sentences

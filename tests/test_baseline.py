@@ -300,3 +300,54 @@ def test_the_scorecard_says_nothing_more_where_both_readings_agree() -> None:
     line = next(x for x in build([_row(ic, norms, counts, "sqrt_n")]) if x.key == "word_level")
     assert line.status == "replicated" and line.beyond is not None
     assert line.beyond.status == "replicated" and line.verdict == "replicated"
+
+
+def test_a_reading_within_given_groups_pools_each_groups_rank_correlation() -> None:
+    """The within-document reading of the text rows: ρ within each given group (a document),
+    pooled by Fisher's z with weights n − 3, resampled by the clusters; no attenuation curve
+    (it is reported, not judged). The breakdown by source is the beyond ρ on each part."""
+    from scipy.stats import spearmanr
+
+    from normtest.stats.baseline import measure_within_strata, within_strata_estimate
+
+    rng = np.random.default_rng(11)
+    documents = np.repeat(np.arange(30), 10)
+    level = rng.standard_normal(30)[documents] * 3  # documents differ a lot
+    ic = level + rng.standard_normal(300)
+    norms = level + 0.5 * ic + rng.standard_normal(300)
+    lengths = rng.integers(5, 40, 300)
+    found = measure_within_strata(ic, norms, lengths, clusters=documents, codes=documents,
+                                  n_resamples=200)
+    rhos = [spearmanr(ic[documents == d], norms[documents == d]).statistic for d in range(30)]
+    expected = np.tanh(np.mean(np.arctanh(rhos)))  # equal groups: equal weights
+    assert found.estimate == pytest.approx(expected, abs=1e-9)
+    assert found.settings["attenuation"] == [] and len(found.settings["strata"]) == 30
+    assert found.statistic == "within_group_spearman" and found.sampling is not None
+    with pytest.raises(NormtestError, match="one stratum per row"):
+        measure_within_strata(ic, norms, lengths, codes=documents[:10])
+    rho, kept = within_strata_estimate(ic[:100], norms[:100], lengths[:100])
+    assert kept > 0 and -1 < rho < 1
+    assert within_strata_estimate(ic[:0], norms[:0], lengths[:0]) == (pytest.approx(np.nan,
+                                                                                      nan_ok=True), 0)
+
+
+@pytest.mark.slow
+def test_the_text_rows_say_where_their_beyond_reading_comes_from(minilm: object) -> None:
+    """Each text row's beyond cell gives the beyond ρ of each source's sentences and the
+    within-document reading (JSON: the beyond measurement's ``by_source`` and the component
+    ``within_documents``)."""
+    from normtest.audit.run import AuditSettings, run_audit
+    from normtest.verdict.formatting import beside
+
+    report = run_audit(minilm, claim_ids=["text.norm_surprisal"],  # type: ignore[arg-type]
+                       settings=AuditSettings(sentences=120, resamples=200, robustness=False,
+                                              controls=False))
+    row = next(r for r in report.results if r.confirmatory)
+    assert row.measurement is not None
+    sources = row.measurement.components["beyond"].settings["by_source"]
+    assert [s["source"] for s in sources] == ["lee", "wiki", "pydoc"]
+    assert "within_documents" in row.measurement.components
+    cell = beside(row, "beyond")
+    assert "by source lee: " in cell and "within documents " in cell
+    stored = json.loads(report.to_json())["results"][0]["measurement"]["components"]
+    assert "within_documents" in stored

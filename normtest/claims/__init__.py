@@ -53,7 +53,8 @@ _EXPORTS = {
         "measure_fixed_point", "measure_linear_growth", "measure_mean", "measure_monotone_share",
         "measure_partial_correlation",
     ),
-    "normtest.stats.baseline": ("measure_baseline", "measure_baseline_contrast"),
+    "normtest.stats.baseline": ("measure_baseline", "measure_baseline_contrast",
+                                "measure_within_strata", "within_strata_estimate"),
     "normtest.stats.paired": ("measure_correlation_difference", "measure_linearity_gain"),
 }
 
@@ -101,7 +102,12 @@ if TYPE_CHECKING:  # what the names above are, for type checkers
         measure_monotone_share,
         measure_partial_correlation,
     )
-    from normtest.stats.baseline import measure_baseline, measure_baseline_contrast
+    from normtest.stats.baseline import (
+        measure_baseline,
+        measure_baseline_contrast,
+        measure_within_strata,
+        within_strata_estimate,
+    )
     from normtest.stats.paired import measure_correlation_difference, measure_linearity_gain
     from normtest.verdict.measurement import Measurement
     from normtest.verdict.result import Criterion, Verdict
@@ -117,5 +123,5 @@ __all__ = ["AXES", "BASELINES", "CHOICES", "DATA", "FAMILIES", "MODEL_STATES", "
            "measure_correlation", "measure_correlation_contrast",
            "measure_correlation_difference", "measure_fixed_point", "measure_linear_growth",
            "measure_linearity_gain", "measure_mean", "measure_monotone_share",
-           "measure_partial_correlation", "measures", "register", "specifications",
-           "text_controls", "word_controls"]
+           "measure_partial_correlation", "measure_within_strata", "measures", "register",
+           "specifications", "text_controls", "within_strata_estimate", "word_controls"]

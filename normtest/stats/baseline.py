@@ -47,7 +47,8 @@ from normtest.verdict.sampling import Sampling
 
 __all__ = ["MAX_STRATA", "MIN_STRATUM", "attenuation", "beyond_threshold",
            "conditional_permutation_excess", "exact_strata", "measure_baseline",
-           "measure_baseline_contrast", "measure_within_strata", "strata", "strata_of"]
+           "measure_baseline_contrast", "measure_within_strata", "strata", "strata_of",
+           "within_strata_estimate"]
 
 #: The fewest rows a stratum of the baseline holds (adjacent values are merged until it does).
 MIN_STRATUM = 20
@@ -142,13 +143,17 @@ def measure_within_strata(
     information: ArrayLike, norms: ArrayLike, baseline: ArrayLike, *,
     units: ArrayLike | None = None, clusters: ArrayLike | None = None,
     n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05,
-    interval: Interval = "bootstrap",
+    interval: Interval = "bootstrap", codes: ArrayLike | None = None,
 ) -> Measurement:
     """The stratified Spearman ρ of ``information`` and ``norms`` within the strata of
     ``baseline`` (:func:`strata_of`), resampled as the headline is (``units`` or ``clusters``,
     ``seed``, B): bootstrap replicates on the headline's own draws, or, with ``interval=
     "analytic"``, a Fisher z interval (the Bonett–Wright variance, pooled). Its settings hold each
-    stratum's rows and ρ and the :func:`attenuation` of the design."""
+    stratum's rows and ρ and the :func:`attenuation` of the design.
+
+    ``codes`` (one non-negative integer per row, −1 to leave a row out) gives the strata
+    instead — each document of a text sample, say (the within-document reading); such a
+    reading is reported, not judged, so no attenuation curve is simulated for it."""
     from normtest.stats import bootstrap
     from normtest.stats._inputs import as_vector, check_resamples, group_codes, same_length
 
@@ -156,12 +161,17 @@ def measure_within_strata(
     x, y = as_vector("information", information), as_vector("norms", norms)
     base = as_vector("baseline", baseline)
     n = same_length(information=x, norms=y, baseline=base)
-    codes = strata_of(base)
+    given = codes is not None
+    codes = strata_of(base) if codes is None else np.unique(
+        np.asarray(codes), return_inverse=True)[1].astype(np.intp)
+    if given and codes.size != n:
+        raise NormtestError(f"codes must give one stratum per row ({n}), got {codes.size}")
     clustered = None if clusters is None else group_codes("clusters", clusters, n)
     if units is not None:  # rows in unit-label order: each unit draws the headline's weight
         order = np.argsort(group_codes("units", units, n), kind="stable")
         x, y, codes, base = x[order], y[order], codes[order], base[order]
-    statistic, label = "within_strata_spearman", "Spearman ρ within baseline strata"
+    statistic, label = ("within_strata_spearman", "Spearman ρ within baseline strata") \
+        if not given else ("within_group_spearman", "Spearman ρ within the given groups")
     drawn = units if units is not None else clusters
     seeded = isinstance(seed, int | np.integer) and not isinstance(seed, bool)
     draws = None if drawn is None or not seeded or interval == "analytic" else (
@@ -176,12 +186,14 @@ def measure_within_strata(
         stat = _WithinStrata(x, y, codes)
         each = stat.each()
         settings: dict[str, object] = {
-            "strata": [{"baseline": _stratum_label(base, codes, code), "n": rows,
+            "strata": [{"baseline": str(code) if given else _stratum_label(base, codes, code),
+                        "n": rows,
                         "rho": round(rho, 6) if math.isfinite(rho) else None}
                        for code, rows, rho in each],
             "left_out": int((codes < 0).sum()),
-            "attenuation": [[round(a, 4), round(b, 6)] for a, b in attenuation(x, codes)
-                            if math.isfinite(b)],
+            "attenuation": [] if given else [[round(a, 4), round(b, 6)]
+                                             for a, b in attenuation(x, codes)
+                                             if math.isfinite(b)],
             "n_resamples": n_resamples}
         estimate = float(_fisher_pool(np.array([[float(rows)] for _, rows, _ in each]),
                                       np.array([[rho] for _, _, rho in each]))[0]) \
@@ -208,6 +220,21 @@ def measure_within_strata(
                            draws=draws if sampling.kind == "bootstrap" else None)
 
     return bootstrap.remembered(inputs, measure)
+
+
+def within_strata_estimate(information: ArrayLike, norms: ArrayLike,
+                           baseline: ArrayLike) -> tuple[float, int]:
+    """(the stratified Spearman ρ of :func:`measure_within_strata`, the rows it ranks) on these
+    rows alone, without an interval: a breakdown beside a measured one (by source, say)."""
+    x = np.asarray(information, dtype=np.float64)
+    y = np.asarray(norms, dtype=np.float64)
+    codes = strata_of(np.asarray(baseline, dtype=np.float64))
+    each = _WithinStrata(x, y, codes).each() if x.size else []
+    if not each:
+        return math.nan, 0
+    estimate = _fisher_pool(np.array([[float(rows)] for _, rows, _ in each]),
+                            np.array([[rho] for _, _, rho in each]))[0]
+    return float(estimate), int(sum(rows for _, rows, _ in each))
 
 
 def _fisher_pool(sizes: np.ndarray, rhos: np.ndarray) -> np.ndarray:

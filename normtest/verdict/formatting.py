@@ -96,7 +96,8 @@ def beside(result: Result, part: str, digits: Callable[[Any], str] = number) -> 
     ``0.749 [0.74, 0.758]``; the difference says which predicts the information better where its
     interval excludes 0 (``-0.27 [-0.3, -0.24] baseline better``); the beyond one its verdict,
     the threshold it was held to and, for a few strata, each stratum's ρ (``0.22 [0.197, 0.241]
-    INCONCLUSIVE (> 0.208; by stratum 1: 0.298, 2: 0.004)``); — where the row has none."""
+    INCONCLUSIVE (> 0.208; by stratum 1: 0.298, 2: 0.004)``), for texts each source's and the
+    within-document reading; — where the row has none."""
     m = None if result.measurement is None else result.measurement.components.get(part)
     if m is None:
         return MISSING
@@ -120,6 +121,17 @@ def beside(result: Result, part: str, digits: Callable[[Any], str] = number) -> 
                 f"{s.get('baseline')}: "
                 f"{MISSING if s.get('rho') is None else digits(s.get('rho'))}" for s in strata
                 if isinstance(s, dict)))
+        sources = m.settings.get("by_source") if isinstance(m.settings, dict) else None
+        if isinstance(sources, list) and len(sources) > 1:
+            notes.append("by source " + ", ".join(
+                f"{s.get('source')}: "
+                f"{MISSING if s.get('rho') is None else digits(s.get('rho'))}" for s in sources
+                if isinstance(s, dict)))
+        within = result.measurement.components.get("within_documents") \
+            if result.measurement is not None else None
+        if within is not None and within.sampling is not None:
+            notes.append(f"within documents {digits(within.estimate)} "
+                         f"{bounds(within.interval(1 - 2 * alpha), digits)}")
         text += f" ({'; '.join(notes)})" if notes else ""
     return text
 
