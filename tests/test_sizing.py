@@ -5,11 +5,12 @@ an explicit size wins; the report records what was chosen and why."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
 from normtest.adapters.encoder import EncoderAdapter
-from normtest.audit.run import AuditSettings, claims, run_audit
+from normtest.audit.run import AuditSettings, claims, run_audit, variants
 from normtest.audit.sizing import LineNeed, choose, size_audit
 from normtest.base.settings import autosized, resolve
 from normtest.data.capacity import bundled
@@ -58,7 +59,8 @@ def test_a_self_sized_audit_gives_its_lines_the_power_they_need(minilm: EncoderA
     before the scorecard, in every format."""
     settings = AuditSettings(words=1500, resamples=300, robustness=False, autosize=("words",))
     chosen_claims = [c for c in claims("all") if c.id == "word.norm_ic.contrast"]
-    sized, sizing = size_audit(minilm, settings, "encoder", chosen_claims)
+    planned = {c.id: variants(c, "encoder", ("last",), "standard") for c in chosen_claims}
+    sized, sizing = size_audit(minilm, settings, "encoder", chosen_claims, planned)
     assert sizing is not None and sizing.pilot == {"words": 1500}
     need = next(n for n in sizing.lines if n.line == "composition")
     assert need.power < POWER_AT_MARGIN and need.needed is not None and need.needed > 1500
@@ -79,6 +81,10 @@ def test_a_self_sized_audit_gives_its_lines_the_power_they_need(minilm: EncoderA
     assert f"--words {sized.words:,} (composition line: " in shown
     assert "sample sized before the model was read" in render_markdown(report)
     assert "sample sized before the model was read" in render_html(report)
+    # nothing to size where no line follows the size: the word suite and --sentences
+    assert size_audit(minilm, replace(settings, autosize=("sentences",)), "encoder",
+                      chosen_claims, planned) == (replace(settings, autosize=("sentences",)),
+                                                  None)
     # an explicit size is not changed
     fixed = run_audit(minilm, claim_ids=["word.norm_ic.contrast"],
                       settings=AuditSettings(words=1500, resamples=300, robustness=False))

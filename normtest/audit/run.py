@@ -160,18 +160,19 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
         from normtest.models.ray import enable
 
         enable(adapter, settings.workers, settings.ray_address)
+    states = info.states
+    layers = profile_layers(adapter, family, settings)
+    skipped = {c.id: skip_reason(c, adapter) for c in chosen}
+    planned = {c.id: variants(c, family, states, settings.scope, layers) for c in chosen
+               if skipped[c.id] is None}
     sizing = None
     if settings.autosize:  # before the model's geometry is read: it costs no α
         from normtest.audit.sizing import size_audit
 
-        settings, sizing = size_audit(adapter, settings, family, chosen, words, source)
+        settings, sizing = size_audit(adapter, settings, family, chosen, planned, words,
+                                      source)
     data = AuditData(adapter, settings, family, words, source)
-    states = info.states
-    layers = profile_layers(adapter, family, settings)
     results: list[Result] = []
-    skipped = {c.id: skip_reason(c, adapter) for c in chosen}
-    planned = {c.id: variants(c, family, states, settings.scope, layers) for c in chosen
-               if skipped[c.id] is None}
     # every pooling of the prefix claims, computed together (one pass; one job on Ray)
     data.prefix_poolings = tuple(dict.fromkeys(
         v["composition"] for c in chosen if c.id in planned and c.data == "prefixes"

@@ -27,7 +27,7 @@ they do not move ``--documents``; ``--words`` follows the word, composition and 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -125,12 +125,14 @@ ROUNDS = 3
 
 
 def size_audit(adapter: ModelAdapter, settings: AuditSettings, family: str,
-               chosen: Sequence[Claim], words: Sequence[str] | None = None,
+               chosen: Sequence[Claim], planned: Mapping[str, Sequence[Mapping[str, str]]],
+               words: Sequence[str] | None = None,
                source: Any | None = None) -> tuple[AuditSettings, Sizing | None]:
     """The settings with the sizes ``settings.autosize`` names chosen for power
     :data:`~normtest.scorecard.controls.POWER_AT_MARGIN` at every line's margin (see the module
     doc), and the record of the choice; the settings unchanged and None when there is nothing
-    to size (no size to choose, controls off, or the user's own words)."""
+    to size (no size to choose, controls off, the user's own words, or no line of the
+    ``chosen`` claims — ``planned``: each one's variants — follows a size it may choose)."""
     import time
 
     from normtest.base import progress
@@ -142,9 +144,9 @@ def size_audit(adapter: ModelAdapter, settings: AuditSettings, family: str,
     if not sizable or not settings.controls or words is not None:
         return settings, None
     began = time.monotonic()
-    from normtest.adapters.protocol import adapter_info
-
-    lines = _deciding_rows(chosen, family, settings, sizable, adapter_info(adapter).states)
+    lines = _deciding_rows(chosen, planned, family, sizable)
+    if not lines:
+        return settings, None
     most = {s: capacity(s, settings) for s in sizable}
     sizes = {s: int(getattr(settings, s)) for s in sizable}
     first: tuple[LineNeed, ...] = ()
@@ -203,20 +205,19 @@ def choose(now: dict[str, int], needs: Sequence[LineNeed],
     return out
 
 
-def _deciding_rows(chosen: Sequence[Claim], family: str, settings: AuditSettings,
-                   sizable: Sequence[str], states: Sequence[str],
-                   ) -> dict[str, tuple[Any, ...]]:
-    """Each line's deciding rows as the audit will plan them (claim, variant, expectation,
-    role; nothing measured), for the lines whose power a chosen size follows."""
+def _deciding_rows(chosen: Sequence[Claim], planned: Mapping[str, Sequence[Mapping[str, str]]],
+                   family: str, sizable: Sequence[str]) -> dict[str, tuple[Any, ...]]:
+    """Each line's deciding rows as the audit plans them (claim, variant, expectation, role;
+    nothing measured), for the lines whose power a chosen size follows."""
     from normtest.claims.line_checks import builder_of
     from normtest.scorecard.power import SAMPLE_SETTING
     from normtest.verdict.result import Result, Verdict
 
     by_line: dict[str, list[Any]] = {}
     for claim in chosen:
-        if SAMPLE_SETTING.get(claim.suite) not in sizable or claim.measure is None:
+        if SAMPLE_SETTING.get(claim.suite) not in sizable or claim.id not in planned:
             continue
-        for variant in _variants(claim, family, settings, states):
+        for variant in planned[claim.id]:
             if claim.role(family, variant) != "confirmatory" \
                     or claim.reading_of(family, variant) is not None:
                 continue
@@ -228,16 +229,6 @@ def _deciding_rows(chosen: Sequence[Claim], family: str, settings: AuditSettings
                 expected=claim.expectation(family, variant), role="confirmatory",
                 hypothesis=line))
     return {line: tuple(rows) for line, rows in by_line.items()}
-
-
-def _variants(claim: Claim, family: str, settings: AuditSettings,
-              states: Sequence[str]) -> list[Any]:
-    from normtest.audit.run import variants
-
-    try:
-        return list(variants(claim, family, states, settings.scope, None))
-    except NormtestError:
-        return []
 
 
 def _line_need(line: str, rows: tuple[Any, ...], pilot: Any, family: str,

@@ -26,7 +26,7 @@ from normtest.render import labels as fmt
 from normtest.render import plots
 from normtest.render.html_figures import Figures, Section, badge, esc, fold
 from normtest.scorecard.lines import counts
-from normtest.verdict.formatting import BESIDE, beside
+from normtest.verdict.formatting import BESIDE, MISSING, beside
 from normtest.verdict.formatting import interval as _interval
 from normtest.verdict.formatting import number as _number
 from normtest.verdict.formatting import threshold as _threshold
@@ -67,6 +67,7 @@ th, td { border-bottom: 1px solid var(--line); padding: 5px 9px; text-align: lef
 th { background: var(--soft); font-weight: 600; white-space: nowrap; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.reason { color: var(--muted); font-size: 12px; min-width: 18em; }
+.beside { font-size: 11px; }
 td.nowrap { white-space: nowrap; }
 tr.family th { background: #fff; padding-top: 14px; font-weight: 600; white-space: normal; }
 .badge { display: inline-block; border-radius: 10px; padding: 0 8px; color: #fff; font-size: 11.5px;
@@ -153,8 +154,7 @@ class _Page(Figures):
                "confirmatory rows (the variants where the paper states a verdict; Holm over all "
                "of them): <b>replicated</b> when every one agrees, <b>contradicted</b> when one "
                "is decided against the paper, <b>undecided</b> when one is INCONCLUSIVE, and "
-               "<b>invalid</b> when a control misbehaves: the audit passes an effect that is "
-               "absent, or fails to pass one it has the power to see.</p>",
+               "<b>invalid</b> when one of its controls misbehaves.</p>",
                '<table class="scorecard"><tbody>']
         for line in self.report.scorecard:
             status = esc(line.status)
@@ -361,8 +361,14 @@ def _beside(r: Result) -> str:
     ahead of its reason (nothing without them)."""
     if "beyond" not in r.details:
         return ""
-    return " · ".join(f"<b>{esc(heading)}</b> {esc(beside(r, part))}"
-                      for part, heading in BESIDE) + "<br>"
+    cells = [(_SHORT.get(part, heading), heading, beside(r, part)) for part, heading in BESIDE]
+    return "<span class='beside'>" + " · ".join(
+        f"<b title='{esc(heading)}'>{esc(short)}</b> {esc(cell)}" for short, heading, cell in cells
+        if cell != MISSING) + "</span><br>"
+
+
+#: The HTML's short label of a reading beside a baseline (its full heading is the title).
+_SHORT = {"beyond": "beyond", "artefact": "artefact"}
 
 
 def render_html(report: Report) -> str:

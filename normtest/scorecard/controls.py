@@ -126,8 +126,8 @@ class Control:
         would give it (or that none the data hold would); empty otherwise."""
         if self.kind != "positive" or self.powered or self.power is None:
             return ""
-        out = (f"the line's power at this sample is {self.power:.2f} (the chance that every row "
-               f"passes at the smallest effect it must detect, {self.planted:g})")
+        out = (f"power {self.power:.2f} at its margin ({self.planted:g}, every row "
+               "passing)")
         if self.needs:
             out += (f"; {self.needs} would give it {POWER_AT_MARGIN:g}{self.reach}" if not
                     self.reach else f"; it needs {self.needs}{self.reach}")
