@@ -1,6 +1,7 @@
 """docs/leaderboard.md and docs/images/leaderboard.svg from a ``normtest compare`` run.
 
-The committed leaderboard is the comparison of every real model at default sizes; this writes
+The committed leaderboard is the comparison of every real model at the standard profile's sizes;
+this writes
 its page (the date, the command, then the comparison's own Markdown: the scorecards line by
 line, the leaderboard rows, the cross-model claims) and its figure, both from the stored
 ``comparison.json`` — nothing is measured here::
@@ -83,8 +84,10 @@ def main(argv: list[str] | None = None) -> int:
     page = "\n".join([
         "# The scorecard across every real model",
         "",
-        f"Every real model normtest installs, audited at the default sizes on one paired sample "
-        f"({created}, two CPU cores), with:",
+        f"Every real model normtest installs, audited at the standard profile's sizes on one "
+        f"paired sample ({created}, two CPU cores; a comparison keeps one sample for every "
+        "model, so it does not size itself as `normtest audit` does: a line a model's sample "
+        "lacks the power for says so), with:",
         "",
         "```sh",
         command,
