@@ -65,9 +65,10 @@ def norm_surprisal(texts: TextData, variant: Mapping[str, str], s: AuditSettings
         return measured
     beside = measure_baseline(texts.information, norms, texts.lengths,
                               clusters=texts.documents, n_resamples=s.resamples, seed=s.seed,
-                              alpha=s.alpha)
-    return replace(measured, components={**measured.components, **beside,
-                                         **beyond_breakdown(texts, norms, beside["beyond"], s)})
+                              alpha=s.alpha, readings=s.readings)
+    if s.readings:
+        beside.update(beyond_breakdown(texts, norms, beside["beyond"], s))
+    return replace(measured, components={**measured.components, **beside})
 
 
 def beyond_breakdown(texts: TextData, norms: np.ndarray, beyond: Measurement,

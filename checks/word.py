@@ -100,7 +100,7 @@ def spearman(x: np.ndarray, y: np.ndarray, words: np.ndarray, s: AuditSettings,
         return measured
     return replace(measured, components={**measured.components, **measure_baseline(
         x, y, baseline, units=words, n_resamples=s.resamples, seed=s.seed, alpha=s.alpha,
-        interval=_interval(s))})
+        interval=_interval(s), readings=s.readings)})
 
 
 def _interval(s: AuditSettings) -> Literal["bootstrap", "analytic"]:

@@ -374,6 +374,10 @@ class AuditSettings:
     #: measure each row beyond its claim's baseline as well (the robustness analyses, which
     #: re-decide lines as stated, leave it out: docs/statistics.md, "Robustness")
     beyond: bool = True
+    #: beside each row with a baseline, the readings reported but never judged (the paired
+    #: difference, the artefact reading, a text row's within-document reading); the controls,
+    #: which judge only the status and the beyond reading, leave them out
+    readings: bool = True
 
     def __post_init__(self) -> None:
         unknown = [n for n in self.autosize if n not in SIZABLE]
