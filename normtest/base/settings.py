@@ -148,10 +148,12 @@ def _is_int(text: str) -> bool:
     return text.strip().lstrip("+-").isdigit()
 
 
-#: Sample sizes for a purpose (``--profile``): a pull request (a whole minilm-l6 audit in 30 s
-#: warm on two cores, against 64 s for the default), the default, and a release (about the sizes
-#: the power analysis of the embedded models asks for to decide their undecided rows).
-#: A size given explicitly (command line, configuration, pytest option) wins over the profile.
+#: Sample sizes for a purpose (``--profile``): a pull request, the default, and a release (about
+#: the sizes the power analysis of the embedded models asks for to decide their undecided rows).
+#: A size given explicitly (command line, configuration, pytest option) wins over the profile;
+#: under ``quick`` and ``standard`` ``normtest audit`` grows --words and --sentences from the
+#: profile's until every line's controls have the power they need (``--autosize``; the quick
+#: sizes as they are, for speed, with ``--no-autosize``).
 #: The fewest documents the text claim's sentences come from: the cluster bootstrap's false
 #: PASS rate was calibrated at 40 clusters (0.043; docs/statistics.md), and is liberal below.
 TEXT_CLUSTERS = 40
@@ -174,7 +176,9 @@ PROFILES: dict[str, dict[str, int]] = {
 SETTINGS: tuple[Setting, ...] = (
     Setting("profile", "sample sizes for a purpose: quick (a pull request), standard (the "
             "default) or thorough (a release); --words, --documents, --sentences and "
-            "--resamples given explicitly win", "str", "standard", choices=tuple(PROFILES)),
+            "--resamples given explicitly win, and under quick and standard the audit grows "
+            "--words and --sentences where its lines need the power (--no-autosize: not)",
+            "str", "standard", choices=tuple(PROFILES)),
     Setting("seed", "random seed of the samples and the bootstrap (default 0)", "int", 0,
             minimum=0, metavar="N"),
     # the sample sizes come from the power analysis of the embedded models (docs/statistics.md,
