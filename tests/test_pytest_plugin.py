@@ -60,6 +60,18 @@ def test_importing_the_plugin_is_light() -> None:
     assert out.stdout.strip() == "[]"
 
 
+def test_a_claim_authors_import_loads_no_statistics_library() -> None:
+    """``from normtest.claims import Claim`` (what a claim file starts with) reads the verdict
+    layer, whose distributions come from scipy.special alone: scipy.stats, a second of import
+    on two cores, is imported where a statistic uses it."""
+    code = ("import sys; from normtest.claims import Claim; "
+            "print(sorted(m for m in ('scipy.stats', 'torch', 'transformers', "
+            "'normtest.audit.run') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
+
+
 def test_pytest_start_up_imports_no_model_library(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-X", "importtime", "-m", "pytest", "--help"],
                           capture_output=True, text=True, cwd=tmp_path, check=True)

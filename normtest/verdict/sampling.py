@@ -30,7 +30,6 @@ from typing import Any, Literal
 
 import numpy as np
 from scipy import special
-from scipy import stats as sps
 
 from normtest.errors import NormtestError
 
@@ -97,12 +96,12 @@ class Sampling:
     # -- the parametric kinds share one shape: a location-scale law on some scale ---------------
     def _quantile(self, q: float) -> float:
         if self.kind == "t":
-            return float(sps.t.ppf(q, self.df))
+            return float(special.stdtrit(self.df, q))  # Student t quantile
         return float(special.ndtri(q))
 
     def _sf(self, z: float) -> float:
         if self.kind == "t":
-            return float(sps.t.sf(z, self.df))
+            return float(special.stdtr(self.df, -z))  # Student t upper tail
         return float(special.ndtr(-z))
 
     @staticmethod
@@ -140,7 +139,7 @@ class Sampling:
             return float(np.sort(reps)[_order_index(self._corrected(alpha), reps.size)])
         if self.kind == "binomial":
             k, n = self.center, float(self.df or 0)
-            return 0.0 if k == 0 else float(sps.beta.ppf(alpha, k, n - k + 1))
+            return 0.0 if k == 0 else float(special.betaincinv(k, n - k + 1, alpha))
         bound = self.center - self._quantile(1 - alpha) * self.scale
         return self._from_scale(self.kind, bound)
 
@@ -153,7 +152,7 @@ class Sampling:
             return float(np.sort(reps)[::-1][_order_index(tail, reps.size)])
         if self.kind == "binomial":
             k, n = self.center, float(self.df or 0)
-            return 1.0 if k == n else float(sps.beta.ppf(1 - alpha, k + 1, n - k))
+            return 1.0 if k == n else float(special.betaincinv(k + 1, n - k, 1 - alpha))
         bound = self.center + self._quantile(1 - alpha) * self.scale
         return self._from_scale(self.kind, bound)
 
@@ -170,9 +169,9 @@ class Sampling:
             reps = self.replicates
             below = np.count_nonzero(reps <= threshold) + np.count_nonzero(np.isnan(reps))
             return self._uncorrect(below / reps.size, -1.0)
-        if self.kind == "binomial":  # P(X ≥ k) when the share is at the threshold
+        if self.kind == "binomial":  # P(X ≥ k) at the threshold (1 for k = 0)
             share = min(max(threshold, 0.0), 1.0)
-            return float(sps.binom.sf(self.center - 1, self.df, share))
+            return float(special.bdtrc(round(self.center) - 1, round(self.df or 0), share))
         return self._sf(self._standardised(threshold))
 
     def p_less(self, threshold: float) -> float:
@@ -183,7 +182,7 @@ class Sampling:
             return self._uncorrect(above / reps.size, 1.0)
         if self.kind == "binomial":  # P(X ≤ k) when the share is at the threshold
             share = min(max(threshold, 0.0), 1.0)
-            return float(sps.binom.cdf(self.center, self.df, share))
+            return float(special.bdtr(round(self.center), round(self.df or 0), share))
         return self._sf(-self._standardised(threshold))
 
     def _uncorrect(self, share: float, sign: float) -> float:
