@@ -115,7 +115,9 @@ class Sizing:
             sizes, lines = self.rounds[-1]
             tried = ", ".join(f"--{k} {v:,}" for k, v in sizes.items())
             powers = ", ".join(f"{n.line} {n.power:.2f}" for n in lines)
-            parts.append(f"checked at {tried}: {powers}")
+            parts.append(f"checked at {tried}: {powers}" + (
+                "" if sizes == self.chosen else
+                f"; the {ROUNDS} rounds ran out, so the sizes chosen were not checked"))
         return "; ".join(parts)
 
 

@@ -69,9 +69,9 @@ class Requirement:
                 "setting": self.setting, "now": self.now, "needed": self.needed,
                 "capacity": self.capacity, "out_of_reach": self.out_of_reach}
 
-    def text(self, power: float = POWER) -> str:
+    def text(self) -> str:
         """One clause for a reason."""
-        head = f"deciding it with power {power:g} at α′={self.alpha:.2g} needs about "
+        head = f"deciding it with power {POWER:g} at α′={self.alpha:.2g} needs about "
         if self.setting is None or self.now is None:
             head += f"{self.factor:.3g} times the sample"
         else:
@@ -192,9 +192,10 @@ def line_margin_power(rows: Sequence[Result], target: float, settings: Any = Non
     """The power of a line's criterion at the smallest effect its rows' claims must detect (a
     claim's ``detect``): the probability that **every** one-sided row passes there, since
     replicated needs them all. Each row passes when its estimate's error stays under
-    (effect − threshold)/SE − z₁₋α in standard units (SE read from its own (1 − 2α) interval, as
-    :func:`margin_power`); the errors are jointly normal, correlated as the rows' bootstrap
-    replicates are where two rows were resampled on the same draws, and independent otherwise
+    (effect − threshold)/SE − z₁₋α in standard units (SE read from its own (1 − 2α) interval:
+    the normal approximation every sample-size formula uses); the errors are jointly normal,
+    correlated as the rows' bootstrap replicates are where two rows were resampled on the same
+    draws, and independent otherwise
     (for rows that share data, positively correlated, that understates the joint power: a
     conservative figure). The sample for ``target`` is found by bisection on the factor of the
     sample (every row's distance grows as √factor). None where no row can say.
