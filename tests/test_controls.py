@@ -233,6 +233,11 @@ def test_only_a_misbehaving_control_makes_a_line_invalid() -> None:
                            reach=", more than the data hold (212 at most): out of reach of this "
                                  "data")
     assert "out of reach of this data" in out_of_reach.sample_clause()
+    # a report read back from a file may lack the planted effect or hold another needs text
+    assert "power 0.60 at its margin (every row passing)" in replace(
+        unpowered, planted=None).sample_clause()
+    assert replace(unpowered, needs="--words many").needed() is None
+    assert unpowered.needed() == ("words", 900)
     assert "would give" not in out_of_reach.sample_clause()
     again = LineControls.from_dict(fooled.to_dict())
     assert again.to_dict() == fooled.to_dict() and not again.valid

@@ -33,6 +33,27 @@ def test_the_choice_is_the_largest_need_within_the_data() -> None:
     assert choose({"words": 9000}, needs, {"words": None}) == {"words": 9000}
 
 
+def test_a_stored_sizing_is_read_back_whatever_the_file_holds() -> None:
+    """The answer's sizing lines come from a report read back from a file: entries of another
+    shape are left out, never an error."""
+    from normtest.audit.sizing import stored_lines
+
+    good = {"pilot": {"words": 5000}, "chosen": {"words": 8276},
+            "lines": [{"line": "composition", "setting": "words", "power": 0.57,
+                       "needed": 8276, "out_of_reach": False},
+                      {"line": "far", "setting": "words", "power": 0.1, "needed": 200_000,
+                       "out_of_reach": True}]}
+    shown = stored_lines(good)
+    assert shown[1] == "--words 8,276 (composition line: 0.57 at 5,000)"
+    assert "the far line needs --words 200,000" in shown[2]
+    for bad in (None, [], {"chosen": "x"}, {"chosen": {"words": "many"}},
+                {**good, "lines": [{"line": "x", "setting": "words", "power": "high",
+                                    "needed": "lots", "out_of_reach": True}]},
+                {**good, "pilot": {"words": "x"}, "lines": "none"}):
+        out = stored_lines(bad)
+        assert isinstance(out, list) and all(isinstance(x, str) for x in out)
+
+
 def test_the_bundled_data_say_how_much_they_hold() -> None:
     held = bundled()
     assert held["words"] == 93_628 and held["documents"] == 212 and held["sentences"] > 20_000

@@ -270,10 +270,19 @@ def stored_lines(sizing: Any) -> list[str]:
     if not isinstance(sizing, dict) or not isinstance(sizing.get("chosen"), dict):
         return []
     found = sizing.get("pilot")
-    pilot: dict[str, Any] = found if isinstance(found, dict) else {}
-    lines = [n for n in sizing.get("lines", []) if isinstance(n, dict)]
+    pilot = {k: v for k, v in (found if isinstance(found, dict) else {}).items()
+             if isinstance(v, int)}
+    stored = sizing.get("lines")
+    # a report is read back from a file: only entries of the shape the audit writes count
+    lines = [n for n in (stored if isinstance(stored, list) else []) if isinstance(n, dict)
+             and isinstance(n.get("line"), str) and isinstance(n.get("setting"), str)
+             and isinstance(n.get("power"), int | float)
+             and (n.get("needed") is None or isinstance(n.get("needed"), int))]
+    chosen = {k: v for k, v in sizing["chosen"].items() if isinstance(v, int)}
+    if not chosen:
+        return []
     parts = []
-    for setting, value in sizing["chosen"].items():
+    for setting, value in chosen.items():
         asker = _asker(lines, setting)
         why = (f" ({asker['line']} line: {asker['power']:.2f} at "
                f"{pilot.get(setting, 0):,})" if asker is not None

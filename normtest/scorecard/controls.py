@@ -117,17 +117,18 @@ class Control:
     def needed(self) -> tuple[str, int] | None:
         """(setting, value) of ``needs`` (``("words", 9200)``), None when it names none."""
         parts = self.needs.split()
-        if len(parts) != 2 or not parts[0].startswith("--"):
+        value = parts[1].replace(",", "") if len(parts) == 2 else ""
+        if not parts or not parts[0].startswith("--") or not value.isdigit():
             return None
-        return parts[0][2:], int(parts[1].replace(",", ""))
+        return parts[0][2:], int(value)
 
     def sample_clause(self) -> str:
         """For a positive control without the power it needs: the power, and the sample that
         would give it (or that none the data hold would); empty otherwise."""
         if self.kind != "positive" or self.powered or self.power is None:
             return ""
-        out = (f"power {self.power:.2f} at its margin ({self.planted:g}, every row "
-               "passing)")
+        at = "" if self.planted is None else f"{self.planted:g}, "
+        out = f"power {self.power:.2f} at its margin ({at}every row passing)"
         if self.needs:
             out += (f"; {self.needs} would give it {POWER_AT_MARGIN:g}{self.reach}" if not
                     self.reach else f"; it needs {self.needs}{self.reach}")
