@@ -62,7 +62,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
 
     from normtest.adapters.encoder import EncoderAdapter
     from normtest.audit.run import AuditSettings, run_audit
-    from normtest.models.cache import CachedAdapter, EmbeddingCache, default_cache_dir
+    from normtest.base.paths import default_cache_dir
+    from normtest.models.cache.adapter import CachedAdapter
+    from normtest.models.cache.store import EmbeddingCache
 
     settings = AuditSettings(words=args.words, resamples=args.resamples,
                              documents=args.documents, sentences=args.sentences,

@@ -60,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args = parser.parse_args(argv)
     threads = set_threads(args.threads)
 
-    from normtest.stats import correlation
+    from normtest.stats.correlation import correlation
 
     rng = np.random.default_rng(0)
     x = rng.normal(size=args.n)
@@ -129,7 +129,8 @@ def claim_variants(words: int, variants: int, seed: int = 0) -> tuple[np.ndarray
 
 def shared_draws(words: int, variants: int, resamples: int, repeats: int) -> dict[str, Any]:
     """The variants of one claim: each from scratch (memo off) against shared draws and ranks."""
-    from normtest.stats import bootstrap, measure_correlation
+    from normtest.stats import bootstrap
+    from normtest.stats.correlation import measure_correlation
 
     x, labels, ys = claim_variants(words, variants)
     runs: dict[str, list[list[np.ndarray]]] = {"shared": [], "scratch": []}

@@ -117,8 +117,8 @@ def one(corpus: Path, executor: str, workers: int) -> dict[str, Any]:
     """Count the corpus once (in this process) and return the figures."""
     import numpy as np
 
-    from normtest.data.information import default_word_sample
     from normtest.data.information.readers import corpus_files
+    from normtest.data.information.samples import default_word_sample
     from normtest.data.information.scaled import count_corpus
 
     words = sorted(set(default_word_sample(size=5000, seed=0)))

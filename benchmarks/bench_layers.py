@@ -44,8 +44,12 @@ CLAIMS = ("word.norm_ic", "cer.linear", "cer.fixed_point", "text.norm_surprisal"
 def _inputs(words: int, documents: int, sentences: int, adapter: Any) -> dict[str, Any]:
     from normtest.base.settings import AuditSettings
     from normtest.data.common import documents_for
-    from normtest.data.information import default_word_sample, document_sentences
-    from normtest.data.information.documents import on_token_grid, plan_word_prefixes
+    from normtest.data.information.documents import (
+        document_sentences,
+        on_token_grid,
+        plan_word_prefixes,
+    )
+    from normtest.data.information.samples import default_word_sample
 
     settings = AuditSettings()
     sample = [getattr(w, "word", w) for w in default_word_sample(size=words, seed=0)]

@@ -124,7 +124,7 @@ def one_audit(model: str, store: Path, profile: str) -> tuple[dict[str, Any], An
     from normtest.adapters.transformers_base import _LazyModel
     from normtest.audit.run import run_audit
     from normtest.models.registry import load
-    from normtest.render import write_renderings
+    from normtest.render.formats import write_renderings
     surprisal = importlib.import_module("normtest.data.information.surprisal")
     recorder, stopwatch = Recorder(), Stopwatch()
     read = _LazyModel.get

@@ -38,7 +38,7 @@ POOLINGS = ("eos", "last", "mean", "sqrt_n", "sum")
 
 def documents(adapter: Any, n: int, tokens: int) -> list[str]:
     """The first ``n`` default documents with at least ``tokens`` model tokens."""
-    from normtest.data.information import default_documents
+    from normtest.data.information.documents import default_documents
 
     found = [d.text for d in default_documents(4 * n, min_words=tokens)
              if len(adapter.tokenize(d.text)) >= tokens]
@@ -120,7 +120,7 @@ def decoder_figures(docs: Sequence[str], grid: list[int], repeats: int,
 def encoder_figures(texts: Sequence[str], tokens: int, step: int,
                     repeats: int) -> dict[str, Any]:
     from normtest.adapters.encoder import EncoderAdapter
-    from normtest.data.information import prefix_grid
+    from normtest.data.information.documents import prefix_grid
 
     fast = EncoderAdapter.minilm_l6(progress=False)
     simple = fast.variant(fast=False)
@@ -158,7 +158,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     threads = set_threads(args.threads)
 
     from normtest.adapters.decoder import DecoderAdapter
-    from normtest.data.information import prefix_grid
+    from normtest.data.information.documents import prefix_grid
 
     probe = DecoderAdapter.smollm2_135m(progress=False)
     texts = documents(probe, args.documents, args.tokens)

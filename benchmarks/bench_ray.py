@@ -40,7 +40,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     import ray
 
     import normtest
-    from normtest.data.information import default_word_sample
+    from normtest.data.information.samples import default_word_sample
     from normtest.models.ray import RayExtraction, connect
 
     connect(workers=2)  # a local cluster of two CPUs, Ray's logs quiet
@@ -79,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
 def decoder_throughput(documents: int = 8, length: int = 128) -> dict[str, Any]:
     """Tokens per second of smollm2-135m's prefix states (one forward pass per document)."""
     import normtest
-    from normtest.data.information import default_documents, plan_prefixes
+    from normtest.data.information.documents import default_documents, plan_prefixes
 
     model = normtest.load("smollm2-135m", cache=False, progress=False)
     docs = default_documents(documents)

@@ -68,7 +68,7 @@ def _once(report: Any) -> dict[str, Any]:
     import importlib
     from contextlib import ExitStack
 
-    import normtest.render as render_module
+    import normtest.render.formats as render_module
 
     formats: dict[str, float] = {}
     figures: dict[str, list[float]] = {kind: [] for kind in KINDS}

@@ -284,7 +284,7 @@ def child(dim: int, profile: str, seed: int, store: Path, result: Path, threads:
 
     surprisal.surprisal = counted
     import normtest.audit.run as audit
-    import normtest.render as render
+    import normtest.render.formats as render
     from normtest.stats.bootstrap import clear_memo
 
     clear_memo()

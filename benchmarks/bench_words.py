@@ -44,7 +44,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
 
     from normtest.adapters.embedded import minilm_folder
     from normtest.adapters.encoder import EncoderAdapter
-    from normtest.data.information import default_word_sample
+    from normtest.data.information.samples import default_word_sample
     from normtest.geometry.compose import compose_batch
 
     words = default_word_sample(args.words)

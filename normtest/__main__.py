@@ -1,5 +1,5 @@
 """``python -m normtest``."""
 
-from normtest.cli import run
+from normtest.cli.main import run
 
 run()

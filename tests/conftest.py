@@ -59,7 +59,7 @@ def ctrl_c_delivered() -> Iterator[None]:
 @pytest.fixture(scope="session")
 def glove() -> StaticVectors:
     """GloVe-6B-50d (static vectors, 400,000 words × 50)."""
-    from normtest.testing import load_model
+    from normtest.models.registry import load_model
 
     return load_model("glove-6b-50d", cache=False)
 

@@ -17,9 +17,8 @@ from normtest.adapters.sentence import EncodeAdapter, PrecomputedTexts, load_sen
 from normtest.audit.report import Report
 from normtest.audit.run import run_audit
 from normtest.base.settings import AuditSettings
-from normtest.cli import main
-from normtest.data.information import plan_word_prefixes, word_prefix
-from normtest.data.information.documents import Document
+from normtest.cli.main import main
+from normtest.data.information.documents import Document, plan_word_prefixes, word_prefix
 from normtest.errors import NormtestError
 from normtest.testing.conformance import check_adapter
 from normtest.verdict.result import Result, Verdict
@@ -132,7 +131,7 @@ def test_unit_length_outputs_are_refused_with_the_reason() -> None:
 
 def test_precomputed_sentence_vectors_feed_the_text_claim(
         tmp_path: Path, through_st: EncodeAdapter) -> None:
-    from normtest.data.information import default_documents, document_sentences
+    from normtest.data.information.documents import default_documents, document_sentences
 
     sentences = [t for _, t in document_sentences(default_documents(24), 60)]
     path = tmp_path / "sentences.npz"

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from normtest.adapters import Capability, supports
 from normtest.adapters.precomputed import load_precomputed
+from normtest.adapters.protocol import Capability, supports
 from normtest.adapters.static import (
     StaticVectors,
     detect_format,
@@ -142,7 +142,8 @@ def test_precomputed_vectors(tmp_path: Path) -> None:
 
 
 def test_lowercase_and_limit_are_part_of_the_cache_key(tmp_path: Path) -> None:
-    from normtest.models.cache import CachedAdapter, EmbeddingCache
+    from normtest.models.cache.adapter import CachedAdapter
+    from normtest.models.cache.store import EmbeddingCache
 
     path = tmp_path / "v.txt"
     path.write_text("3 3\nParis 1 0 0\nparis 0 5 0\nLondon 0 0 2\n")
@@ -203,7 +204,7 @@ def test_damaged_word2vec_headers_are_refused(tmp_path: Path, case: str) -> None
 def test_damaged_word2vec_headers_on_the_command_line(
     tmp_path: Path, case: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from normtest.cli import main
+    from normtest.cli.main import main
 
     path, message = _header_files(tmp_path)[case]
     code = main(["audit", "--model", str(path), "--suite", "word", "--words", "10"])

@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from normtest.stats import measure_correlation, measure_correlation_contrast
+from normtest.stats.contrast import measure_correlation_contrast
+from normtest.stats.correlation import measure_correlation
 from normtest.verdict.result import Criterion, Result, Verdict
 
 sys.path.insert(0, str(Path(__file__).parent))  # the shared rate checks: tests/verdict_rates.py

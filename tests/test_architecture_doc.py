@@ -5,8 +5,7 @@
   files that row lists.
 - Everything the document names exists: every ``normtest/...`` path, every file name, every
   backticked repository path, and every dotted ``normtest.x.y`` name (a module or package, or a
-  name of one); the release-0.1 paths of "Old module paths" are old paths the import hook of
-  ``normtest/__init__.py`` still answers, with the new home the document gives.
+  name of one).
 - Nothing of the tree is left off the map: every package of ``normtest/`` (every folder with an
   ``__init__.py``) and every top-level module is named, and "The layers" lists the top-level
   entries in the order ``scripts/check_structure.py`` enforces (``LAYERS``).
@@ -16,7 +15,6 @@ from __future__ import annotations
 
 import ast
 import re
-from functools import cache
 from pathlib import Path
 
 import pytest
@@ -158,33 +156,13 @@ def _named_dotted() -> set[str]:
     return {n for n in _DOTTED.findall(_text()) if not n.endswith((".toml", ".json", ".md"))}
 
 
-@cache
-def _moved() -> dict[str, str]:
-    """The old module paths the import hook of ``normtest/__init__.py`` answers (``_MOVED``),
-    old → new, both dotted from ``normtest``."""
-    tree = ast.parse((REPO / "normtest" / "__init__.py").read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == "_MOVED" for t in node.targets):
-            table = ast.literal_eval(node.value)
-            return {f"normtest.{old}": f"normtest.{new}" for old, new in table.items()}
-    raise AssertionError("normtest/__init__.py has no _MOVED table")
-
-
-def _old_paths() -> list[tuple[str, str]]:
-    """(0.1 path, where it is now) of each row of "Old module paths"."""
-    rows = _table(_section("Old module paths"), "0.1 path")
-    return [(old.strip("`"), new.strip("`")) for old, new, *_ in rows]
-
-
 def test_every_module_and_package_the_document_names_exists() -> None:
     missing = sorted(p for p in _named_paths() if not (REPO / p.rstrip("/")).exists())
     assert not missing, missing
 
 
 def test_every_dotted_name_the_document_gives_exists() -> None:
-    old = {o for o, _ in _old_paths()}
-    missing = sorted(n for n in _named_dotted() - old if not _resolves(n))
+    missing = sorted(n for n in _named_dotted() if not _resolves(n))
     assert not missing, missing
 
 
@@ -200,19 +178,6 @@ def test_every_file_the_document_names_exists() -> None:
     present |= {p.name for p in REPO.glob("*.py")}
     missing += sorted({f for f in _BARE_FILE.findall(text) if f not in present})
     assert not missing, missing
-
-
-def test_the_old_module_paths_are_old_and_lead_where_the_document_says() -> None:
-    rows = _old_paths()
-    assert rows, "no old module path listed"
-    moved = _moved()
-    for old, new in rows:
-        assert old in moved, f"{old} is not an old path the import hook answers"
-        assert moved[old] == new, f"{old} leads to {moved[old]}, not {new}"
-        assert _module_file(old) is None, f"{old} is still a module of the tree"
-        assert _module_file(new) is not None, f"{new} is not a module of the tree"
-    for required in ("normtest.catalogue", "normtest.robustness", "normtest.vectors"):
-        assert required in {o for o, _ in rows}, required
 
 
 # ------------------------------------------------------------------ the tree is on the map

@@ -14,7 +14,8 @@ from normtest.adapters.protocol import family_of
 from normtest.audit.report import Report
 from normtest.audit.run import AuditSettings, run_audit, variants
 from normtest.claims.catalogue import get
-from normtest.cli import EXIT_OK, EXIT_USAGE, main
+from normtest.cli.common import EXIT_OK, EXIT_USAGE
+from normtest.cli.main import main
 from normtest.data.information.frequency import InformationContent, information_content
 from normtest.errors import NormtestError
 from normtest.models.synthetic import IsotropicModel, OracleModel, ShuffledNormModel, make_oracle
@@ -184,8 +185,9 @@ def test_cross_fitted_whitening_removes_the_leverage_artefact(oracle: OracleMode
 @pytest.mark.slow
 def test_the_surprisal_model_reads_through_the_audited_models_cache(tmp_path: Path) -> None:
     pytest.importorskip("transformers")
-    from normtest.data import surprisal_model
-    from normtest.models.cache import CachedAdapter, EmbeddingCache
+    from normtest.data.texts import surprisal_model
+    from normtest.models.cache.adapter import CachedAdapter
+    from normtest.models.cache.store import EmbeddingCache
     from normtest.models.registry import load
 
     audited = load("minilm-l6", cache=False, progress=False)
@@ -225,7 +227,7 @@ def test_audit_command_runs_a_transformers_model_in_bfloat16(
 def test_self_pmi_slope_ratio_equals_two_least_squares_fits() -> None:
     """The slope ratio's one-matrix-product moments give what np.polyfit gives."""
     from normtest.checks.conditions import self_pmi
-    from normtest.data import WordData
+    from normtest.data.words import WordData
 
     glove = normtest.load("glove-6b-50d", cache=False)
     data = WordData.build(glove, FAST, "static")

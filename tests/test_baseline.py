@@ -199,7 +199,7 @@ def test_a_constant_baseline_says_so_and_the_beyond_reading_is_the_plain_one() -
 
 
 def _plain(ic: np.ndarray, norms: np.ndarray) -> Measurement:
-    from normtest.stats import measure_correlation
+    from normtest.stats.correlation import measure_correlation
 
     return measure_correlation(ic, norms, units=np.arange(ic.size), n_resamples=300)
 

@@ -26,8 +26,8 @@ from scipy import special
 from normtest.base.settings import AuditSettings
 from normtest.claims.catalogue import get
 from normtest.claims.measuring import beyond_criterion
-from normtest.stats import measure_correlation
 from normtest.stats.baseline import measure_baseline, measure_baseline_contrast
+from normtest.stats.correlation import measure_correlation
 from normtest.verdict.result import Verdict, judge
 
 pytestmark = pytest.mark.slow

@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats as sps
 
-from normtest.stats import bootstrap, correlation, partial_correlation
+from normtest.stats import bootstrap
+from normtest.stats.correlation import correlation, partial_correlation
 
 
 def _explicit(seed: int, n: int, ties: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 
 from normtest.adapters.protocol import Layer, TokenBatch
-from normtest.models.cache import CachedAdapter, CacheWarning, EmbeddingCache, default_cache_dir
+from normtest.base.paths import default_cache_dir
+from normtest.models.cache.adapter import CachedAdapter
+from normtest.models.cache.store import CacheWarning, EmbeddingCache
 from normtest.models.synthetic import OracleModel, make_oracle
 
 

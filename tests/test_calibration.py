@@ -32,14 +32,8 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from normtest.stats import (
-    correlation,
-    fixed_point,
-    linear_growth,
-    measure_correlation,
-    measure_monotone_share,
-    partial_correlation,
-)
+from normtest.stats.correlation import correlation, measure_correlation, partial_correlation
+from normtest.stats.growth import fixed_point, linear_growth, measure_monotone_share
 from normtest.verdict.result import Criterion, Measurement, Result, Verdict
 
 sys.path.insert(0, str(Path(__file__).parent))  # the shared rate checks: tests/verdict_rates.py

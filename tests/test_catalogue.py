@@ -10,7 +10,8 @@ import pytest
 from normtest.adapters.protocol import Capability
 from normtest.claims import catalogue
 from normtest.claims.catalogue import Claim, Expectation, claims, describe, get, register
-from normtest.cli import EXIT_OK, EXIT_USAGE, main
+from normtest.cli.common import EXIT_OK, EXIT_USAGE
+from normtest.cli.main import main
 from normtest.errors import NormtestError
 from normtest.verdict.result import Criterion, Verdict
 

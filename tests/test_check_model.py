@@ -8,18 +8,12 @@ import pytest
 
 from normtest.audit.report import Report
 from normtest.audit.run import AuditSettings, variants
-from normtest.audit.selection import split_ids
+from normtest.audit.selection import Selector, split_ids
 from normtest.claims.catalogue import get
 from normtest.errors import NormtestError
-from normtest.testing import (
-    ClaimCheck,
-    ClaimFailure,
-    ModelSpec,
-    Selector,
-    check_model,
-    load_model,
-    parametrize_with_claims,
-)
+from normtest.models.registry import load_model
+from normtest.testing.api import ClaimCheck, ModelSpec, check_model, parametrize_with_claims
+from normtest.testing.outcomes import ClaimFailure
 
 pytest_plugins = ["pytester"]
 
@@ -134,7 +128,8 @@ def test_parametrize_ids_are_stable_and_loading_is_lazy() -> None:
 
 USER_TESTS = """
 from normtest.audit.run import AuditSettings
-from normtest.testing import ModelSpec, load_model, parametrize_with_claims
+from normtest.models.registry import load_model
+from normtest.testing.api import ModelSpec, parametrize_with_claims
 
 S = AuditSettings(words=300, resamples=200)
 GLOVE = ModelSpec("glove", lambda: load_model("glove-6b-50d", cache=False), "static", ())

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from normtest.audit.report import Report
-from normtest.cli import EXIT_OK, EXIT_USAGE, main
+from normtest.cli.common import EXIT_OK, EXIT_USAGE
+from normtest.cli.main import main
 
 
 def test_demo_prints_verdicts_and_writes_report(
@@ -45,7 +46,7 @@ import numpy as np
 from wordfreq import top_n_list
 
 from normtest.adapters.static import StaticVectors
-from normtest.testing import load_model
+from normtest.models.registry import load_model
 
 
 class FirstWords(StaticVectors):

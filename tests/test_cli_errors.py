@@ -19,7 +19,8 @@ import pytest
 
 from normtest.audit.report import SCHEMA, Report
 from normtest.audit.run import AuditSettings
-from normtest.cli import EXIT_OK, EXIT_USAGE, main
+from normtest.cli.common import EXIT_OK, EXIT_USAGE
+from normtest.cli.main import main
 from normtest.errors import NormtestError
 
 OFFLINE = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
@@ -352,7 +353,7 @@ def test_ctrl_c_inside_a_finaliser_is_not_lost(
 ) -> None:
     # a Ctrl-C delivered while the garbage collector runs a __del__ used to be printed as
     # "Exception ignored ... KeyboardInterrupt" and dropped: the audit ran on to its end
-    import normtest.cli as cli
+    import normtest.cli.main as cli
 
     class Finalised:
         def __del__(self) -> None:

@@ -16,7 +16,7 @@ import pytest
 from normtest.audit.compare import Comparison, compare_reports
 from normtest.audit.report import Report
 from normtest.claims.comparative import Pair, comparatives
-from normtest.cli import main
+from normtest.cli.main import main
 from normtest.errors import NormtestError
 from normtest.verdict.result import Result, Verdict
 

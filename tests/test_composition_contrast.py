@@ -10,7 +10,8 @@ from normtest.audit.report import Report
 from normtest.audit.run import AuditSettings, run_audit, variants
 from normtest.audit.selection import Selector
 from normtest.claims.catalogue import get
-from normtest.data.information import WordfreqSource, default_word_sample
+from normtest.data.information.frequency import WordfreqSource
+from normtest.data.information.samples import default_word_sample
 from normtest.errors import NormtestError
 from normtest.gate.regression import compare
 from normtest.models.synthetic import SubwordModel

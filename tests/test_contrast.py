@@ -41,7 +41,9 @@ import pytest
 from scipy import stats as sps
 
 from normtest.errors import NormtestError
-from normtest.stats import bootstrap, contrast, measure_contrast, measure_correlation
+from normtest.stats import bootstrap
+from normtest.stats.contrast import contrast, measure_contrast
+from normtest.stats.correlation import measure_correlation
 from normtest.verdict.result import Measurement, Verdict
 from normtest.verdict.sampling import Sampling
 

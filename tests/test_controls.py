@@ -20,7 +20,8 @@ from normtest.adapters.static import StaticVectors
 from normtest.audit.report import Report
 from normtest.audit.run import AuditSettings, run_audit
 from normtest.claims.line_checks import builder_of, controls
-from normtest.data.information import WordfreqSource, default_word_sample
+from normtest.data.information.frequency import WordfreqSource
+from normtest.data.information.samples import default_word_sample
 from normtest.errors import NormtestError
 from normtest.gate.config import GateConfig
 from normtest.gate.run import evaluate

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from normtest.audit.report import Report
-from normtest.cli import EXIT_OK, main
-from normtest.data.information import default_word_sample
+from normtest.cli.common import EXIT_OK
+from normtest.cli.main import main
+from normtest.data.information.samples import default_word_sample
 
 WORDS = 300
 

@@ -151,7 +151,7 @@ def _command_lines() -> list[tuple[int, list[str]]]:
 
 def test_command_lines_parse(capsys: pytest.CaptureFixture[str]) -> None:
     """The guide's command lines use flags the CLI has."""
-    from normtest.cli import _parser
+    from normtest.cli.main import _parser
 
     commands = _command_lines()
     assert len(commands) >= 8

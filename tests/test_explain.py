@@ -9,7 +9,8 @@ import pytest
 
 from normtest.audit.explain import explain
 from normtest.claims.catalogue import claims_of_line, get, hypotheses
-from normtest.cli import EXIT_OK, EXIT_USAGE, main
+from normtest.cli.common import EXIT_OK, EXIT_USAGE
+from normtest.cli.main import main
 
 TESTS = Path(__file__).parent
 

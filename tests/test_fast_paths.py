@@ -25,7 +25,8 @@ pytest.importorskip("transformers")
 from normtest.adapters.decoder import DecoderAdapter  # noqa: E402
 from normtest.adapters.encoder import EncoderAdapter  # noqa: E402
 from normtest.errors import NormtestError  # noqa: E402
-from normtest.models.cache import CachedAdapter, EmbeddingCache  # noqa: E402
+from normtest.models.cache.adapter import CachedAdapter  # noqa: E402
+from normtest.models.cache.store import EmbeddingCache  # noqa: E402
 
 #: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
 pytestmark = pytest.mark.slow
@@ -246,7 +247,7 @@ def test_word_token_counts_equal_word_tokens(which: str, request: pytest.Fixture
 @pytest.mark.parametrize("which", ["minilm", "smollm2"])
 def test_capped_token_count_equals_the_full_count(which: str,
                                                   request: pytest.FixtureRequest) -> None:
-    from normtest.data.information import default_documents, model_token_count
+    from normtest.data.information.documents import default_documents, model_token_count
 
     adapter = request.getfixturevalue(which)
     texts = [d.text for d in default_documents(6)] + [DOCUMENT, "word " * 3000, "x"]
@@ -291,7 +292,7 @@ def test_bfloat16_word_vectors_are_close_and_cached_apart(minilm: EncoderAdapter
 def test_weight_bootstrap_interval_agrees_with_scipy() -> None:
     from scipy import stats as sps
 
-    from normtest.stats import correlation
+    from normtest.stats.correlation import correlation
 
     rng = np.random.default_rng(1)
     n, b = 400, 4000
@@ -367,7 +368,7 @@ def test_leading_ids_are_the_whole_texts_first_tokens(name: str,
     """A prefix request tokenises only the start of a long document; its ids are the whole
     text's first ids (the audit's own documents, both tokenizer families)."""
     from normtest.adapters.protocol import leading_ids
-    from normtest.data.information import default_documents
+    from normtest.data.information.documents import default_documents
 
     adapter = request.getfixturevalue(name)
     calls: list[int] = []

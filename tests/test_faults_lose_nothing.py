@@ -287,7 +287,7 @@ def test_the_cache_is_shared_by_threads() -> None:
     import tempfile
     from concurrent.futures import ThreadPoolExecutor
 
-    from normtest.models.cache import EmbeddingCache
+    from normtest.models.cache.store import EmbeddingCache
 
     with tempfile.TemporaryDirectory() as folder:
         cache = EmbeddingCache(folder)
@@ -304,7 +304,7 @@ def test_the_cache_is_shared_by_threads() -> None:
 def test_a_storage_error_turns_the_cache_to_computed_not_kept(tmp_path: Path) -> None:
     import sqlite3
 
-    from normtest.models.cache import EmbeddingCache
+    from normtest.models.cache.store import EmbeddingCache
 
     cache = EmbeddingCache(tmp_path)
 
@@ -320,8 +320,8 @@ def test_a_storage_error_turns_the_cache_to_computed_not_kept(tmp_path: Path) ->
 
 def test_an_interrupted_embedding_keeps_every_part_done(tmp_path: Path) -> None:
     """Items are computed and stored a part at a time: Ctrl-C in the third part keeps two."""
-    from normtest.models.cache import EmbeddingCache
     from normtest.models.cache.adapter import COMMIT_ITEMS, CachedAdapter
+    from normtest.models.cache.store import EmbeddingCache
 
     class Counting:
         name, revision = "counting", "1"
@@ -421,7 +421,7 @@ def slow_download(wheels, folder, model):
 
 store.download_wheels = slow_download
 sys.argv = ["normtest", "models", "install", "nomic-embed-text-v1.5"]
-from normtest.cli import run
+from normtest.cli.main import run
 run()
 """
 
@@ -597,7 +597,7 @@ def test_a_true_report_reads_back_with_every_verdict_re_derived(stored_report: P
 @pytest.mark.parametrize("value", ["junk", "0", "-3"])
 def test_a_bad_normtest_workers_is_refused_as_the_option_is(
         value: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    from normtest.cli import main
+    from normtest.cli.main import main
 
     monkeypatch.setenv("NORMTEST_WORKERS", value)
     assert main(["list"]) == 2

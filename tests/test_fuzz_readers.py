@@ -608,7 +608,7 @@ def _recomputed(compute: Callable[[], Any], spy_on: Any, name: str) -> tuple[Any
     """``compute()``, how many times ``spy_on.name`` ran inside it, and its CacheWarnings."""
     from unittest import mock
 
-    from normtest.models.cache import CacheWarning
+    from normtest.models.cache.store import CacheWarning
 
     with mock.patch.object(spy_on, name, wraps=getattr(spy_on, name)) as spy, \
             warnings.catch_warnings(record=True) as caught:
@@ -742,7 +742,7 @@ def surprisal_store(smollm2: Any, tmp_path_factory: pytest.TempPathFactory) -> S
     """A sound stored file of SmolLM2's surprisal of :data:`SENTENCES`, its bytes and the fresh
     values."""
     pytest.importorskip("torch")
-    from normtest.data.information import stored_surprisal
+    from normtest.data.information.surprisal import stored_surprisal
 
     model = Replayed(smollm2, dict(zip(SENTENCES, smollm2.token_logprobs(SENTENCES),
                                        strict=True)))

@@ -14,14 +14,15 @@ from scipy import stats as sps
 from normtest.audit.report import Report
 from normtest.audit.run import AuditSettings, variants
 from normtest.claims.catalogue import get
-from normtest.cli import EXIT_GATE_FAILED, EXIT_OK, EXIT_USAGE, main
-from normtest.data.information import default_word_sample
+from normtest.cli.common import EXIT_GATE_FAILED, EXIT_OK, EXIT_USAGE
+from normtest.cli.main import main
+from normtest.data.information.samples import default_word_sample
 from normtest.errors import NormtestError
 from normtest.gate.config import GateConfig, load_config
 from normtest.gate.regression import compare, effect
 from normtest.gate.run import evaluate
 from normtest.render.gate import gate_markdown
-from normtest.stats import correlation
+from normtest.stats.correlation import correlation
 from normtest.stats.multiplicity import holm
 from normtest.verdict.result import Criterion, Result
 

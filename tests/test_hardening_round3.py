@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from normtest.audit.report import Report
-from normtest.cli import EXIT_OK, EXIT_USAGE, main
+from normtest.cli.common import EXIT_OK, EXIT_USAGE
+from normtest.cli.main import main
 from normtest.errors import NormtestError
 from normtest.gate.config import GateConfig
 from normtest.gate.run import evaluate

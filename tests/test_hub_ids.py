@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 import normtest
-from normtest.cli import EXIT_OK, EXIT_USAGE, main
+from normtest.cli.common import EXIT_OK, EXIT_USAGE
+from normtest.cli.main import main
 from normtest.errors import NormtestError
 from normtest.models.hub import is_hub_id, split
 

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 import wordfreq
 
-from normtest.data.information import CorpusStatistics, lee_corpus, tokenize, wiki_sample
 from normtest.data.information import corpus_counting as corpus_module
+from normtest.data.information.corpus import CorpusStatistics, lee_corpus, tokenize, wiki_sample
 from normtest.data.information.texts import lee_texts
 from normtest.errors import NormtestError
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from normtest.adapters.protocol import Tokenization
-from normtest.data.information import (
+from normtest.data.information.documents import (
     corpus_documents,
     default_documents,
     document_sentences,

@@ -10,13 +10,13 @@ import pytest
 import wordfreq
 from scipy import stats
 
-from normtest.data.information import (
+from normtest.data.information.frequency import (
     CountsFileSource,
     WordfreqSource,
-    default_word_sample,
     opensubtitles_counts_path,
     opensubtitles_source,
 )
+from normtest.data.information.samples import default_word_sample
 from normtest.errors import NormtestError
 
 WORDS = ["the", "house", "river", "democracy", "photosynthesis", "serendipity"]

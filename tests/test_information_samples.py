@@ -8,8 +8,12 @@ import numpy as np
 import pytest
 import wordfreq
 
-from normtest.data.information import default_word_sample, stratified_word_sample, user_word_sample
-from normtest.data.information.samples import rank_bins
+from normtest.data.information.samples import (
+    default_word_sample,
+    rank_bins,
+    stratified_word_sample,
+    user_word_sample,
+)
 from normtest.errors import NormtestError
 
 

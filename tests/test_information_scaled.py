@@ -15,11 +15,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from normtest.data.information import CorpusStatistics, default_word_sample, readers, scaled
+from normtest.data.information import readers, scaled
+from normtest.data.information.corpus import CorpusStatistics
+from normtest.data.information.samples import default_word_sample
 from normtest.data.information.texts import lee_texts, read_text_file, split_documents
 from normtest.data.information.vocabulary_counts import CorpusCounts
 from normtest.errors import NormtestError
-from normtest.models.cache import CacheWarning
+from normtest.models.cache.store import CacheWarning
 
 #: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
 pytestmark = pytest.mark.slow

@@ -14,12 +14,16 @@ from typing import Any
 import numpy as np
 import pytest
 
-from normtest.adapters import Capability
-from normtest.adapters.protocol import Tokenization
-from normtest.data.information import stored_surprisal, surprisal, text_information, token_surprisal
+from normtest.adapters.protocol import Capability, Tokenization
+from normtest.data.information.surprisal import (
+    stored_surprisal,
+    surprisal,
+    text_information,
+    token_surprisal,
+)
 from normtest.data.information.texts import lee_texts
 from normtest.errors import NormtestError
-from normtest.models.cache import CacheWarning
+from normtest.models.cache.store import CacheWarning
 
 
 class BigramLM:
@@ -298,7 +302,7 @@ def test_every_audit_reads_the_sentences_surprisal_from_the_store(
     audit computes SmolLM2's surprisal of the sentences, the second reads it back."""
     pytest.importorskip("torch")
     from normtest.base.settings import AuditSettings
-    from normtest.data import TextData
+    from normtest.data.texts import TextData
 
     # the module, not the function normtest.data.information exports under the same name
     module = importlib.import_module("normtest.data.information.surprisal")

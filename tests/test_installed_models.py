@@ -27,7 +27,7 @@ import pytest
 pytest.importorskip("torch")  # the build machinery (normtest.adapters.gguf_build) needs it
 
 from normtest.adapters.built_folder import BUILD_MARKER
-from normtest.cli import main
+from normtest.cli.main import main
 from normtest.errors import NormtestError
 from normtest.models.install import Wheel
 from normtest.models.store import INSTALLABLE, NOMIC, folder_of, installed_model, status

@@ -28,10 +28,11 @@ from normtest.audit.report import Report  # noqa: E402
 from normtest.audit.run import profile_layers, run_audit, variant_key, variants  # noqa: E402
 from normtest.base.settings import AuditSettings, layer_names, parse_layers  # noqa: E402
 from normtest.claims.catalogue import get  # noqa: E402
-from normtest.cli import EXIT_OK, EXIT_USAGE, main  # noqa: E402
-from normtest.data import as_layer  # noqa: E402
+from normtest.cli.common import EXIT_OK, EXIT_USAGE  # noqa: E402
+from normtest.cli.main import main  # noqa: E402
+from normtest.data.common import as_layer  # noqa: E402
 from normtest.errors import NormtestError  # noqa: E402
-from normtest.render import render  # noqa: E402
+from normtest.render.formats import render  # noqa: E402
 from normtest.render.layers import (  # noqa: E402
     in_profile,
     layer_profiles,
@@ -304,7 +305,8 @@ class Profiled:
 @pytest.fixture(scope="module")
 def audited(tmp_path_factory: pytest.TempPathFactory, minilm: Any) -> Iterator[Profiled]:
     """MiniLM-L6 audited with ``layers="all"`` and without, each on a fresh cache (~45 s)."""
-    from normtest.models.cache import CachedAdapter, EmbeddingCache
+    from normtest.models.cache.adapter import CachedAdapter
+    from normtest.models.cache.store import EmbeddingCache
     from normtest.models.registry import load
 
     model = load("minilm-l6", cache_dir=tmp_path_factory.mktemp("cache-profile"),

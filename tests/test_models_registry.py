@@ -9,7 +9,7 @@ import pytest
 
 import normtest
 from normtest.errors import NormtestError
-from normtest.models.cache import CachedAdapter
+from normtest.models.cache.adapter import CachedAdapter
 from normtest.models.registry import embedded_names
 
 

@@ -14,7 +14,8 @@ import pytest
 from normtest.adapters.static import StaticVectors
 from normtest.audit.run import AuditSettings, run_audit
 from normtest.base import parallel
-from normtest.data.information import WordfreqSource, default_word_sample
+from normtest.data.information.frequency import WordfreqSource
+from normtest.data.information.samples import default_word_sample
 from normtest.errors import NormtestError
 
 needs_fork = pytest.mark.skipif(parallel.worker_count(2, 2) != 2,

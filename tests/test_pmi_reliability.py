@@ -14,21 +14,18 @@ from typing import Any
 import numpy as np
 import pytest
 
-from normtest.data.information import (
-    MIN_PMI_RELIABILITY,
-    CorpusCounts,
-    CorpusStatistics,
-    PMIReliability,
-    corpus_counts,
-    corpus_halves,
-    default_word_sample,
-    lee_corpus,
-    pmi_reliability,
-    scaled,
-    wiki_sample,
-)
+from normtest.data.information import scaled
+from normtest.data.information.corpus import CorpusStatistics, lee_corpus, wiki_sample
 from normtest.data.information.corpus_counting import document_half
+from normtest.data.information.reliability import (
+    MIN_PMI_RELIABILITY,
+    PMIReliability,
+    pmi_reliability,
+)
+from normtest.data.information.samples import default_word_sample
+from normtest.data.information.scaled import corpus_counts, corpus_halves
 from normtest.data.information.texts import lee_texts
+from normtest.data.information.vocabulary_counts import CorpusCounts
 from normtest.errors import NormtestError
 
 N_FILES, PER_FILE = 20, 15

@@ -11,7 +11,7 @@ import pytest
 from normtest.base.settings import AuditSettings
 from normtest.scorecard.lines import build
 from normtest.scorecard.power import POWER, annotate, required
-from normtest.stats import correlation, measure_correlation
+from normtest.stats.correlation import correlation, measure_correlation
 from normtest.verdict.result import Criterion, Measurement, Result, Verdict
 from normtest.verdict.sampling import Sampling
 
@@ -99,7 +99,7 @@ def test_a_real_undecided_row_gets_the_setting_to_raise() -> None:
 @pytest.mark.slow
 def test_normtest_plan_runs_a_pilot_and_recommends_a_sample(
         capsys: pytest.CaptureFixture[str]) -> None:
-    from normtest.cli import main
+    from normtest.cli.main import main
 
     assert main(["plan", "--model", "glove-6b-50d", "--words", "150", "--resamples", "200"]) == 0
     out = capsys.readouterr().out
@@ -180,7 +180,7 @@ def test_the_power_curves_script_reads_a_report(tmp_path: object) -> None:
 
 def test_a_plan_of_exploratory_claims_only_says_why_it_is_empty(
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    from normtest.cli import main
+    from normtest.cli.main import main
 
     def no_pilot(*args: object, **kwargs: object) -> None:
         raise AssertionError("a pilot ran although nothing could be planned")
@@ -203,7 +203,7 @@ def test_a_plan_whose_pilot_leaves_no_confirmatory_row_says_why(
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """A claim with expectations for other models only: the pilot runs, and its rows are all
     exploratory for this one."""
-    import normtest.cli as cli
+    import normtest.cli.main as cli
     from normtest.audit.report import Report
     from normtest.verdict.result import Verdict
 
@@ -222,7 +222,7 @@ def test_a_plan_whose_pilot_leaves_no_confirmatory_row_says_why(
 @pytest.mark.slow
 def test_the_recommended_audit_keeps_the_users_options(
         capsys: pytest.CaptureFixture[str]) -> None:
-    from normtest.cli import main
+    from normtest.cli.main import main
 
     assert main(["plan", "--model", "glove-6b-50d", "--suite", "word", "--words", "150",
                  "--resamples", "200", "--seed", "3", "--no-controls"]) == 0

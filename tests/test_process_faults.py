@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from normtest.audit.report import Report
-from normtest.cli import EXIT_INTERRUPTED, EXIT_OK
+from normtest.cli.common import EXIT_INTERRUPTED, EXIT_OK
 
 #: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
 pytestmark = pytest.mark.slow
@@ -150,7 +150,7 @@ def test_sigterm_ends_an_audit_quietly_and_a_rerun_resumes(
 LATE_CTRL_C = """
 import _thread, sys
 import normtest.cli.demo as demo
-from normtest.cli import run
+from normtest.cli.main import run
 
 def stopped(args):
     raise KeyboardInterrupt  # the Ctrl-C, while the command works

@@ -16,7 +16,7 @@ import normtest.checks
 from normtest.audit.report import Report
 from normtest.audit.run import AuditSettings, variants
 from normtest.claims.catalogue import get
-from normtest.testing import check_model
+from normtest.testing.api import check_model
 
 #: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
 pytestmark = pytest.mark.slow

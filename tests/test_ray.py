@@ -19,7 +19,8 @@ import normtest
 from normtest.audit.report import Report
 from normtest.audit.run import run_audit
 from normtest.base.settings import AuditSettings
-from normtest.cli import EXIT_USAGE, main
+from normtest.cli.common import EXIT_USAGE
+from normtest.cli.main import main
 from normtest.errors import NormtestError
 
 #: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).

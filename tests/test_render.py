@@ -14,19 +14,15 @@ import numpy as np
 import pytest
 
 from normtest.audit.report import Report
-from normtest.cli import EXIT_OK, EXIT_USAGE, main
+from normtest.cli.common import EXIT_OK, EXIT_USAGE
+from normtest.cli.main import main
 from normtest.errors import NormtestError
-from normtest.render import (
-    FORMATS,
-    fits,
-    parse_threshold,
-    plots,
-    render,
-    with_thresholds,
-    write_renderings,
-)
+from normtest.render import fits, plots
+from normtest.render.formats import FORMATS, render, write_renderings
 from normtest.render.markdown import md_code, md_text
-from normtest.stats import correlation, linear_growth
+from normtest.render.thresholds import parse_threshold, with_thresholds
+from normtest.stats.correlation import correlation
+from normtest.stats.growth import linear_growth
 from normtest.verdict.result import Result, Verdict
 
 SCRIPT = "<script>alert(1)</script>"

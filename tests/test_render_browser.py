@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 
 from normtest.audit.report import Report
-from normtest.render import render
+from normtest.render.formats import render
 
 #: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
 pytestmark = pytest.mark.slow

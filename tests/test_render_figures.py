@@ -22,8 +22,10 @@ import pytest
 
 from normtest.audit.report import Report
 from normtest.errors import NormtestError
-from normtest.render import canvas, fits, plots, render
-from normtest.stats import correlation, linear_growth
+from normtest.render import canvas, fits, plots
+from normtest.render.formats import render
+from normtest.stats.correlation import correlation
+from normtest.stats.growth import linear_growth
 from normtest.verdict.result import Result, Verdict
 
 DATA_URI = re.compile(r'<img src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)" alt="([^"]*)"')
@@ -118,7 +120,7 @@ def test_the_same_report_gives_the_same_bytes_in_any_process(tmp_path: Path) -> 
     assert render(report, "html") == page
     stored = report.write(tmp_path / "report.json")
     code = ("import sys; from normtest.audit.report import Report; "
-            "from normtest.render import render; "
+            "from normtest.render.formats import render; "
             "sys.stdout.buffer.write(render(Report.read(sys.argv[1]), 'html').encode())")
     for seed in ("1", "2"):
         out = subprocess.run([sys.executable, "-c", code, str(stored)], capture_output=True,

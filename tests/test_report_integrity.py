@@ -23,9 +23,10 @@ import numpy as np
 import pytest
 
 from normtest.audit.report import Report, digest_of, implausible_rows
-from normtest.cli import EXIT_USAGE, main
+from normtest.cli.common import EXIT_USAGE
+from normtest.cli.main import main
 from normtest.errors import NormtestError
-from normtest.stats import correlation
+from normtest.stats.correlation import correlation
 from normtest.verdict.result import Criterion, Measurement, Result
 from normtest.verdict.sampling import Sampling
 
@@ -184,7 +185,7 @@ def demos() -> tuple[Report, Report]:
 
 def _whole_set(folder: Path, reports: tuple[Report, ...]) -> int:
     """Which of ``reports`` the folder holds, every file of it; fails on a mix."""
-    from normtest.render import render
+    from normtest.render.formats import render
 
     json_text = (folder / "report.json").read_text(encoding="utf-8")
     (index,) = [i for i, r in enumerate(reports) if render(r, "json") == json_text]
@@ -199,8 +200,8 @@ def test_a_report_folder_is_written_whole_or_not_at_all(
         demos: tuple[Report, Report], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import os
 
-    import normtest.render as rendering
-    from normtest.render import write_renderings
+    import normtest.render.formats as rendering
+    from normtest.render.formats import write_renderings
 
     folder = tmp_path / "out"
     write_renderings(demos[0], folder)
@@ -222,13 +223,13 @@ def test_a_report_folder_is_written_whole_or_not_at_all(
     monkeypatch.setattr(rendering, "render", real)
     assert _whole_set(folder, demos) == 0  # nothing of the failed write
     # a file that cannot be written: nothing replaced, nothing left behind
-    real_fdopen = rendering.os.fdopen
+    real_fdopen = os.fdopen
     calls = []
 
     def full_disk(handle: int, mode: str) -> Any:
         calls.append(handle)
         if len(calls) == 3:
-            rendering.os.close(handle)
+            os.close(handle)
             raise OSError(28, "No space left on device")
         return real_fdopen(handle, mode)
 
@@ -251,8 +252,8 @@ def test_two_writers_of_one_folder_take_turns(demos: tuple[Report, Report], tmp_
     """Two audits writing one --out at once (threads here; flock locks separate opens of the
     lock file alike): the folder always holds the whole set of one of them. (Without the lock,
     about a third of such races left a mix, measured over 200.)"""
-    import normtest.render as rendering
-    from normtest.render import write_renderings
+    import normtest.render.formats as rendering
+    from normtest.render.formats import write_renderings
 
     texts = {id(r): {fmt: rendering.render(r, fmt) for fmt in ("json", "md", "html")}
              for r in demos}
@@ -283,7 +284,8 @@ def test_two_writers_of_one_folder_take_turns(demos: tuple[Report, Report], tmp_
 @pytest.mark.slow
 def test_a_writer_waits_for_the_lock_then_gives_up_with_a_clear_message(
         demos: tuple[Report, Report], tmp_path: Path) -> None:
-    from normtest.render import folder_lock, write_renderings
+    from normtest.render.formats import write_renderings
+    from normtest.render.locking import folder_lock
 
     folder = tmp_path / "out"
     folder.mkdir()
@@ -311,7 +313,7 @@ def test_a_signed_bootstrap_row_outside_its_replicates_is_read(tmp_path: Path) -
     """A ratio of slopes can fall outside the range of its own replicates (MiniLM's input-layer
     late/early ratio did: −320 against [−81, 49]); a report normtest signed is read as written,
     while the same row without a digest is held to the range."""
-    from normtest.stats import measure_mean
+    from normtest.stats.equivalence import measure_mean
 
     honest = measure_mean(np.linspace(0.0, 1.0, 50), n_resamples=100, seed=0)
     ratio = replace(honest, estimate=-320.0, sampling=Sampling.bootstrap(

@@ -15,7 +15,8 @@ import pytest
 
 from normtest.audit.report import SCHEMA, Report
 from normtest.audit.report_schema import SchemaError, validate
-from normtest.cli import EXIT_USAGE, main
+from normtest.cli.common import EXIT_USAGE
+from normtest.cli.main import main
 from normtest.errors import NormtestError
 
 

@@ -11,7 +11,10 @@ import pytest
 
 from normtest.audit.report import SCHEMA, Report
 from normtest.errors import NormtestError
-from normtest.stats import adjust, correlation, equivalence, fixed_point, linear_growth
+from normtest.stats.correlation import correlation
+from normtest.stats.equivalence import equivalence
+from normtest.stats.growth import fixed_point, linear_growth
+from normtest.stats.multiplicity import adjust
 from normtest.verdict.result import Criterion, Measurement, Result, Verdict, judge
 from normtest.verdict.sampling import Sampling
 

@@ -22,8 +22,9 @@ from normtest.adapters.static import StaticVectors
 from normtest.audit.report import Report
 from normtest.audit.run import AuditSettings, run_audit
 from normtest.claims.line_checks import space_of, specifications
-from normtest.cli import main
-from normtest.data.information import WordfreqSource, default_word_sample
+from normtest.cli.main import main
+from normtest.data.information.frequency import WordfreqSource
+from normtest.data.information.samples import default_word_sample
 from normtest.data.respecified import sample_half
 from normtest.errors import NormtestError
 from normtest.gate.config import GateConfig

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 
 from normtest.errors import NormtestError
-from normtest.stats import correlation
+from normtest.stats.correlation import correlation
 from normtest.verdict.sampling import Sampling
 
 

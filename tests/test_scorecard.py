@@ -15,14 +15,13 @@ from normtest.adapters.protocol import family_of
 from normtest.audit.report import Report
 from normtest.audit.run import AuditSettings, run_audit, variants
 from normtest.claims.catalogue import REFERENCE, claims, get, hypotheses
-from normtest.cli import main
+from normtest.cli.main import main
 from normtest.errors import NormtestError
 from normtest.gate.config import GateConfig
 from normtest.gate.run import evaluate
 from normtest.render.gate import gate_markdown
 from normtest.scorecard.lines import STATUSES, build
-from normtest.stats import adjust_audit
-from normtest.stats.multiplicity import benjamini_hochberg, holm
+from normtest.stats.multiplicity import adjust_audit, benjamini_hochberg, holm
 from normtest.verdict.result import Criterion, Measurement, Result, Verdict
 from normtest.verdict.sampling import Sampling
 
@@ -320,7 +319,7 @@ def test_an_audit_reports_roles_and_its_scorecard(glove_report: Report, glove: A
 @pytest.mark.slow
 def test_the_scorecard_heads_every_rendering(glove_report: Report, tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
-    from normtest.render import render
+    from normtest.render.formats import render
 
     markdown = render(glove_report, "md")
     assert markdown.index("Does the model behave as the paper says?") < markdown.index("| claim")

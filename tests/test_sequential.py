@@ -13,8 +13,8 @@ import pytest
 from normtest.audit.report import Report
 from normtest.audit.sequential import sequential, spent, stage_levels
 from normtest.base.settings import AuditSettings
-from normtest.cli import main
-from normtest.stats import measure_correlation
+from normtest.cli.main import main
+from normtest.stats.correlation import measure_correlation
 from normtest.verdict.result import Criterion, Result, Verdict
 
 ALPHA = 0.05

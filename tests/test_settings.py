@@ -20,7 +20,7 @@ from normtest.base.settings import (
     given,
     resolve,
 )
-from normtest.cli import main
+from normtest.cli.main import main
 from normtest.errors import NormtestError
 from normtest.gate.config import load_config
 from normtest.gate.run import audit_settings as gate_settings

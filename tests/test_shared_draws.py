@@ -22,16 +22,10 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 
 from normtest.errors import NormtestError
-from normtest.stats import (
-    _spearman,
-    bootstrap,
-    correlation,
-    measure_correlation,
-    measure_fixed_point,
-    measure_linear_growth,
-    measure_mean,
-    measure_partial_correlation,
-)
+from normtest.stats import _spearman, bootstrap
+from normtest.stats.correlation import correlation, measure_correlation, measure_partial_correlation
+from normtest.stats.equivalence import measure_mean
+from normtest.stats.growth import measure_fixed_point, measure_linear_growth
 from normtest.stats.paired import measure_correlation_difference, measure_linearity_gain
 from normtest.verdict.result import Measurement, Verdict
 
@@ -438,7 +432,7 @@ class _Frequencies:
 def test_word_claims_draw_each_word_alike_in_every_variant() -> None:
     from normtest.base.settings import AuditSettings
     from normtest.checks.word import norm_ic
-    from normtest.data import WordData
+    from normtest.data.words import WordData
     from normtest.models.synthetic import make_oracle
 
     oracle = make_oracle(80, seed=1, b=20.0, noise=0.3)

@@ -8,8 +8,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats as sps
 
-from normtest.stats import adjust, correlation, fixed_point, linear_growth, partial_correlation
 from normtest.stats._inputs import MIN_GROUPS
+from normtest.stats.correlation import correlation, partial_correlation
+from normtest.stats.growth import fixed_point, linear_growth
+from normtest.stats.multiplicity import adjust
 from normtest.verdict.result import Criterion, Measurement, Result, Verdict, judge
 from normtest.verdict.sampling import Sampling
 

@@ -37,14 +37,10 @@ from hypothesis.extra import numpy as hnp
 from scipy import stats as sps
 
 from normtest.errors import NormtestError
-from normtest.stats import (
-    correlation,
-    equivalence,
-    fixed_point,
-    linear_growth,
-    partial_correlation,
-)
 from normtest.stats._inputs import MIN_GROUPS
+from normtest.stats.correlation import correlation, partial_correlation
+from normtest.stats.equivalence import equivalence
+from normtest.stats.growth import fixed_point, linear_growth
 from normtest.verdict.result import Result, Verdict
 
 B = 200

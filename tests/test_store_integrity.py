@@ -29,9 +29,11 @@ import pytest
 
 from normtest.adapters.protocol import Tokenization
 from normtest.base.fingerprint import arrays_sha256
-from normtest.cli import _one_line_warning
-from normtest.data.information import default_word_sample, scaled, surprisal
+from normtest.cli.main import _one_line_warning
+from normtest.data.information import scaled
+from normtest.data.information.samples import default_word_sample
 from normtest.data.information.store import CHECKSUM, write_checked
+from normtest.data.information.surprisal import surprisal
 from normtest.data.information.texts import lee_texts
 from normtest.data.information.vocabulary_counts import FORMAT, CorpusCounts
 from normtest.errors import NormtestError

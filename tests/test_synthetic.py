@@ -40,7 +40,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from normtest.adapters import (
+from normtest.adapters.protocol import (
     Capability,
     ModelAdapter,
     TokenVectorModel,
@@ -59,7 +59,7 @@ from normtest.models.synthetic import (
     nearest_psd_pmi,
     random_distribution,
 )
-from normtest.stats import correlation
+from normtest.stats.correlation import correlation
 from normtest.verdict.result import Verdict
 
 # --------------------------------------------------------------------------- distributions

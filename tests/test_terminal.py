@@ -14,7 +14,8 @@ from rich.console import Console
 
 from normtest.audit.report import Report
 from normtest.audit.run import AuditSettings, run_audit
-from normtest.cli import EXIT_OK, main
+from normtest.cli.common import EXIT_OK
+from normtest.cli.main import main
 from normtest.render.labels import agreement
 from normtest.render.summary import (
     WIDTH,

@@ -269,7 +269,7 @@ def test_a_claim_declared_without_a_measurement_is_skipped_with_the_way_out(
 # -- one id, one declaration and one measurement -------------------------------------------------
 def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     """``normtest ARGS`` in this process: its exit code and standard error."""
-    from normtest.cli import main
+    from normtest.cli.main import main
 
     code = main(args)
     err = capsys.readouterr().err
@@ -394,7 +394,7 @@ def test_a_factory_closed_over_other_values_is_another_measurement(
     factory.write_text(
         "import numpy as np\n"
         "from normtest.claims import Claim, Criterion, register\n"
-        "from normtest.stats import measure_mean\n\n"
+        "from normtest.stats.equivalence import measure_mean\n\n"
         "def make(weights):\n"
         "    def measure(words, variant, settings):\n"
         "        return measure_mean(words.information * weights[0], n_resamples=100)\n"
@@ -541,7 +541,7 @@ def test_judging_a_nan_estimate_with_a_sampling_is_never_a_verdict() -> None:
     measurement meets, built-in or not)."""
     from dataclasses import replace as bend
 
-    from normtest.stats import measure_mean
+    from normtest.stats.equivalence import measure_mean
     from normtest.verdict.result import Criterion, Result
 
     honest = measure_mean(np.linspace(1.0, 2.0, 50), n_resamples=200)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from normtest.cli import main
+from normtest.cli.main import main
 
 FLAGS = ["--suite", "cer", "--documents", "12", "--resamples", "100", "--no-robustness",
          "--no-controls", "-q"]

@@ -136,7 +136,7 @@ def compare_reports(reports: Sequence[Report], claim_ids: Iterable[str] | None =
     difference is zero by construction — and is listed
     under ``provenance["same_model"]``; when every pair is one, the comparison is refused.
     """
-    from normtest.stats import adjust_audit
+    from normtest.stats.multiplicity import adjust_audit
 
     if len(reports) < 2:
         raise NormtestError("a comparison needs two models or more (--model A --model B)")

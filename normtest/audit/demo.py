@@ -12,7 +12,9 @@ from dataclasses import replace
 import numpy as np
 
 from normtest.audit.report import Report, provenance
-from normtest.stats import adjust, correlation, fixed_point, linear_growth
+from normtest.stats.correlation import correlation
+from normtest.stats.growth import fixed_point, linear_growth
+from normtest.stats.multiplicity import adjust
 from normtest.verdict.result import Result, Verdict
 
 

@@ -32,12 +32,11 @@ from normtest.base.parallel import worker_count
 from normtest.base.settings import AuditSettings
 from normtest.claims.catalogue import Claim, claims, get
 from normtest.claims.measuring import measure_row, merge_identical
-from normtest.data import AuditData
 from normtest.data.common import profiled
+from normtest.data.kinds import AuditData
 from normtest.errors import NormtestError, nothing_ran
 from normtest.scorecard.power import annotate
-from normtest.stats import adjust_audit
-from normtest.stats.multiplicity import METHOD_OF_ROLE, tested
+from normtest.stats.multiplicity import METHOD_OF_ROLE, adjust_audit, tested
 from normtest.verdict.result import Result, Verdict, variant_key
 
 __all__ = ["SCOPES", "AuditSettings", "applicable_axes", "plot_data",

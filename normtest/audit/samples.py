@@ -68,7 +68,7 @@ def record_samples(report: Report, adapter: ModelAdapter, settings: AuditSetting
     if "words" in samples and "words" not in found:
         try:
             from normtest.adapters.protocol import family_of
-            from normtest.data import WordData
+            from normtest.data.words import WordData
 
             data = WordData.build(adapter, settings, family_of(adapter), words, source)
             found["words"] = _digest(WordData.fingerprint({"words": data.words,

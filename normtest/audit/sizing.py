@@ -139,8 +139,8 @@ def size_audit(adapter: ModelAdapter, settings: AuditSettings, family: str,
 
     from normtest.base import progress
     from normtest.base.settings import SIZABLE
-    from normtest.data import AuditData
     from normtest.data.capacity import capacity
+    from normtest.data.kinds import AuditData
 
     sizable = [s for s in settings.autosize if s in SIZABLE]
     if not sizable or not settings.controls or words is not None:

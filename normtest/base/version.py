@@ -1,3 +1,3 @@
 """normtest's version (``normtest.__version__``), kept apart so that any layer may read it."""
 
-VERSION = "0.1.0"
+VERSION = "0.2.0.dev0"

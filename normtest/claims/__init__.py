@@ -17,111 +17,121 @@ analyses and its controls, declared beside its claims), ``control_models`` (the 
 control data), ``comparative`` (claims about the difference between two models), ``measuring``
 (one row measured and judged) and ``duplicates`` (when two declarations are the same claim).
 
-Names are imported on first use, so ``import normtest.claims`` loads no numerical code.
+The names below are imported here, eagerly: this package is the one face a claim file needs
+(as statsmodels keeps ``statsmodels.api``); inside the engine, modules import from the module
+that defines a name. SciPy's statistics load when a measurement first needs them.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from normtest.adapters.protocol import Capability
+from normtest.base.settings import AuditSettings
+from normtest.claims.catalogue import (
+    AXES,
+    BASELINES,
+    FAMILIES,
+    SUITES,
+    Claim,
+    Expectation,
+    Variant,
+    claims,
+    get,
+    hypothesis,
+    measures,
+    register,
+)
+from normtest.claims.comparative import Comparative, Pair, PairExpectation, compares
+from normtest.claims.control_models import (
+    composition_controls,
+    condition_controls,
+    fixed_point_controls,
+    growth_controls,
+    text_controls,
+    word_controls,
+)
+from normtest.claims.line_checks import CHOICES, ControlContext, Space, controls, specifications
+from normtest.claims.loading import ClaimSource, load_checks
+from normtest.data.kinds import DATA
+from normtest.data.prefixes import PrefixData
+from normtest.data.respecified import SAMPLES
+from normtest.data.texts import TextData
+from normtest.data.words import WordData
+from normtest.geometry.compose import MODEL_STATES
+from normtest.stats import bootstrap
+from normtest.stats.baseline import (
+    measure_baseline,
+    measure_baseline_contrast,
+    measure_within_strata,
+    within_strata_estimate,
+)
+from normtest.stats.contrast import measure_contrast, measure_correlation_contrast
+from normtest.stats.correlation import measure_correlation, measure_partial_correlation
+from normtest.stats.equivalence import measure_mean
+from normtest.stats.growth import (
+    measure_fixed_point,
+    measure_linear_growth,
+    measure_monotone_share,
+)
+from normtest.stats.paired import measure_correlation_difference, measure_linearity_gain
+from normtest.verdict.measurement import Measurement
+from normtest.verdict.result import Criterion, Verdict
+from normtest.verdict.sampling import Sampling
 
-from normtest.base.lazy import lazy_exports
-
-_EXPORTS = {
-    "normtest.claims.catalogue": (
-        "AXES", "BASELINES", "FAMILIES", "SUITES", "Claim", "Expectation", "Variant", "claims",
-        "get", "hypothesis", "measures", "register",
-    ),
-    "normtest.claims.line_checks": (
-        "CHOICES", "ControlContext", "Space", "controls", "specifications",
-    ),
-    "normtest.claims.control_models": (
-        "composition_controls", "condition_controls", "fixed_point_controls", "growth_controls",
-        "text_controls", "word_controls",
-    ),
-    "normtest.claims.comparative": ("Comparative", "Pair", "PairExpectation", "compares"),
-    "normtest.claims.loading": ("ClaimSource", "load_checks"),
-    "normtest.verdict.result": ("Criterion", "Verdict"),
-    "normtest.verdict.measurement": ("Measurement",),
-    "normtest.verdict.sampling": ("Sampling",),
-    "normtest.base.settings": ("AuditSettings",),
-    "normtest.data": ("DATA", "PrefixData", "TextData", "WordData"),
-    "normtest.data.respecified": ("SAMPLES",),
-    "normtest.adapters.protocol": ("Capability",),
-    "normtest.geometry.compose": ("MODEL_STATES",),
-    "normtest.stats": (
-        "bootstrap", "measure_contrast", "measure_correlation", "measure_correlation_contrast",
-        "measure_fixed_point", "measure_linear_growth", "measure_mean", "measure_monotone_share",
-        "measure_partial_correlation",
-    ),
-    "normtest.stats.baseline": ("measure_baseline", "measure_baseline_contrast",
-                                "measure_within_strata", "within_strata_estimate"),
-    "normtest.stats.paired": ("measure_correlation_difference", "measure_linearity_gain"),
-}
-
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
-
-if TYPE_CHECKING:  # what the names above are, for type checkers
-    from normtest.adapters.protocol import Capability
-    from normtest.base.settings import AuditSettings
-    from normtest.claims.catalogue import (
-        AXES,
-        BASELINES,
-        FAMILIES,
-        SUITES,
-        Claim,
-        Expectation,
-        Variant,
-        claims,
-        get,
-        hypothesis,
-        measures,
-        register,
-    )
-    from normtest.claims.comparative import Comparative, Pair, PairExpectation, compares
-    from normtest.claims.control_models import (
-        composition_controls,
-        condition_controls,
-        fixed_point_controls,
-        growth_controls,
-        text_controls,
-        word_controls,
-    )
-    from normtest.claims.line_checks import CHOICES, ControlContext, Space, controls, specifications
-    from normtest.claims.loading import ClaimSource, load_checks
-    from normtest.data import DATA, PrefixData, TextData, WordData
-    from normtest.data.respecified import SAMPLES
-    from normtest.geometry.compose import MODEL_STATES
-    from normtest.stats import (
-        bootstrap,
-        measure_contrast,
-        measure_correlation,
-        measure_correlation_contrast,
-        measure_fixed_point,
-        measure_linear_growth,
-        measure_mean,
-        measure_monotone_share,
-        measure_partial_correlation,
-    )
-    from normtest.stats.baseline import (
-        measure_baseline,
-        measure_baseline_contrast,
-        measure_within_strata,
-        within_strata_estimate,
-    )
-    from normtest.stats.paired import measure_correlation_difference, measure_linearity_gain
-    from normtest.verdict.measurement import Measurement
-    from normtest.verdict.result import Criterion, Verdict
-    from normtest.verdict.sampling import Sampling
-
-__all__ = ["AXES", "BASELINES", "CHOICES", "DATA", "FAMILIES", "MODEL_STATES", "SAMPLES",
-           "SUITES", "AuditSettings", "Capability", "Claim", "ClaimSource", "Comparative",
-           "ControlContext", "Criterion", "Expectation", "Measurement", "Pair", "PairExpectation",
-           "PrefixData", "Sampling", "Space", "TextData", "Variant", "Verdict", "WordData",
-           "bootstrap", "claims", "compares", "composition_controls", "condition_controls",
-           "controls", "fixed_point_controls", "get", "growth_controls", "hypothesis",
-           "load_checks", "measure_baseline", "measure_baseline_contrast", "measure_contrast",
-           "measure_correlation", "measure_correlation_contrast",
-           "measure_correlation_difference", "measure_fixed_point", "measure_linear_growth",
-           "measure_linearity_gain", "measure_mean", "measure_monotone_share",
-           "measure_partial_correlation", "measure_within_strata", "measures", "register",
-           "specifications", "text_controls", "within_strata_estimate", "word_controls"]
+__all__ = [
+    "AXES",
+    "BASELINES",
+    "CHOICES",
+    "DATA",
+    "FAMILIES",
+    "MODEL_STATES",
+    "SAMPLES",
+    "SUITES",
+    "AuditSettings",
+    "Capability",
+    "Claim",
+    "ClaimSource",
+    "Comparative",
+    "ControlContext",
+    "Criterion",
+    "Expectation",
+    "Measurement",
+    "Pair",
+    "PairExpectation",
+    "PrefixData",
+    "Sampling",
+    "Space",
+    "TextData",
+    "Variant",
+    "Verdict",
+    "WordData",
+    "bootstrap",
+    "claims",
+    "compares",
+    "composition_controls",
+    "condition_controls",
+    "controls",
+    "fixed_point_controls",
+    "get",
+    "growth_controls",
+    "hypothesis",
+    "load_checks",
+    "measure_baseline",
+    "measure_baseline_contrast",
+    "measure_contrast",
+    "measure_correlation",
+    "measure_correlation_contrast",
+    "measure_correlation_difference",
+    "measure_fixed_point",
+    "measure_linear_growth",
+    "measure_linearity_gain",
+    "measure_mean",
+    "measure_monotone_share",
+    "measure_partial_correlation",
+    "measure_within_strata",
+    "measures",
+    "register",
+    "specifications",
+    "text_controls",
+    "within_strata_estimate",
+    "word_controls",
+]

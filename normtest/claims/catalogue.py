@@ -8,7 +8,7 @@ group of an installed package)::
 
     from normtest.claims.catalogue import Claim, measures
     from normtest.verdict.result import Criterion
-    from normtest.stats import measure_correlation
+    from normtest.stats.correlation import measure_correlation
 
     @measures(Claim(
         id="word.norm_ic.kendall",
@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from normtest.adapters.protocol import Capability
 from normtest.claims.duplicates import same_measure, source_file
-from normtest.data import DATA
+from normtest.data.kinds import DATA
 from normtest.errors import NormtestError
 from normtest.verdict.result import Criterion, Verdict, variant_key
 
@@ -82,7 +82,9 @@ ENTRY_POINT_GROUP = "normtest.checks"
 
 if TYPE_CHECKING:
     from normtest.base.settings import AuditSettings
-    from normtest.data import PrefixData, TextData, WordData
+    from normtest.data.prefixes import PrefixData
+    from normtest.data.texts import TextData
+    from normtest.data.words import WordData
     from normtest.verdict.result import Measurement
 
 #: A claim's variant: axis → value (``{"composition": "sqrt_n", "transform": "raw"}``).

@@ -36,7 +36,6 @@ from typing import Any
 
 import numpy as np
 from scipy import special
-from scipy.stats import rankdata
 
 from normtest.claims.line_checks import ControlContext
 from normtest.errors import NormtestError
@@ -86,6 +85,8 @@ def _targets(values: np.ndarray, effect: float, rng: np.random.Generator,
     """Positive numbers whose rank correlation with ``values`` is ``effect`` (in expectation):
     a Gaussian copula, z = r·score + √(1 − r²)·ε with Pearson r = 2·sin(π·effect/6) (the
     bivariate normal's Spearman ρ is (6/π)·arcsin(r/2)), then exp(spread·z)."""
+    from scipy.stats import rankdata  # 1 s to import: only when a control is built
+
     n = values.size
     scores = special.ndtri((rankdata(values) - 0.5) / n)
     r = 2 * math.sin(math.pi * effect / 6)
@@ -98,7 +99,7 @@ def _static_words(words: Any, squared: np.ndarray, rng: np.random.Generator, nam
     """Word data over the audit's words whose whole-word vectors have these squared norms, in
     random directions."""
     from normtest.adapters.static import StaticVectors
-    from normtest.data import WordData
+    from normtest.data.words import WordData
 
     directions = rng.standard_normal((len(words.words), DIM))
     directions /= np.linalg.norm(directions, axis=1, keepdims=True)
@@ -113,7 +114,7 @@ def _subword_words(words: Any, squared: np.ndarray, counts: np.ndarray, name: st
                    seed: int) -> Any:
     """Word data over the audit's words whose subword tokens' scaled average has these squared
     norms (``counts`` tokens per word)."""
-    from normtest.data import WordData
+    from normtest.data.words import WordData
     from normtest.models.synthetic import SubwordModel
 
     listed = list(words.words)
@@ -196,7 +197,7 @@ def condition_controls(context: ControlContext) -> tuple[Mapping[str, Any], str]
     corpus's PMI with noise off the diagonal (every pair the corpus gives among those words),
     IC (+ a constant) on it; negatively random directions with ‖e‖² = IC."""
     from normtest.adapters.static import StaticVectors
-    from normtest.data import WordData
+    from normtest.data.words import WordData
 
     words = context.data.word()
     rng = _rng(context)
@@ -257,7 +258,7 @@ def _gram_vectors(listed: list[str], ic: np.ndarray, corpus: Any, min_count: int
 def _prefix_control(prefixes: Any, curves: Mapping[str, Any]) -> Any:
     """Prefix data on the audit's documents and grids whose curves are ``curves`` (per
     composition: lengths, squared norms, document ids, vectors)."""
-    from normtest.data import PrefixData
+    from normtest.data.prefixes import PrefixData
 
     return PrefixData.with_curves(prefixes, {(composition, "last"): parts
                                              for composition, parts in curves.items()})

@@ -17,7 +17,7 @@ from normtest.errors import NormtestError
 from normtest.verdict.result import Result
 
 if TYPE_CHECKING:
-    from normtest.data import AuditData
+    from normtest.data.kinds import AuditData
 
 
 #: The choices a line's space may name, what each changes, and its values (the first is the

@@ -43,7 +43,7 @@ def write_reports(report: Any, folder: Path, formats: Sequence[str]) -> str:
     """Write the renderings — before anything is printed, so that an error on standard output
     (a full disk, a closed pipe, an encoding) never loses them — and return the one line that
     says where they went, for the caller to print last."""
-    from normtest.render import write_renderings
+    from normtest.render.formats import write_renderings
 
     written = write_renderings(report, folder, formats)
     return f"reports written to {folder}/: {', '.join(p.name for p in written)}"
@@ -62,7 +62,7 @@ def add_quiet(parser: argparse.ArgumentParser) -> None:
 
 def add_formats(parser: argparse.ArgumentParser) -> None:
     """``--format``: which renderings ``--out`` receives (:data:`normtest.render.FORMATS`)."""
-    from normtest.render import FORMATS
+    from normtest.render.formats import FORMATS
 
     parser.add_argument("--format", nargs="+", dest="formats", default=list(FORMATS),
                         choices=FORMATS, metavar="FORMAT",

@@ -104,7 +104,8 @@ def command(args: argparse.Namespace) -> int:
         comparison = compare_reports(reports, args.claims, audit_settings(values), origins)
     names = comparison.provenance["models"]
     folder = args.out or Path("reports", "compare", "-vs-".join(folder_name(n) for n in names))
-    from normtest.render import write_files, write_renderings
+    from normtest.render.formats import write_renderings
+    from normtest.render.locking import write_files
 
     write_files(folder, {"comparison.json": comparison.to_json(),
                          "comparison.md": render_comparison_markdown(comparison),

@@ -20,7 +20,7 @@ def register(sub: Any) -> None:
         "report", help="re-render a stored report.json as Markdown or HTML, optionally "
                        "re-judged under other thresholds (no model needed)")
     rendering.add_argument("report", type=Path, help="a report.json written by normtest")
-    from normtest.render import FORMATS
+    from normtest.render.formats import FORMATS
 
     rendering.add_argument("--format", default="md", choices=[*FORMATS, "text", "layers"],
                            help=f"{', '.join(FORMATS)} (default md), text (what normtest audit "
@@ -38,7 +38,8 @@ def register(sub: Any) -> None:
 
 def command(args: argparse.Namespace) -> int:
     from normtest.audit.report import Report
-    from normtest.render import render, with_thresholds
+    from normtest.render.formats import render
+    from normtest.render.thresholds import with_thresholds
 
     if args.out is not None:
         from normtest.base.paths import check_output_file

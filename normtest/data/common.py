@@ -90,7 +90,7 @@ def documents_for(settings: AuditSettings, n: int,
                   sources: tuple[str, ...] = DOCUMENT_SOURCES) -> list[Any]:
     """``n`` documents: the user's corpus when the settings give one (its first ones, read as a
     stream), else the bundled ``sources``' (an even share of each), drawn by the audit's seed."""
-    from normtest.data.information import corpus_documents, default_documents
+    from normtest.data.information.documents import corpus_documents, default_documents
 
     if settings.corpus:
         found = corpus_documents(list(settings.corpus), n)

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from normtest.base.settings import AuditSettings
-from normtest.data import DATA
 from normtest.data.prefixes import PrefixData
 from normtest.data.texts import TextData
 from normtest.data.words import WordData
@@ -24,7 +23,7 @@ from normtest.errors import NormtestError
 if TYPE_CHECKING:
     from normtest.adapters.protocol import ModelAdapter
 
-__all__ = ["DATA_KINDS", "AuditData", "DataKind"]
+__all__ = ["DATA", "DATA_KINDS", "AuditData", "DataKind"]
 
 #: Any kind's data object.
 Data = WordData | PrefixData | TextData
@@ -62,7 +61,9 @@ DATA_KINDS: dict[str, DataKind] = {k.name: k for k in (
     DataKind("texts", "texts", lambda a: TextData.build(a.adapter, a.settings),
              TextData.fingerprint),
 )}
-assert tuple(DATA_KINDS) == DATA, "every kind of data the catalogue names has one entry here"
+#: What a measurement can read (``Claim.data``): the word sample and its vectors, documents'
+#: prefix curves, sentences and their surprisal.
+DATA: tuple[str, ...] = tuple(DATA_KINDS)
 
 
 @dataclass

@@ -93,8 +93,11 @@ class PrefixData:
     def build(cls, adapter: ModelAdapter, settings: AuditSettings,
               family: str = "encoder") -> PrefixData:
         """The default documents with a non-empty prefix grid for this model."""
-        from normtest.data.information import plan_prefixes, plan_word_prefixes
-        from normtest.data.information.documents import on_token_grid
+        from normtest.data.information.documents import (
+            on_token_grid,
+            plan_prefixes,
+            plan_word_prefixes,
+        )
 
         documents = documents_for(settings, settings.documents)
         words = family == "sentence" or settings.prefix_unit == "words"
@@ -121,7 +124,7 @@ class PrefixData:
     def growth(self, variant: Mapping[str, str], settings: AuditSettings) -> Measurement:
         """How s(L) grows for one variant (:func:`~normtest.stats.measure_linear_growth`),
         analysed once and shared by every claim that reads it (``cer.linear``)."""
-        from normtest.stats import measure_linear_growth
+        from normtest.stats.growth import measure_linear_growth
 
         key = (variant["composition"], variant.get("representation", "last"))
         if key not in self._growth:
@@ -142,7 +145,7 @@ class PrefixData:
             tokens = [p.lengths if p.tokens is None else p.tokens for p in self.plans]
             if self.unit == "words" and self.plans and self.plans[0].tokens is None:
                 # a sentence encoder: every prefix text in one call
-                from normtest.data.information import word_prefix
+                from normtest.data.information.documents import word_prefix
 
                 texts = [word_prefix(p.document.text, int(n)) for p in self.plans
                          for n in p.lengths]

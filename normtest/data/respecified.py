@@ -17,7 +17,7 @@ from normtest.adapters.protocol import optional_method
 from normtest.errors import NormtestError
 
 if TYPE_CHECKING:
-    from normtest.data import AuditData
+    from normtest.data.kinds import AuditData
 
 __all__ = ["DATA_CHOICES", "SAMPLES", "AnalysisContext", "respecified", "sample_half",
            "view_key"]
@@ -129,7 +129,7 @@ def _information(source: str, words: Any, context: AnalysisContext) -> Any:
         if source == "corpus":
             found = words.corpus().information_content(list(words.words))
         elif source == "subtitles":
-            from normtest.data.information import opensubtitles_source
+            from normtest.data.information.frequency import opensubtitles_source
 
             found = opensubtitles_source().information_content(list(words.words))
         else:

@@ -52,7 +52,8 @@ def surprisal_model(name: str, audited: ModelAdapter) -> LogProbModel:
     set this model scored for any earlier audit, of any model, is not scored again.
     """
     from normtest.base import progress
-    from normtest.models.cache import CachedAdapter, default_cache_dir
+    from normtest.base.paths import default_cache_dir
+    from normtest.models.cache.adapter import CachedAdapter
 
     with progress.task(f"loading the surprisal model {name}"):
         lm = _loaded_surprisal_model(name, str(default_cache_dir()))
@@ -136,7 +137,8 @@ class TextData:
     def build(cls, adapter: ModelAdapter, settings: AuditSettings) -> TextData:
         """Sample sentences; their IC from the model itself if it is a causal LM, else from
         ``settings.surprisal_model``."""
-        from normtest.data.information import document_sentences, stored_surprisal
+        from normtest.data.information.documents import document_sentences
+        from normtest.data.information.surprisal import stored_surprisal
 
         own = adapter_info(adapter).own_texts
         if own is not None:  # precomputed text vectors: their own texts, each its own cluster

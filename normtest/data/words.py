@@ -88,7 +88,8 @@ class WordData:
         ``source`` is any frequency source with ``information_content(words)`` (default:
         wordfreq English); words it does not know are dropped and counted.
         """
-        from normtest.data.information import WordfreqSource, default_word_sample
+        from normtest.data.information.frequency import WordfreqSource
+        from normtest.data.information.samples import default_word_sample
 
         sample = list(words) if words is not None else default_word_sample(
             size=settings.words, seed=settings.seed)
@@ -380,7 +381,8 @@ class WordData:
             return self._parent[0].corpus()
         if self._corpus is None:
             from normtest.base import progress
-            from normtest.data.information import corpus_counts, wiki_sample
+            from normtest.data.information.corpus import wiki_sample
+            from normtest.data.information.scaled import corpus_counts
 
             s = self.settings
             with progress.task("counting the reference corpus (PMI, KL)"):
@@ -414,7 +416,7 @@ class WordData:
         (:func:`~normtest.data.information.pmi_reliability`, the audit's seed), computed once."""
         if self._reliability is None:
             from normtest.base import progress
-            from normtest.data.information import pmi_reliability
+            from normtest.data.information.reliability import pmi_reliability
 
             x, y, _ = self.pairs()
             pairs = [(self.words[a], self.words[b]) for a, b in zip(x, y, strict=True)]

@@ -303,7 +303,7 @@ def _item(value: Any) -> Any:
 def enable(adapter: Any, workers: int | None = None, address: str | None = None) -> None:
     """Compute ``adapter``'s cache misses on Ray (it must come from :func:`normtest.load`, whose
     recipe tells the workers how to load the same model)."""
-    from normtest.models.cache import CachedAdapter
+    from normtest.models.cache.adapter import CachedAdapter
 
     require_ray()
     if not isinstance(adapter, CachedAdapter) or adapter.recipe is None:

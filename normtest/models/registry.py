@@ -186,7 +186,8 @@ def load(name_or_path: str | os.PathLike[str], kind: str | None = None, *, cache
                             "to it, or give another path") from exc
     if not cache:
         return adapter
-    from normtest.models.cache import CachedAdapter, EmbeddingCache
+    from normtest.models.cache.adapter import CachedAdapter
+    from normtest.models.cache.store import EmbeddingCache
 
     # how a worker process loads the same model (normtest.models.ray): no cache there, no
     # progress bars; the cache folder still says where SmolLM2's float32 copy lives

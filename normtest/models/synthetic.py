@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.stats import spearmanr
 
 from normtest.adapters.protocol import Capability, Layer, TokenBatch, Tokenization, check_layer
 from normtest.errors import NormtestError
@@ -411,6 +410,8 @@ def _spearman(x: FloatArray, y: FloatArray) -> float:
     """Spearman rank correlation (average ranks for ties); 0 when either side is constant."""
     if np.ptp(x) == 0 or np.ptp(y) == 0:
         return 0.0
+    from scipy.stats import spearmanr  # 1 s to import: only when asked
+
     return float(spearmanr(x, y).statistic)
 
 

@@ -13,8 +13,7 @@ import pytest
 from normtest.pytest.state import MARKER, record, state_of
 
 if TYPE_CHECKING:
-    from normtest.testing import PlannedCheck
-    from normtest.testing.session import AuditSession
+    from normtest.testing.session import AuditSession, PlannedCheck
     from normtest.verdict.result import Result
 
 
@@ -25,7 +24,7 @@ class ClaimFile(pytest.File):
     def collect(self) -> Any:
         """Plan the file's checks for every model, in catalogue order."""
         from normtest.errors import NormtestError
-        from normtest.testing import ClaimFailure
+        from normtest.testing.outcomes import ClaimFailure
 
         state = state_of(self.config)
         assert state is not None
@@ -78,7 +77,7 @@ class ClaimItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
                      style: Any = None) -> Any:
         """The claim's estimate, interval, threshold and criterion, without a traceback."""
-        from normtest.testing import ClaimError, ClaimFailure, UnexpectedPass
+        from normtest.testing.outcomes import ClaimError, ClaimFailure, UnexpectedPass
 
         if isinstance(excinfo.value, (ClaimFailure, ClaimError, UnexpectedPass)):
             return str(excinfo.value)

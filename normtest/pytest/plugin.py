@@ -95,9 +95,9 @@ def pytest_collection(session: pytest.Session) -> None:
     state = state_of(session.config)
     if state is None or not state.active or session.config.pluginmanager.has_plugin("dsession"):
         return  # inactive, or the pytest-xdist controller (its workers collect)
+    from normtest.audit.selection import Selector
     from normtest.claims.catalogue import get
     from normtest.errors import NormtestError
-    from normtest.testing import Selector
 
     try:
         from normtest.claims.loading import load_checks_of
@@ -142,7 +142,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 def _parametrized_records(item: pytest.Item) -> list[dict[str, str]] | None:
-    from normtest.testing import ClaimCheck, outcome_of
+    from normtest.testing.api import ClaimCheck
+    from normtest.testing.outcomes import outcome_of
 
     found = []
     for value in getattr(item, "funcargs", {}).values():

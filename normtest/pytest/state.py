@@ -15,8 +15,10 @@ import pytest
 if TYPE_CHECKING:
     from normtest.audit.report import Report
     from normtest.audit.run import AuditSettings
+    from normtest.audit.selection import Selector
     from normtest.gate.run import GateConfig
-    from normtest.testing import AuditSession, ClaimOutcome, PlannedCheck, Selector
+    from normtest.testing.outcomes import ClaimOutcome
+    from normtest.testing.session import AuditSession, PlannedCheck
     from normtest.verdict.result import Result
 
 #: The marker of a test of a claim variant (the ``normtest_result`` fixture reads it).
@@ -93,8 +95,8 @@ class NormtestState:
     def session(self, label: str) -> AuditSession:
         """The audit session of one model (loaded and shared on first use)."""
         if label not in self._sessions:
-            from normtest.models.registry import load_options
-            from normtest.testing import AuditSession, load_model
+            from normtest.models.registry import load_model, load_options
+            from normtest.testing.session import AuditSession
 
             spec = self.models[self.labels.index(label)]
             values = self.values
@@ -216,7 +218,7 @@ class BoundSession:
 
     def result(self, selector: str) -> Result:
         """The one result an id or selector names (measured once per session)."""
-        from normtest.testing import outcome_of
+        from normtest.testing.outcomes import outcome_of
 
         result = self.session.result(selector)
         record(self._node, outcome_of(result, model=self.label,

@@ -45,7 +45,7 @@ from normtest.errors import NormtestError
 from normtest.verdict.result import Result
 
 if TYPE_CHECKING:
-    from normtest.data import AuditData
+    from normtest.data.kinds import AuditData
 
 __all__ = ["CONTROL_KINDS", "POWER_AT_MARGIN", "Control", "LineControls", "assess"]
 

@@ -44,7 +44,7 @@ from normtest.stats.multiplicity import adjust
 from normtest.verdict.result import Result
 
 if TYPE_CHECKING:
-    from normtest.data import AuditData
+    from normtest.data.kinds import AuditData
 
 __all__ = ["MIN_ANALYSES", "POWER_AT_MARGIN", "ROBUST_SHARE", "LineRobustness", "Specification",
            "assess"]

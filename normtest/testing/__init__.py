@@ -4,7 +4,7 @@
 
 ::
 
-    from normtest.testing import check_model, parametrize_with_claims
+    from normtest.testing.api import check_model, parametrize_with_claims
 
     outcome = check_model(adapter, claims=["word.norm_ic"],
                           expected_failures={"word.norm_ic[transform=raw]": "raw norms fall"})
@@ -35,63 +35,3 @@ The package: ``session`` (models loaded once, planning, the shared audit session
 ``outcomes`` (verdict → test outcome), ``api`` (``check_model``, ``parametrize_with_claims``),
 ``conformance`` (``check_adapter``) and ``strategies``.
 """
-
-from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-from normtest.audit.selection import Selector
-from normtest.base.lazy import lazy_exports
-from normtest.models.registry import load_model
-from normtest.testing.api import (
-    CheckReport,
-    ClaimCheck,
-    ModelSpec,
-    check_model,
-    parametrize_with_claims,
-)
-from normtest.testing.outcomes import (
-    ClaimError,
-    ClaimFailure,
-    ClaimOutcome,
-    UnexpectedPass,
-    outcome_of,
-)
-from normtest.testing.session import AuditSession, PlannedCheck
-
-# The adapter conformance check imports torch-free but heavier code; loaded on use.
-__getattr__, __dir__ = lazy_exports(__name__, {"normtest.testing.conformance": (
-    "BATCH_TOLERANCE", "DEFAULT_TEXT", "DEFAULT_WORDS", "CheckOutcome", "check_adapter")},
-    fallback="normtest.testing.conformance",
-    renamed={"decide": ("normtest.testing.outcomes", "outcome_of")})
-
-if TYPE_CHECKING:  # what the names above are, for type checkers
-    from normtest.testing.conformance import (
-        BATCH_TOLERANCE,
-        DEFAULT_TEXT,
-        DEFAULT_WORDS,
-        CheckOutcome,
-        check_adapter,
-    )
-
-__all__ = [
-    "BATCH_TOLERANCE",
-    "DEFAULT_TEXT",
-    "DEFAULT_WORDS",
-    "AuditSession",
-    "CheckOutcome",
-    "CheckReport",
-    "ClaimCheck",
-    "ClaimError",
-    "ClaimFailure",
-    "ClaimOutcome",
-    "ModelSpec",
-    "PlannedCheck",
-    "Selector",
-    "UnexpectedPass",
-    "check_adapter",
-    "check_model",
-    "load_model",
-    "outcome_of",
-    "parametrize_with_claims",
-]

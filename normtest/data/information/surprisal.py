@@ -29,8 +29,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from normtest.adapters import Capability, require
-from normtest.adapters.protocol import LogProbModel
+from normtest.adapters.protocol import Capability, LogProbModel, require
 from normtest.base.fingerprint import json_sha256
 from normtest.base.paths import default_cache_dir, file_lock
 from normtest.data.information.store import read_checked, unusable, warn_recomputed, write_checked

@@ -4,9 +4,3 @@
 keeps it sound; :class:`CachedAdapter` (:mod:`normtest.models.cache.adapter`) wraps any adapter so
 that every vector is read through it.
 """
-
-from normtest.base.paths import CACHE_ENV, default_cache_dir
-from normtest.models.cache.adapter import CachedAdapter
-from normtest.models.cache.store import CacheWarning, EmbeddingCache
-
-__all__ = ["CACHE_ENV", "CacheWarning", "CachedAdapter", "EmbeddingCache", "default_cache_dir"]
