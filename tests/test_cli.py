@@ -139,3 +139,15 @@ def test_an_audit_without_out_writes_one_folder_per_model_and_revision(
     assert sorted(p.name for p in folder.iterdir()) == ["report.json", "report.md"]
     assert capsys.readouterr().out.rstrip().endswith(
         f"reports written to {folder}/: report.json, report.md")
+
+
+def test_an_audit_gated_without_a_configuration_says_so_before_any_work(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``audit --gate`` reads the gate configuration once, before the model is loaded: with
+    none and no --baseline, the answer is the missing configuration, not a loaded model."""
+    monkeypatch.chdir(tmp_path)
+    code = main(["audit", "--model", "no-such-model-anywhere", "--gate", "--quiet"])
+    assert code == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "no gate configuration" in err and "no-such-model-anywhere" not in err

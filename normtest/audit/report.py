@@ -82,6 +82,57 @@ def provenance(**extra: Any) -> dict[str, Any]:
     return out
 
 
+@dataclass(frozen=True)
+class AuditProvenance:
+    """What a report says of how its audit was run (``report.json``'s ``provenance``), built in
+    one place by the audit: the seed, resamples and α; what each kind of data says of its
+    sample; the sample's settings; the corpus, layers and prefix unit where they are not the
+    defaults; how the sample was sized; the scope, profile and multiplicity rule. ``to_dict``
+    adds the versions of normtest and its numerical stack and leaves out what does not apply;
+    a report read back keeps the plain mapping (``Report.provenance``), which later steps (a
+    sequential audit, a pytest session) extend."""
+
+    seed: int
+    resamples: int
+    alpha: float
+    #: what the kinds of data built say of their samples (``WordData.provenance`` …), merged
+    data: Mapping[str, Any]
+    #: the settings that decide which sample was drawn (:func:`sample_settings`)
+    sample: Mapping[str, Any]
+    scope: str
+    profile: str
+    #: per role: the multiplicity method and how many rows it adjusted
+    multiplicity: Mapping[str, Any]
+    corpus: Sequence[str] = ()
+    #: the corpus's bytes read and bytes replaced (not UTF-8), when a corpus was given
+    corpus_bytes: tuple[int, int] | None = None
+    #: the representations of a layer profile, and the model's layer count
+    layers: Sequence[str] | None = None
+    n_layers: int | None = None
+    #: the prefix unit, when not model tokens
+    prefix_unit: str | None = None
+    #: how the audit sized its sample (``normtest.audit.sizing.Sizing.to_dict``)
+    sizing: Mapping[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report's ``provenance`` mapping (keys in the order reports have always had)."""
+        out: dict[str, Any] = {"seed": self.seed, "resamples": self.resamples,
+                               "alpha": self.alpha, **self.data}
+        if self.corpus:
+            out["corpus"] = list(self.corpus)
+        if self.corpus_bytes is not None:
+            out["corpus_bytes"], out["corpus_replaced_bytes"] = self.corpus_bytes
+        if self.layers is not None:
+            out.update(layers=list(self.layers), n_layers=self.n_layers)
+        if self.prefix_unit is not None:
+            out["prefix_unit"] = self.prefix_unit
+        out["sample"] = dict(self.sample)
+        if self.sizing is not None:
+            out["sizing"] = dict(self.sizing)
+        out.update(scope=self.scope, profile=self.profile, multiplicity=dict(self.multiplicity))
+        return provenance(**out)
+
+
 def sample_settings(settings: Any) -> dict[str, Any]:
     """The settings that decide which sample an audit draws (``provenance["sample"]``): the
     requested sizes (not the counts a model kept), the seed, the corpus and the prefix grid.

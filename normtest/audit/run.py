@@ -26,12 +26,17 @@ from normtest.adapters.protocol import (
     optional_method,
     supports,
 )
-from normtest.audit.report import MAX_MISSING_VECTORS, Report, provenance, sample_settings
+from normtest.audit.report import (
+    MAX_MISSING_VECTORS,
+    AuditProvenance,
+    Report,
+    sample_settings,
+)
 from normtest.base import progress
 from normtest.base.parallel import worker_count
 from normtest.base.settings import AuditSettings
 from normtest.claims.catalogue import Claim, claims, get
-from normtest.claims.measuring import measure_row, merge_identical
+from normtest.claims.measuring import merge_identical, remeasure
 from normtest.data.common import profiled
 from normtest.data.kinds import AuditData
 from normtest.errors import NormtestError, nothing_ran
@@ -200,28 +205,23 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
         model["architecture"] = info.architecture
     if info.device is not None:  # where it ran: --device auto picks CUDA where available
         model["device"] = info.device
-    extra: dict[str, Any] = {}
     built = data.built()
+    said: dict[str, Any] = {}
     for made in built.values():
-        extra.update(made.provenance(settings))
+        said.update(made.provenance(settings))
     if "words" in built:
         results = describe_population(results, data.word(),
                                       {c.id for c in chosen if c.data == "words"})
-    if settings.corpus:
-        extra.update(corpus=list(settings.corpus))
-    if encoding is not None:
-        extra.update(corpus_bytes=encoding.n_bytes,
-                     corpus_replaced_bytes=encoding.n_replaced_bytes)
-    if layers is not None:
-        extra.update(layers=list(layers), n_layers=int(cast(Any, adapter).n_layers))
-    if settings.prefix_unit != "tokens":
-        extra.update(prefix_unit=settings.prefix_unit)
-    extra.update(sample=sample_settings(settings))
-    if sizing is not None:
-        extra.update(sizing=sizing.to_dict())
-    extra.update(scope=settings.scope, profile=settings.profile, multiplicity={
-        role: {"method": method, "rows": tested(results, role)}
-        for role, method in METHOD_OF_ROLE.items()})
+    record = AuditProvenance(
+        seed=settings.seed, resamples=settings.resamples, alpha=settings.alpha, data=said,
+        sample=sample_settings(settings), scope=settings.scope, profile=settings.profile,
+        multiplicity={role: {"method": method, "rows": tested(results, role)}
+                      for role, method in METHOD_OF_ROLE.items()},
+        corpus=tuple(settings.corpus),
+        corpus_bytes=None if encoding is None else (encoding.n_bytes, encoding.n_replaced_bytes),
+        layers=layers, n_layers=None if layers is None else int(cast(Any, adapter).n_layers),
+        prefix_unit=None if settings.prefix_unit == "tokens" else settings.prefix_unit,
+        sizing=None if sizing is None else sizing.to_dict())
     robustness: list[Any] = []
     if settings.robustness:
         from normtest.scorecard.robustness import assess
@@ -233,8 +233,7 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
 
         checked = assess_controls(results, data, family)
     return Report(results=results, model=model,
-                  provenance=provenance(seed=settings.seed, resamples=settings.resamples,
-                                        alpha=settings.alpha, **extra),
+                  provenance=record.to_dict(),
                   data=plot_data(data, results), robustness=tuple(robustness),
                   controls=tuple(checked))
 
@@ -297,17 +296,9 @@ def measure_claim(claim: Claim, data: AuditData, family: str, states: Sequence[s
 def measure_variant(claim: Claim, data: AuditData, family: str,
                     variant: Mapping[str, str]) -> Result:
     """One row: a variant of a claim measured and judged (not yet adjusted), with what the
-    claim says of it (its reading, expectation, role and hypothesis)."""
+    claim says of it (its reading, expectation, role and line)."""
     assert claim.data is not None
-    details: dict[str, Any] = {"reconstructed": claim.reconstructed}
-    reading = claim.reading_of(family, variant)
-    if reading is not None:
-        details["reading"] = reading
-    row = measure_row(claim, data.get(claim.data), variant, data.settings, claim.criterion)
-    return replace(row, details={**row.details, **details},
-                   expected=claim.expectation(family, variant),
-                   role=claim.role(family, variant),
-                   hypothesis=claim.hypothesis_of(family, variant))
+    return remeasure(claim, data.get(claim.data), variant, data.settings, family=family)
 
 
 def measure_spread(chosen: Sequence[Claim], planned: Mapping[str, Sequence[Mapping[str, str]]],

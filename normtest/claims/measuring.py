@@ -1,6 +1,11 @@
 """One row of the audit: a claim's variant measured on its data and judged against its
-criterion, and the rows that measured identical inputs merged into one. The audit, the
-robustness specifications and the controls all measure rows this way."""
+criterion, and the rows that measured identical inputs merged into one.
+
+The audit, the robustness analyses, the controls and the audit's sizing all measure a row
+through :func:`remeasure`; what differs between them is explicit in its parameters: the data
+and settings it is measured on, and where the row's reading of the paper comes from (the
+catalogue, for the audit's own rows; the row it stands in for, for a re-analysis or a control).
+"""
 
 from __future__ import annotations
 
@@ -14,7 +19,11 @@ from normtest.errors import NormtestError
 from normtest.verdict.measurement import finite_or_none, invalid
 from normtest.verdict.result import Criterion, Measurement, Result, Verdict, judge
 
-__all__ = ["beyond_criterion", "judge_beyond", "measure_row", "merge_identical"]
+__all__ = ["beyond_criterion", "judge_beyond", "measure_row", "merge_identical", "remeasure",
+           "stamp"]
+
+#: What a row re-measured for an analysis keeps of the details of the row it stands in for.
+READING_DETAILS = ("reconstructed", "reading")
 
 
 def measure_row(claim: Claim, data: Any, variant: Mapping[str, str], settings: AuditSettings,
@@ -53,6 +62,39 @@ def measure_row(claim: Claim, data: Any, variant: Mapping[str, str], settings: A
             raise
         return Result(Verdict.ERROR, f"the measurement of {claim.id} ({claim.origin}) cannot "
                       f"be judged: {type(exc).__name__}: {exc}", **row)
+
+
+def remeasure(claim: Claim, data: Any, variant: Mapping[str, str], settings: AuditSettings, *,
+              family: str | None = None, like: Result | None = None,
+              keep: Sequence[str] = READING_DETAILS) -> Result:
+    """``claim`` at ``variant`` measured on ``data`` under ``settings`` and judged against its
+    criterion (not adjusted), then stamped (:func:`stamp`): from the catalogue for ``family``
+    (an audit's own row), or from ``like``, the row this one stands in for (a robustness
+    analysis, a control, a sizing round), keeping the details of ``like`` named in ``keep``."""
+    row = measure_row(claim, data, variant, settings, claim.criterion)
+    return stamp(row, claim, family=family, like=like, keep=keep)
+
+
+def stamp(row: Result, claim: Claim, *, family: str | None = None, like: Result | None = None,
+          keep: Sequence[str] = READING_DETAILS) -> Result:
+    """``row`` with what the paper says of it: its expectation, role and line, and the details
+    that say how to read it (whether normtest reconstructed the claim, whether the row is a
+    reading beside the line rather than one that decides it). Read from the catalogue for
+    ``family``, or copied from ``like`` (only its details named in ``keep``)."""
+    if like is None:
+        if family is None:
+            raise ValueError("stamp needs the model's family or the row it stands in for")
+        extra: dict[str, Any] = {"reconstructed": claim.reconstructed}
+        reading = claim.reading_of(family, row.variant)
+        if reading is not None:
+            extra["reading"] = reading
+        return replace(row, details={**row.details, **extra},
+                       expected=claim.expectation(family, row.variant),
+                       role=claim.role(family, row.variant),
+                       hypothesis=claim.hypothesis_of(family, row.variant))
+    kept = {k: v for k, v in like.details.items() if k in keep}
+    return replace(row, details={**row.details, **kept}, expected=like.expected, role=like.role,
+                   hypothesis=like.hypothesis)
 
 
 def judge_beyond(row: Result, baseline: str) -> Result:

@@ -72,7 +72,9 @@ def command(args: argparse.Namespace) -> int:
     from normtest.gate.config import load_config
     from normtest.models.registry import load
 
-    config = load_config(args.config)
+    # read once: the settings it gives the audit, and the requirements --gate holds it to (a
+    # gate without a baseline needs one, which is said before any work)
+    config = load_config(args.config, required=args.gate and args.baseline is None)
     values = resolve(config.settings, given(args))
     for path in values["corpus"]:
         if not Path(path).exists() and not any(c in path for c in "*?["):  # globs: when read
@@ -119,8 +121,7 @@ def command(args: argparse.Namespace) -> int:
         from normtest.gate.run import gate_audit
 
         print()
-        gate_config = load_config(args.config, required=args.baseline is None)
-        return emit(gate_audit(report, adapter, settings, gate_config, args.baseline),
+        return emit(gate_audit(report, adapter, settings, config, args.baseline),
                     args.summary)
     return EXIT_OK
 

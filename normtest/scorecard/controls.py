@@ -40,8 +40,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from normtest.base import progress
+from normtest.base.parallel import forked_map
+from normtest.claims.catalogue import get
 from normtest.claims.line_checks import Builder, ControlContext, builder_of
+from normtest.claims.measuring import remeasure
 from normtest.errors import NormtestError
+from normtest.scorecard.lines import beyond_reading, build, decide_line
+from normtest.scorecard.power import line_margin_power
+from normtest.stats.multiplicity import adjust
 from normtest.verdict.result import Result
 
 if TYPE_CHECKING:
@@ -242,9 +249,6 @@ def assess(results: Sequence[Result], data: AuditData, family: str,
     import time
     import zlib
 
-    from normtest.base import progress
-    from normtest.base.parallel import forked_map
-    from normtest.scorecard.lines import build
 
     tested = [line for line in build(results) if line.status != "not tested"
               and (lines is None or line.key in lines) and builder_of(line.key) is not None]
@@ -280,8 +284,6 @@ def assess(results: Sequence[Result], data: AuditData, family: str,
 def _run(builder: Builder, context: ControlContext) -> Control:
     """One control: the line's deciding rows measured on the control data, judged, adjusted by
     the line's own rule (as the headline is), and the line decided."""
-    from normtest.scorecard.lines import beyond_reading, decide_line
-    from normtest.scorecard.power import line_margin_power
 
     rows, note = measure_control(builder, context)
     status = decide_line(rows)[0] if rows else "not tested"
@@ -300,9 +302,6 @@ def _run(builder: Builder, context: ControlContext) -> Control:
 def measure_control(builder: Builder, context: ControlContext) -> tuple[list[Result], str]:
     """The line's deciding rows measured on the control data the builder makes, judged and
     adjusted by the line's own rule, and the builder's note on how it built them."""
-    from normtest.claims.catalogue import get
-    from normtest.claims.measuring import measure_row
-    from normtest.stats.multiplicity import adjust
 
     made, note = builder(context)
     # the readings reported beside a row decide nothing a control is judged by
@@ -313,8 +312,7 @@ def measure_control(builder: Builder, context: ControlContext) -> tuple[list[Res
         data = made.get(claim.id, made.get(str(claim.data)))
         if data is None:
             raise NormtestError(f"the controls of {r.hypothesis} build no data for {claim.id}")
-        judged = measure_row(claim, data, r.variant, settings, claim.criterion)
-        rows.append(replace(judged, expected=r.expected, role=r.role, hypothesis=r.hypothesis))
+        rows.append(remeasure(claim, data, r.variant, settings, like=r, keep=()))
     return adjust(rows, "line"), note  # the line's own decision, as the headline's
 
 

@@ -38,8 +38,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from normtest.base import progress
+from normtest.base.parallel import forked_map
+from normtest.claims.catalogue import Claim, get
 from normtest.claims.line_checks import Space, space_of
+from normtest.claims.measuring import remeasure, stamp
 from normtest.data.respecified import DATA_CHOICES, AnalysisContext, respecified, view_key
+from normtest.scorecard.lines import build, decide_line
+from normtest.scorecard.power import line_margin_power
 from normtest.stats.multiplicity import adjust
 from normtest.verdict.result import Result
 
@@ -229,10 +235,6 @@ def assess(results: Sequence[Result], data: AuditData, family: str,
     """
     import time
 
-    from normtest.base import progress
-    from normtest.base.parallel import forked_map
-    from normtest.claims.catalogue import get
-    from normtest.scorecard.lines import build
 
     context = AnalysisContext(data, family, source)
     began = time.monotonic()
@@ -295,7 +297,6 @@ class _Plan:
 
 
 def _plan(line: Any, context: AnalysisContext) -> _Plan:
-    from normtest.claims.catalogue import get
 
     deciding = [r for r in line.rows if not r.details.get("reading")]
     options, reference, notes = _choices(space_of(line.key), deciding, context)
@@ -332,8 +333,6 @@ def _plan(line: Any, context: AnalysisContext) -> _Plan:
 
 def _decide_line(plan: _Plan, made: Mapping[Any, Result], alpha: float) -> LineRobustness:
     """The line decided under each planned analysis, from the measurements made for it."""
-    from normtest.claims.catalogue import get
-    from normtest.scorecard.lines import decide_line
 
     deciding = plan.deciding
     # the audit's own measurements, then each made one, are reused by later analyses
@@ -364,7 +363,6 @@ def _too_small(rows: Sequence[Result]) -> bool:
     criterion's power at the smallest effect its claims must detect is below
     :data:`POWER_AT_MARGIN` (the chance that every one-sided row passes there, read from their
     own intervals: :func:`normtest.scorecard.power.line_margin_power`)."""
-    from normtest.scorecard.power import line_margin_power
 
     if any(r.measurement is None or r.measurement.sampling is None for r in rows):
         return True
@@ -387,7 +385,6 @@ def _choices(space: Space, deciding: Sequence[Result], context: AnalysisContext,
              ) -> tuple[dict[str, tuple[str, ...]], dict[str, str], list[str]]:
     """The values of each choice that apply to this line and model, the audit's own value of
     each, and notes on what was left out."""
-    from normtest.claims.catalogue import get
 
     settings = context.data.settings
     claims = [get(str(r.claim)) for r in deciding]
@@ -431,16 +428,14 @@ def _choices(space: Space, deciding: Sequence[Result], context: AnalysisContext,
 
 def _measure(row: Result, choices: Mapping[str, str], context: AnalysisContext) -> Result:
     """A deciding row measured and judged on the data of an analysis (unadjusted)."""
-    from normtest.claims.catalogue import get
-    from normtest.claims.measuring import measure_row
 
     claim = get(str(row.claim))
     _, variant, kept = _measurement_key(claim, row, choices)
     data, settings = respecified(str(claim.data), kept, context)
-    return measure_row(claim, data, variant, settings, claim.criterion)
+    return remeasure(claim, data, variant, settings, like=row)
 
 
-def _measured(claim: Any, row: Result, choices: Mapping[str, str],
+def _measured(claim: Claim, row: Result, choices: Mapping[str, str],
               measured: dict[Any, Result], made: Mapping[Any, Result], alpha: float) -> Result:
     """A deciding row under an analysis (unadjusted): a row already measured on the same data
     (a choice its claim does not read) is judged again, not measured again; else the
@@ -452,14 +447,11 @@ def _measured(claim: Any, row: Result, choices: Mapping[str, str],
                          claim=earlier.claim, variant=dict(earlier.variant),
                          details=earlier.details)
     else:
-        judged = made[key]
-        measured[key] = judged
-    return replace(judged, expected=row.expected, role=row.role, hypothesis=row.hypothesis,
-                   details={**judged.details, **{k: v for k, v in row.details.items()
-                                                 if k in ("reconstructed", "reading")}})
+        judged = measured[key] = made[key]
+    return stamp(judged, claim, like=row)  # the expectation, role and line of the row it stands for
 
 
-def _measurement_key(claim: Any, row: Result, choices: Mapping[str, str],
+def _measurement_key(claim: Claim, row: Result, choices: Mapping[str, str],
                      ) -> tuple[tuple[Any, ...], dict[str, str], dict[str, str]]:
     """What a row's measurement under ``choices`` depends on, the variant it is measured at, and
     the choices that apply to its claim."""
