@@ -64,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     from normtest.audit.run import AuditSettings, run_audit
     from normtest.base.paths import default_cache_dir
     from normtest.models.cache.adapter import CachedAdapter
-    from normtest.models.cache.store import EmbeddingCache
+    from normtest.models.cache.embeddings import EmbeddingCache
 
     settings = AuditSettings(words=args.words, resamples=args.resamples,
                              documents=args.documents, sentences=args.sentences,

@@ -1,6 +1,6 @@
 """Variant axes shared by the claim declarations (docs/theory.md §4, §5, §7)."""
 
-from normtest.claims import MODEL_STATES, hypothesis
+from normtest.claims import MODEL_STATES, declare_line
 
 #: Compositions of subword or text tokens that claims expand over (docs/theory.md §4).
 COMPOSITIONS = ("sum", "mean", "sqrt_n", "f_ind", "f_joint", "f_inf", "f_avg", "first", "last")
@@ -41,27 +41,27 @@ ZIPF_CENTRED = "after centring"
 
 # The scorecard: one line per hypothesis of the paper, in the paper's order. A claim's
 # confirmatory rows (its ``expected`` variants) decide the line it names.
-WORD_LEVEL = hypothesis(
+WORD_LEVEL = declare_line(
     "word_level", "Word level: ‖e(w)‖² tracks IC(w) with suitable subword composition "
     "(static vectors after Zipfian whitening)", f"{PAPER} (abstract); Oyama et al., EMNLP 2023",
     words=ABSTRACT_WORD_LEVEL, short="Word level")
-CONDITIONS = hypothesis(
+CONDITIONS = declare_line(
     "conditions", "The sufficient conditions hold in the model's own geometry: inner products "
     "track PMI (C1) and carry over to the diagonal (C2)", f"{PAPER} (two sufficient conditions)",
     words=ABSTRACT_CONDITIONS, short="Conditions (C1, C2)", reference=RAW_GEOMETRY)
-COMPOSITION = hypothesis(
+COMPOSITION = declare_line(
     "composition", "Composition decides the correspondence: suitable compositions (sqrt_n, "
     "f_ind) keep it where the plain mean loses it, over all words and over words of several "
     "subword tokens", f"{PAPER} (certain subword composition functions)",
     words=ABSTRACT_WORD_LEVEL, short="Composition decides")
-CER_GROWTH = hypothesis(
+CER_GROWTH = declare_line(
     "cer_growth", "Information grows linearly with length (CER): sqrt_n and f_ind grow "
     "linearly and monotonically, sum and mean do not", f"{PAPER}; Genzel & Charniak, ACL 2002",
     words=ABSTRACT_GROWTH, short="Linear growth (CER)")
-FIXED_POINTS = hypothesis(
+FIXED_POINTS = declare_line(
     "fixed_points", "Non-compositional states converge to a fixed point: BERT's CLS and a "
     "decoder's EOS", f"{PAPER} (BERT CLS and LLaMA EOS)", words=ABSTRACT_FIXED_POINTS,
     short="Fixed points")
-TEXT_LEVEL = hypothesis(
+TEXT_LEVEL = declare_line(
     "text_level", "Text level: ‖e(t)‖² tracks the text's surprisal under compositional pooling",
     f"{PAPER} (information content of texts)", words=ABSTRACT_TEXTS, short="Text level")

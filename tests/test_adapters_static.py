@@ -143,7 +143,7 @@ def test_precomputed_vectors(tmp_path: Path) -> None:
 
 def test_lowercase_and_limit_are_part_of_the_cache_key(tmp_path: Path) -> None:
     from normtest.models.cache.adapter import CachedAdapter
-    from normtest.models.cache.store import EmbeddingCache
+    from normtest.models.cache.embeddings import EmbeddingCache
 
     path = tmp_path / "v.txt"
     path.write_text("3 3\nParis 1 0 0\nparis 0 5 0\nLondon 0 0 2\n")

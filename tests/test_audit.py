@@ -187,7 +187,7 @@ def test_the_surprisal_model_reads_through_the_audited_models_cache(tmp_path: Pa
     pytest.importorskip("transformers")
     from normtest.data.texts import surprisal_model
     from normtest.models.cache.adapter import CachedAdapter
-    from normtest.models.cache.store import EmbeddingCache
+    from normtest.models.cache.embeddings import EmbeddingCache
     from normtest.models.registry import load
 
     audited = load("minilm-l6", cache=False, progress=False)

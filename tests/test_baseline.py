@@ -267,7 +267,7 @@ def test_the_scorecard_shows_both_readings_where_they_differ() -> None:
     and JSON (with the baseline's and the beyond ρ's intervals)."""
     from normtest.render.html import render_html
     from normtest.render.markdown import render_markdown
-    from normtest.render.summary import audit_text
+    from normtest.render.terminal import audit_text
 
     ic, norms, counts = _words(DEFAULT_WORDS, 0.0, np.random.default_rng(1))
     rows = [_row(ic, norms, counts, "sqrt_n")]

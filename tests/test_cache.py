@@ -14,7 +14,7 @@ import pytest
 from normtest.adapters.protocol import Layer, TokenBatch
 from normtest.base.paths import default_cache_dir
 from normtest.models.cache.adapter import CachedAdapter
-from normtest.models.cache.store import CacheWarning, EmbeddingCache
+from normtest.models.cache.embeddings import CacheWarning, EmbeddingCache
 from normtest.models.synthetic import OracleModel, make_oracle
 
 

@@ -18,7 +18,7 @@ import pytest
 from normtest.adapters.static import StaticVectors
 from normtest.errors import NormtestError
 from normtest.models.cache.adapter import CachedAdapter
-from normtest.models.cache.store import CacheWarning, EmbeddingCache
+from normtest.models.cache.embeddings import CacheWarning, EmbeddingCache
 
 N_ENTRIES, DIM = 300, 384  # 1.5 KB a vector: two a page, ~160 pages of 4 KB
 

@@ -19,7 +19,7 @@ from normtest.adapters.encoder import EncoderAdapter
 from normtest.adapters.static import StaticVectors
 from normtest.audit.report import Report
 from normtest.audit.run import AuditSettings, run_audit
-from normtest.claims.line_checks import builder_of, controls
+from normtest.claims.line_declarations import builder_of, controls
 from normtest.data.information.frequency import WordfreqSource
 from normtest.data.information.samples import default_word_sample
 from normtest.errors import NormtestError
@@ -27,7 +27,7 @@ from normtest.gate.config import GateConfig
 from normtest.gate.run import evaluate
 from normtest.models.synthetic import SubwordModel
 from normtest.render.html import render_html
-from normtest.render.summary import audit_text
+from normtest.render.terminal import audit_text
 from normtest.scorecard.controls import POWER_AT_MARGIN, Control, LineControls
 from normtest.scorecard.lines import STATUSES
 

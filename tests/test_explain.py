@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from normtest.audit.explain import explain
-from normtest.claims.catalogue import claims_of_line, get, hypotheses
+from normtest.claims.catalogue import claims_of_line, declared_lines, get
 from normtest.cli.common import EXIT_OK, EXIT_USAGE
 from normtest.cli.main import main
 
@@ -31,9 +31,9 @@ def _deciding(key: str) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("key", [h.key for h in hypotheses()])
+@pytest.mark.parametrize("key", [h.key for h in declared_lines()])
 def test_every_scorecard_line_has_an_operationalisation(key: str) -> None:
-    line = next(h for h in hypotheses() if h.key == key)
+    line = next(h for h in declared_lines() if h.key == key)
     assert line.words and line.short and line.source, f"{key} does not say what it rests on"
     deciding = _deciding(key)
     assert deciding, f"no claim decides {key}"

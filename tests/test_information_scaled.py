@@ -21,7 +21,7 @@ from normtest.data.information.samples import default_word_sample
 from normtest.data.information.texts import lee_texts, read_text_file, split_documents
 from normtest.data.information.vocabulary_counts import CorpusCounts
 from normtest.errors import NormtestError
-from normtest.models.cache.store import CacheWarning
+from normtest.models.cache.embeddings import CacheWarning
 
 #: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
 pytestmark = pytest.mark.slow

@@ -23,7 +23,7 @@ from normtest.data.information.surprisal import (
 )
 from normtest.data.information.texts import lee_texts
 from normtest.errors import NormtestError
-from normtest.models.cache.store import CacheWarning
+from normtest.models.cache.embeddings import CacheWarning
 
 
 class BigramLM:

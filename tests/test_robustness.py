@@ -21,7 +21,7 @@ import pytest
 from normtest.adapters.static import StaticVectors
 from normtest.audit.report import Report
 from normtest.audit.run import AuditSettings, run_audit
-from normtest.claims.line_checks import space_of, specifications
+from normtest.claims.line_declarations import space_of, specifications
 from normtest.cli.main import main
 from normtest.data.information.frequency import WordfreqSource
 from normtest.data.information.samples import default_word_sample
@@ -31,7 +31,7 @@ from normtest.gate.config import GateConfig
 from normtest.gate.run import evaluate
 from normtest.render.gate import gate_markdown
 from normtest.render.html import render_html
-from normtest.render.summary import audit_text
+from normtest.render.terminal import audit_text
 from normtest.scorecard.robustness import ROBUST_SHARE, LineRobustness, Specification
 
 #: Enough words that each frequency half of each half-sample (800 words) gives the criterion
@@ -183,7 +183,7 @@ def test_share_modal_status_and_one_wording() -> None:
     assert mostly.modal == "undecided" and mostly.label.endswith("; mostly undecided")
     assert mostly.share_text == "holds in 25% of 4 analyses"
     # the terminal keeps the share whole in its column, the modal status on the line below
-    from normtest.render.summary import scorecard_part
+    from normtest.render.terminal import scorecard_part
     from normtest.scorecard.lines import Line
 
     shown = scorecard_part([Line("h", "Word level", "replicated", "ok", short="Word level")],

@@ -14,7 +14,7 @@ import pytest
 from normtest.adapters.protocol import family_of
 from normtest.audit.report import Report
 from normtest.audit.run import AuditSettings, run_audit, variants
-from normtest.claims.catalogue import REFERENCE, claims, get, hypotheses
+from normtest.claims.catalogue import REFERENCE, claims, declared_lines, get
 from normtest.cli.main import main
 from normtest.errors import NormtestError
 from normtest.gate.config import GateConfig
@@ -84,7 +84,7 @@ def test_an_expectation_speaks_only_at_the_reference_representation_and_transfor
         assert claim.role("encoder", {**base, axis: other}) == "exploratory"
     assert REFERENCE == {"representation": "last", "transform": "raw"}
     # every confirmatory row names a scorecard line that is declared
-    keys = {h.key for h in hypotheses()}
+    keys = {h.key for h in declared_lines()}
     for c in claims():
         for family in ("static", "encoder", "decoder"):
             for v in variants(c, family, ("cls", "eos")):
@@ -299,7 +299,7 @@ def test_an_audit_reports_roles_and_its_scorecard(glove_report: Report, glove: A
     assert rows["word.norm_ic[transform=whiten_zipf]"].role == "confirmatory"
     assert rows["word.norm_ic[transform=raw]"].role == "exploratory"
     card = {line.key: line for line in glove_report.scorecard}
-    assert list(card) == [h.key for h in hypotheses()][:len(card)]
+    assert list(card) == [h.key for h in declared_lines()][:len(card)]
     assert card["word_level"].status == "replicated"
     assert card["cer_growth"].status == "not tested"  # static vectors have no prefixes
     prov = glove_report.provenance["multiplicity"]

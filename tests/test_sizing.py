@@ -17,7 +17,7 @@ from normtest.data.capacity import bundled
 from normtest.errors import NormtestError
 from normtest.render.html import render_html
 from normtest.render.markdown import render_markdown
-from normtest.render.summary import audit_text
+from normtest.render.terminal import audit_text
 from normtest.scorecard.controls import POWER_AT_MARGIN
 
 

@@ -1,13 +1,14 @@
 """What normtest stores and reads back: the corpus counts and the sentence surprisal.
 
 Each store's files carry a SHA-256 of their arrays (the key they were computed from included) and
-are checked on read (normtest/data/information/store.py). Hostile files are built from sound ones in
-a temporary folder — counts multiplied on half the rows, word or token offsets shifted with the same
-total, values reversed, the file cut to half its bytes, random bytes, a file of another format,
-another entry's file — each with its checksum left as it was and, where the content can still be
-caught, recomputed as a forger would: every one is recomputed (equal to a fresh computation) and
-replaced, with exactly one ``normtest: warning:`` line naming the file. A sound entry is read back
-without computing and without a word on stderr; an absent one is computed silently.
+are checked on read (normtest/data/information/checked_files.py). Hostile files are built from sound
+ones in a temporary folder — counts multiplied on half the rows, word or token offsets shifted with
+the same total, values reversed, the file cut to half its bytes, random bytes, a file of another
+format, another entry's file — each with its checksum left as it was and, where the content can
+still be caught, recomputed as a forger would: every one is recomputed (equal to a fresh
+computation) and replaced, with exactly one ``normtest: warning:`` line naming the file. A sound
+entry is read back without computing and without a word on stderr; an absent one is computed
+silently.
 
 The surprisal model is SmolLM2 (its real tokenizer counts the tokens the store is checked
 against); its log-probabilities are remembered per text list after the first scoring, so that a
@@ -31,8 +32,8 @@ from normtest.adapters.protocol import Tokenization
 from normtest.base.fingerprint import arrays_sha256
 from normtest.cli.main import _one_line_warning
 from normtest.data.information import scaled
+from normtest.data.information.checked_files import CHECKSUM, write_checked
 from normtest.data.information.samples import default_word_sample
-from normtest.data.information.store import CHECKSUM, write_checked
 from normtest.data.information.surprisal import surprisal
 from normtest.data.information.texts import lee_texts
 from normtest.data.information.vocabulary_counts import FORMAT, CorpusCounts

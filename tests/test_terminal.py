@@ -17,7 +17,7 @@ from normtest.audit.run import AuditSettings, run_audit
 from normtest.cli.common import EXIT_OK
 from normtest.cli.main import main
 from normtest.render.labels import agreement
-from normtest.render.summary import (
+from normtest.render.terminal import (
     WIDTH,
     audit_text,
     claim_rows,
@@ -79,7 +79,7 @@ def _large_report() -> Report:
                                      hypothesis=f"line{c % 6}", power=power))
                 else:
                     rows.append(_row(claim, variant, 0.1 * (k % 7)))
-    return Report(results=rows, model={"name": "large", "family": "encoder"}, hypotheses=lines)
+    return Report(results=rows, model={"name": "large", "family": "encoder"}, line_titles=lines)
 
 
 def _terminal(report: Report, width: int = 80, **options: Any) -> str:

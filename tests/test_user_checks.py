@@ -26,7 +26,7 @@ import pytest
 from normtest.audit.run import run_audit
 from normtest.base.settings import AuditSettings
 from normtest.claims import catalogue, loading
-from normtest.claims import duplicates as measure_identity
+from normtest.claims import same_measure as measure_identity
 from normtest.errors import NormtestError
 from normtest.verdict.result import Verdict
 

@@ -1,9 +1,9 @@
 """Float32 copies of GGUF models, built once, checked, and installed atomically.
 
 What the GGUF-shipped models share (SmolLM2 in :mod:`normtest.adapters.embedded`, Gemma 3 and
-nomic-embed in :mod:`normtest.models.store`): transformers dequantises a GGUF file slowly (tens of
-seconds) and a GGUF-loaded model refuses ``save_pretrained``, so normtest rebuilds a plain
-float32 model from it (:func:`float32_copy`), saves it into a temporary folder beside the
+nomic-embed in :mod:`normtest.models.installable`): transformers dequantises a GGUF file
+slowly (tens of seconds) and a GGUF-loaded model refuses ``save_pretrained``, so normtest rebuilds a
+plain float32 model from it (:func:`float32_copy`), saves it into a temporary folder beside the
 target, checks it against the model it came from, writes a marker (:data:`BUILD_MARKER`: the
 source file, its hash, the check, the library versions and every file's size and SHA-256) and
 only then renames the folder into place (:func:`build_folder`). An interrupted or failed build

@@ -17,12 +17,12 @@ from normtest.claims.catalogue import (
     REFERENCE,
     Claim,
     Expectation,
-    Hypothesis,
+    LineDeclaration,
     claims,
     claims_of_line,
+    declared_line,
+    declared_lines,
     get,
-    hypotheses,
-    hypothesis_named,
 )
 from normtest.errors import NormtestError
 
@@ -42,9 +42,9 @@ def explain(name: str) -> str:
     from normtest.claims.catalogue import SUITES
 
     name = name.strip()
-    keys = [h.key for h in hypotheses()]
+    keys = [h.key for h in declared_lines()]
     if name in keys:
-        return explain_line(hypothesis_named(name))
+        return explain_line(declared_line(name))
     ids = [c.id for c in claims()]
     if name in ids:
         return explain_claim(get(name))
@@ -116,7 +116,7 @@ def explain_suite(suite: str) -> str:
     out = [f"{suite} — {'every claim of the catalogue' if suite == 'all' else 'the ' + suite}"
            f" suite: {len(chosen)} claims", ""]
     for claim in chosen:
-        lines = [h.key for h in hypotheses() if claim.id in claims_of_line(h.key)
+        lines = [h.key for h in declared_lines() if claim.id in claims_of_line(h.key)
                  and _decides(claim, h.key)]
         role = f"decides {', '.join(lines)}" if lines else "exploratory"
         out += _items(claim.id, [f"{claim.statement} ({role})"], 0, len(max(
@@ -126,7 +126,7 @@ def explain_suite(suite: str) -> str:
     return "\n".join(out)
 
 
-def explain_line(line: Hypothesis) -> str:
+def explain_line(line: LineDeclaration) -> str:
     """A scorecard line: its title, the paper's words, its basis, then each claim that decides
     it (confirmatory rows) and those explored around it."""
     deciding = [c for c in _line_claims(line.key) if _decides(c, line.key)]
@@ -168,7 +168,7 @@ def explain_line(line: Hypothesis) -> str:
 
 def explain_claim(claim: Claim) -> str:
     """One claim: the line it decides (and the paper's words there), then its block."""
-    lines = [h for h in hypotheses() if claim.id in claims_of_line(h.key)]
+    lines = [h for h in declared_lines() if claim.id in claims_of_line(h.key)]
     out = [f"{claim.id} — {claim.statement}", ""]
     for line in lines:
         role = "decides" if _decides(claim, line.key) else "is explored on"
@@ -223,7 +223,7 @@ def _claim_block(claim: Claim, line: str | None) -> list[str]:
 
 def _robustness_text(key: str) -> str:
     """How the line's robustness is read, in the words every view uses."""
-    from normtest.claims.line_checks import space_of
+    from normtest.claims.line_declarations import space_of
     from normtest.scorecard.robustness import MIN_ANALYSES, ROBUST_SHARE
 
     space = space_of(key)
@@ -244,7 +244,7 @@ def _robustness_text(key: str) -> str:
 
 def _controls_text(key: str, deciding: list[Claim]) -> list[str]:
     """The controls a line runs (when it declares them) and the effect each plants."""
-    from normtest.claims.line_checks import builder_of
+    from normtest.claims.line_declarations import builder_of
     from normtest.scorecard.controls import POWER_AT_MARGIN
 
     if builder_of(key) is None:

@@ -157,7 +157,7 @@ class Report:
     data: Mapping[str, Any] = field(default_factory=dict)
     #: the scorecard's lines as ``(key, title, source[, short, reference])``; None: every
     #: declared hypothesis
-    hypotheses: Sequence[tuple[str, ...]] | None = None
+    line_titles: Sequence[tuple[str, ...]] | None = None
     #: each tested line re-decided under its specifications (normtest.scorecard.robustness)
     robustness: Sequence[Any] = ()
     #: each tested line's positive and negative controls (normtest.scorecard.controls)
@@ -177,7 +177,7 @@ class Report:
         once per report: every view reads the same lines)."""
         from normtest.scorecard.lines import build
 
-        return build(self.results, self.hypotheses, self.controls)
+        return build(self.results, self.line_titles, self.controls)
 
     @property
     def missing_vectors(self) -> tuple[int, int] | None:
@@ -318,7 +318,7 @@ class Report:
                     raise TypeError(f"{key!r} is not a list")
             return cls(results=parsed, model=dict(parts["model"]),
                        provenance=dict(parts["provenance"]), data=dict(parts["data"]),
-                       hypotheses=titles_of(data.get("scorecard")),
+                       line_titles=titles_of(data.get("scorecard")),
                        robustness=tuple(LineRobustness.from_dict(r)
                                         for r in stored["robustness"]),
                        controls=tuple(LineControls.from_dict(c) for c in stored["controls"]))

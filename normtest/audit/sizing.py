@@ -211,7 +211,7 @@ def _deciding_rows(chosen: Sequence[Claim], planned: Mapping[str, Sequence[Mappi
                    family: str, sizable: Sequence[str]) -> dict[str, tuple[Any, ...]]:
     """Each line's deciding rows as the audit plans them (claim, variant, expectation, role;
     nothing measured), for the lines whose power a chosen size follows."""
-    from normtest.claims.line_checks import builder_of
+    from normtest.claims.line_declarations import builder_of
     from normtest.scorecard.power import SAMPLE_SETTING
     from normtest.verdict.result import Result, Verdict
 
@@ -240,7 +240,7 @@ def _line_need(line: str, rows: tuple[Any, ...], pilot: Any, family: str,
     import zlib
 
     from normtest.claims.catalogue import get
-    from normtest.claims.line_checks import ControlContext, builder_of
+    from normtest.claims.line_declarations import ControlContext, builder_of
     from normtest.scorecard.controls import POWER_AT_MARGIN, measure_control
     from normtest.scorecard.power import SAMPLE_SETTING, line_margin_power
 

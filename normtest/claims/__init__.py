@@ -12,10 +12,10 @@ docs/claims.md shows a user's)::
                                    n_resamples=settings.resamples, seed=settings.seed)
 
 The package itself: ``catalogue`` (what a claim is, the registry, the paper's hypotheses),
-``loading`` (a user's claim files, folders and modules), ``line_checks`` (a line's space of
+``loading`` (a user's claim files, folders and modules), ``line_declarations`` (a line's space of
 analyses and its controls, declared beside its claims), ``control_models`` (the builders of the
 control data), ``comparative`` (claims about the difference between two models), ``measuring``
-(one row measured and judged) and ``duplicates`` (when two declarations are the same claim).
+(one row measured and judged) and ``same_measure`` (when two declarations are the same claim).
 
 The names below are imported here, eagerly: this package is the one face a claim file needs
 (as statsmodels keeps ``statsmodels.api``); inside the engine, modules import from the module
@@ -35,8 +35,8 @@ from normtest.claims.catalogue import (
     Expectation,
     Variant,
     claims,
+    declare_line,
     get,
-    hypothesis,
     measures,
     register,
 )
@@ -49,7 +49,13 @@ from normtest.claims.control_models import (
     text_controls,
     word_controls,
 )
-from normtest.claims.line_checks import CHOICES, ControlContext, Space, controls, specifications
+from normtest.claims.line_declarations import (
+    CHOICES,
+    ControlContext,
+    Space,
+    controls,
+    specifications,
+)
 from normtest.claims.loading import ClaimSource, load_checks
 from normtest.data.kinds import DATA
 from normtest.data.prefixes import PrefixData
@@ -110,10 +116,10 @@ __all__ = [
     "composition_controls",
     "condition_controls",
     "controls",
+    "declare_line",
     "fixed_point_controls",
     "get",
     "growth_controls",
-    "hypothesis",
     "load_checks",
     "measure_baseline",
     "measure_baseline_contrast",

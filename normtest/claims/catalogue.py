@@ -48,7 +48,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from normtest.adapters.protocol import Capability
-from normtest.claims.duplicates import same_measure, source_file
+from normtest.claims.same_measure import same_measure, source_file
 from normtest.data.kinds import DATA
 from normtest.errors import NormtestError
 from normtest.verdict.result import Criterion, Verdict, variant_key
@@ -125,7 +125,7 @@ class Expectation:
 
 
 @dataclass(frozen=True)
-class Hypothesis:
+class LineDeclaration:
     """One line of the scorecard: a hypothesis of the paper that claims' confirmatory rows
     decide together (see :mod:`normtest.scorecard.lines`)."""
 
@@ -166,7 +166,7 @@ class Claim:
     measure: Measure | None = field(default=None, compare=False, repr=False)
     #: the file that declared the claim (pytest collects its items there)
     origin: str | None = field(default=None, compare=False)
-    #: the scorecard line (a :func:`hypothesis` key) its confirmatory rows count towards
+    #: the scorecard line (a :func:`declare_line` key) its confirmatory rows count towards
     hypothesis: str | None = None
     #: why the criterion's threshold or margin is where it is (``normtest explain``)
     rationale: str = ""
@@ -270,10 +270,10 @@ class Claim:
 
 
 _REGISTRY: dict[str, Claim] = {}
-_HYPOTHESES: dict[str, Hypothesis] = {}
+_LINES: dict[str, LineDeclaration] = {}
 
 
-def hypothesis(key: str, title: str, source: str = "", *, words: str = "", short: str = "",
+def declare_line(key: str, title: str, source: str = "", *, words: str = "", short: str = "",
                reference: str = "") -> str:
     """Declare a scorecard line (in the order the scorecard lists them) and return its key, to
     name in ``Claim(hypothesis=...)``. Declaring the same line again is free.
@@ -283,22 +283,22 @@ def hypothesis(key: str, title: str, source: str = "", *, words: str = "", short
     """
     if not key or key != key.strip() or " " in key:
         raise NormtestError(f"hypothesis key must be a non-empty token, got {key!r}")
-    declared = Hypothesis(key, title, source, words, short or key, reference)
-    known = _HYPOTHESES.get(key)
+    declared = LineDeclaration(key, title, source, words, short or key, reference)
+    known = _LINES.get(key)
     if known is not None and known != declared:
         raise NormtestError(f"hypothesis {key!r} is declared twice with different titles")
-    _HYPOTHESES[key] = declared
+    _LINES[key] = declared
     return key
 
 
-def hypothesis_named(key: str) -> Hypothesis:
+def declared_line(key: str) -> LineDeclaration:
     """The declared scorecard line ``key``, or an error naming the lines there are."""
     load_builtin()
-    if key not in _HYPOTHESES:
-        guess = difflib.get_close_matches(key, list(_HYPOTHESES), n=1, cutoff=0.5)
+    if key not in _LINES:
+        guess = difflib.get_close_matches(key, list(_LINES), n=1, cutoff=0.5)
         hint = f"; did you mean {guess[0]!r}?" if guess else ""
-        raise NormtestError(f"no scorecard line {key!r}{hint} (lines: {', '.join(_HYPOTHESES)})")
-    return _HYPOTHESES[key]
+        raise NormtestError(f"no scorecard line {key!r}{hint} (lines: {', '.join(_LINES)})")
+    return _LINES[key]
 
 
 def claims_of_line(key: str) -> list[str]:
@@ -307,10 +307,10 @@ def claims_of_line(key: str) -> list[str]:
             if key == "all" or key in {c.hypothesis, *(e.hypothesis for e in c.expected)}]
 
 
-def hypotheses() -> list[Hypothesis]:
+def declared_lines() -> list[LineDeclaration]:
     """Every scorecard line, in the order declared (the built-in ones first, in paper order)."""
     load_builtin()
-    return list(_HYPOTHESES.values())
+    return list(_LINES.values())
 _LOADED = False
 
 
@@ -328,10 +328,10 @@ def register(claim: Claim, measure: Measure | None = None, data: str | None = No
     if claim.origin is None and claim.measure is not None:
         claim = replace(claim, origin=source_file(claim.measure))
     for key in {claim.hypothesis, *(e.hypothesis for e in claim.expected)} - {None}:
-        if key not in _HYPOTHESES:
+        if key not in _LINES:
             raise NormtestError(
                 f"{claim.id}: hypothesis {key!r} is not declared; declare it first with "
-                f"normtest.claims.hypothesis(key, title) (known: {', '.join(_HYPOTHESES)})"
+                f"normtest.claims.declare_line(key, title) (known: {', '.join(_LINES)})"
             )
     known = _REGISTRY.get(claim.id)
     if known is not None:
@@ -452,7 +452,7 @@ def describe(claim: Claim) -> str:
     for axis, values in claim.axes.items():
         lines.append(f"  {axis + ':':<11} {', '.join(values)}")
     if claim.hypothesis is not None:
-        lines.append(f"  scorecard:  {_HYPOTHESES[claim.hypothesis].title}")
+        lines.append(f"  scorecard:  {_LINES[claim.hypothesis].title}")
     for e in claim.expected:
         who = e.family or "any model"
         named = {**{k: v for k, v in REFERENCE.items() if k in claim.axes}, **e.variant}

@@ -93,7 +93,7 @@ def compares(comparative: Comparative) -> Callable[[Measure], Measure]:
                             f"{comparative.data!r}")
 
     def decorate(function: Measure) -> Measure:
-        from normtest.claims.duplicates import same_measure
+        from normtest.claims.same_measure import same_measure
 
         known = _REGISTRY.get(comparative.id)
         if known is not None and (replace(known, measure=None) != comparative

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from normtest.claims.line_checks import ControlContext
+from normtest.claims.line_declarations import ControlContext
 from normtest.errors import NormtestError
 
 __all__ = ["CONFOUND_EFFECT", "POSITIVE_EFFECT", "composition_controls", "condition_controls",

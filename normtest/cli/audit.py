@@ -107,7 +107,7 @@ def command(args: argparse.Namespace) -> int:
         else:
             report = run_audit(adapter, claim_ids=args.claims, suite=args.suite,
                                settings=settings)
-    from normtest.render.summary import print_audit, stdout_console
+    from normtest.render.terminal import print_audit, stdout_console
 
     written = write_reports(report, out, args.formats)  # before anything is printed
     print_audit(report, stdout_console(), all_rows=args.all_rows)
@@ -169,7 +169,7 @@ def _audit_many(args: argparse.Namespace, values: dict[str, Any]) -> int:
     answer printed and its reports written to ``--out/MODEL`` or ``reports/MODEL/REVISION``."""
     from normtest.audit.several_models import audit_models
     from normtest.base.paths import default_results_dir, folder_name
-    from normtest.render.summary import print_audit, stdout_console
+    from normtest.render.terminal import print_audit, stdout_console
 
     for option in ("gate", "until_decided"):
         if getattr(args, option):

@@ -67,7 +67,7 @@ def command(args: argparse.Namespace) -> int:
         render_comparison_html,
         render_comparison_markdown,
     )
-    from normtest.render.summary import stdout_console
+    from normtest.render.terminal import stdout_console
 
     models = [v for kind, v in args.sources if kind == "model"]
     if len(args.sources) < 2:

@@ -31,7 +31,7 @@ def register(sub: Any) -> None:
 def command(args: argparse.Namespace) -> int:
     """Judge the synthetic claims, print every row, write the renderings if asked."""
     from normtest.audit.demo import run_demo
-    from normtest.render.summary import print_rows, stdout_console
+    from normtest.render.terminal import print_rows, stdout_console
 
     values = resolve(given(args))
     check_outputs(args)

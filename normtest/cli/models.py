@@ -1,5 +1,5 @@
 """``normtest models``: the models normtest knows by name, and ``install`` for the installable
-ones (:mod:`normtest.models.store`)."""
+ones (:mod:`normtest.models.installable`)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from normtest.models.installable import GEMMA, NOMIC, SMOLLM2
 from normtest.models.registry import install, model_rows
-from normtest.models.store import GEMMA, NOMIC, SMOLLM2
 
 
 def register(sub: Any) -> None:
@@ -62,7 +62,7 @@ def command(args: Any) -> int:
     for row in table:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
               .rstrip())
-    from normtest.models.store import leftovers
+    from normtest.models.installable import leftovers
 
     left = leftovers()
     if left:

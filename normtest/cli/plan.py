@@ -38,7 +38,7 @@ def register(sub: Any) -> None:
 def command(args: argparse.Namespace) -> int:
     from normtest.audit.run import run_audit
     from normtest.models.registry import load
-    from normtest.render.plain_text import plan_text
+    from normtest.render.terminal import plan_text
     from normtest.scorecard.power import PILOT, plan
 
     chosen = given(args)

@@ -59,7 +59,7 @@ def command(args: argparse.Namespace) -> int:
         print(f"layer profile written to {args.out}")
         return EXIT_OK
     if args.format == "text":
-        from normtest.render.summary import audit_text
+        from normtest.render.terminal import audit_text
 
         name = report.model.get("name", "unnamed model")
         text = audit_text(report, title=f"normtest report of {name}")

@@ -202,7 +202,7 @@ def _controls_missing(key: str, candidate: Report) -> str:
     """Why the report cannot show that line ``key``'s controls held ("" when it can, or when
     the line declares no controls). Controls that ran and misbehaved are no gap: they make the
     line invalid, so it is not replicated."""
-    from normtest.claims.line_checks import builder_of
+    from normtest.claims.line_declarations import builder_of
 
     if builder_of(key) is None or candidate.controls_of(key) is not None:
         return ""

@@ -1,4 +1,4 @@
-"""How an installable model's files are fetched and checked (:mod:`normtest.models.store` says
+"""How an installable model's files are fetched and checked (:mod:`normtest.models.installable` says
 which files, and builds the model from them).
 
 Every file is checked against a digest pinned in normtest before it is read:

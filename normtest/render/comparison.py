@@ -200,7 +200,7 @@ def _old_sample(comparison: Comparison) -> str:
 def comparison_view(comparison: Comparison, width: int = 100) -> list[RenderableType]:
     from rich.text import Text
 
-    from normtest.render.summary import _VERDICT, _indent, _line, _table
+    from normtest.render.terminal import _VERDICT, _indent, _line, _table
 
     # the sample and the pairs not compared wrap rather than being cut: they say what was paired
     out: list[RenderableType] = [_line(_head(comparison), "bold"),
@@ -246,14 +246,14 @@ def comparison_view(comparison: Comparison, width: int = 100) -> list[Renderable
 
 
 def print_comparison(comparison: Comparison, console: Console) -> None:
-    from normtest.render.summary import _print
+    from normtest.render.terminal import _print
 
     _print(console, comparison_view(comparison, console.width))
 
 
 def comparison_text(comparison: Comparison, width: int = 100) -> str:
     """The terminal view as plain text."""
-    from normtest.render.summary import _console
+    from normtest.render.terminal import _console
 
     buffer = io.StringIO()
     print_comparison(comparison, _console(file=buffer, width=width, plain=True))

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 from normtest.base import progress
 from normtest.base.parallel import forked_map
 from normtest.claims.catalogue import get
-from normtest.claims.line_checks import Builder, ControlContext, builder_of
+from normtest.claims.line_declarations import Builder, ControlContext, builder_of
 from normtest.claims.measuring import remeasure
 from normtest.errors import NormtestError
 from normtest.scorecard.lines import beyond_reading, build, decide_line

@@ -323,17 +323,18 @@ def _rests_on(rows: Sequence[Result]) -> str:
 
 
 def build(results: Sequence[Result],
-          hypotheses: Sequence[tuple[str, ...]] | None = None,
+          line_titles: Sequence[tuple[str, ...]] | None = None,
           controls: Sequence[Any] = ()) -> list[Line]:
-    """The scorecard of a set of results: one line per hypothesis ``(key, title, source[,
-    short, reference])`` (default: every declared hypothesis, in order), then any key the
+    """The scorecard of a set of results: one line per ``(key, title, source[, short,
+    reference])`` of ``line_titles`` (default: every declared line, in order), then any key the
     results name that the list lacks. A tested line whose ``controls``
     (:class:`~normtest.scorecard.controls.LineControls`) misbehaved is **invalid**, with why."""
-    if hypotheses is None:
-        from normtest.claims.catalogue import hypotheses as declared
+    if line_titles is None:
+        from normtest.claims.catalogue import declared_lines
 
-        hypotheses = [(h.key, h.title, h.source, h.short, h.reference) for h in declared()]
-    listed = [tuple(h) for h in hypotheses]
+        line_titles = [(h.key, h.title, h.source, h.short, h.reference)
+                       for h in declared_lines()]
+    listed = [tuple(h) for h in line_titles]
     known = {h[0] for h in listed}
     for r in results:
         if r.hypothesis is not None and r.hypothesis not in known:

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 from normtest.base import progress
 from normtest.base.parallel import forked_map
 from normtest.claims.catalogue import Claim, get
-from normtest.claims.line_checks import Space, space_of
+from normtest.claims.line_declarations import Space, space_of
 from normtest.claims.measuring import remeasure, stamp
 from normtest.data.respecified import DATA_CHOICES, AnalysisContext, respecified, view_key
 from normtest.scorecard.lines import build, decide_line

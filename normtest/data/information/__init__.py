@@ -11,8 +11,8 @@
   corpora at scale, counted for a vocabulary in parallel blocks (local processes or Ray), merged and
   stored;
 - :mod:`~normtest.data.information.surprisal`: IC_LM(t) = −Σ log P(t_i | t_<i) from a model adapter;
-- :mod:`~normtest.data.information.store`: the files of the stored counts and surprisal, checksummed
-  and checked on read;
+- :mod:`~normtest.data.information.checked_files`: the files of the stored counts and surprisal,
+  checksummed and checked on read;
 - :mod:`~normtest.data.information.documents`: CER documents and prefix-length grids;
 - :mod:`~normtest.data.information.texts`: reading files (non-UTF-8 bytes replaced and counted) and
   the corpora bundled with gensim.

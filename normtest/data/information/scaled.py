@@ -62,6 +62,7 @@ from numpy.typing import NDArray
 from scipy import sparse
 
 from normtest.base.fingerprint import json_sha256
+from normtest.data.information.checked_files import unusable, warn_recomputed
 from normtest.data.information.corpus import DEFAULT_WINDOW, _check_window
 from normtest.data.information.corpus_counting import (
     COIN_VERSION,
@@ -80,7 +81,6 @@ from normtest.data.information.readers import (
     plan_blocks,
     read_part,
 )
-from normtest.data.information.store import unusable, warn_recomputed
 from normtest.data.information.texts import DocumentSplit, split_documents
 from normtest.data.information.vocabulary_counts import FORMAT, CorpusCounts
 from normtest.errors import NormtestError

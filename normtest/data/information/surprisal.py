@@ -32,7 +32,12 @@ from numpy.typing import NDArray
 from normtest.adapters.protocol import Capability, LogProbModel, require
 from normtest.base.fingerprint import json_sha256
 from normtest.base.paths import default_cache_dir, file_lock
-from normtest.data.information.store import read_checked, unusable, warn_recomputed, write_checked
+from normtest.data.information.checked_files import (
+    read_checked,
+    unusable,
+    warn_recomputed,
+    write_checked,
+)
 from normtest.errors import NormtestError
 
 __all__ = [

@@ -15,9 +15,10 @@ missing, as there.
 
 Stored as ``.npz`` (``allow_pickle=False``): strings as UTF-8 bytes with offsets, counts as
 integers, the description and the key they were counted from as JSON, and a SHA-256 of all of it
-(:mod:`~normtest.data.information.store`). :meth:`CorpusCounts.load` checks the checksum, then that
-the counts agree with themselves (each row adds up to its word's marginal, rows are symmetric
-between counted words): a file that fails is one NormtestError naming it, never a traceback.
+(:mod:`~normtest.data.information.checked_files`). :meth:`CorpusCounts.load` checks the
+checksum, then that the counts agree with themselves (each row adds up to its word's marginal, rows
+are symmetric between counted words): a file that fails is one NormtestError naming it, never a
+traceback.
 """
 
 from __future__ import annotations
@@ -33,10 +34,10 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
 
+from normtest.data.information.checked_files import read_checked, unusable, write_checked
 from normtest.data.information.corpus import _check_min_count, _check_pairs, _Quantities, _readonly
 from normtest.data.information.corpus_counting import check_seed
 from normtest.data.information.frequency import check_words
-from normtest.data.information.store import read_checked, unusable, write_checked
 from normtest.errors import NormtestError
 
 __all__ = ["FORMAT", "CorpusCounts"]
@@ -218,7 +219,7 @@ class CorpusCounts(_Quantities):
 
     def save(self, path: str | os.PathLike[str], key: dict[str, Any] | None = None) -> None:
         """Write the counts and ``key`` (what they were counted from) to ``path`` (``.npz``, no
-        pickles, with the SHA-256 of every array: :func:`~normtest.data.information.store.
+        pickles, with the SHA-256 of every array: :func:`~normtest.data.information.checked_files.
         write_checked`) atomically: a temporary file in the same folder, then ``os.replace``."""
         c = self._cooc
         meta = {"format": FORMAT, "window": self.window, "lang": self.lang,

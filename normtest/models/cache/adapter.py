@@ -1,5 +1,5 @@
 """The cached adapter: any adapter, with every vector read through the embedding cache
-(:class:`~normtest.models.cache.store.EmbeddingCache`)."""
+(:class:`~normtest.models.cache.embeddings.EmbeddingCache`)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 from normtest.adapters.protocol import Capability, Layer, TokenBatch, check_layer
 from normtest.base.byte_memo import ByteMemo
 from normtest.errors import NormtestError
-from normtest.models.cache.store import EmbeddingCache
+from normtest.models.cache.embeddings import EmbeddingCache
 from normtest.models.extraction import Remote, compute_items
 
 #: Items at least this long have their hash state kept (see ``CachedAdapter._keys``): documents.

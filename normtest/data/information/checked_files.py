@@ -95,6 +95,6 @@ def read_checked(path: str | os.PathLike[str], what: str,
 def warn_recomputed(error: NormtestError) -> None:
     """Say once, as the embedding cache does, that a stored entry is recomputed: the error that
     refused it (it names the file), and what happens now."""
-    from normtest.models.cache.store import CacheWarning
+    from normtest.models.cache.embeddings import CacheWarning
 
     warnings.warn(f"{error}; recomputing it and replacing the file", CacheWarning, stacklevel=3)

@@ -89,9 +89,9 @@ def specifications(line: str, **choices: Iterable[str | int]) -> Space:
 
 def spaces() -> dict[str, Space]:
     """Every declared space, by line (the built-in catalogue loaded first)."""
-    from normtest.claims.catalogue import hypotheses
+    from normtest.claims.catalogue import declared_lines
 
-    hypotheses()
+    declared_lines()
     return dict(_SPACES)
 
 
@@ -133,7 +133,7 @@ def controls(line: str, build: Builder) -> Builder:
 
 def builder_of(line: str) -> Builder | None:
     """The declared builder of a line's controls (the built-in catalogue loaded first)."""
-    from normtest.claims.catalogue import hypotheses
+    from normtest.claims.catalogue import declared_lines
 
-    hypotheses()
+    declared_lines()
     return _BUILDERS.get(line)
