@@ -31,9 +31,12 @@ $(STAMP): pyproject.toml
 models: $(STAMP)
 	$(BIN)/normtest models install gemma-3-270m nomic-embed-text-v1.5 smollm2-135m --accept-licence
 
+# The import contracts are in pyproject.toml ([tool.importlinter]); check_structure.py checks
+# what they cannot (CONTRIBUTING.md).
 lint: $(STAMP)
 	$(BIN)/ruff check normtest theorems checks tests scripts benchmarks conftest.py
 	$(BIN)/python scripts/typecheck.py
+	$(BIN)/lint-imports --no-cache --no-logo
 	$(BIN)/python scripts/check_structure.py
 
 # The whole suite on $(TEST_WORKERS) workers (pytest-xdist), one test file per worker at a time

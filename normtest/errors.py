@@ -1,4 +1,4 @@
-"""The one exception type a user of normtest can cause and fix."""
+"""The one exception type a user of normtest can cause and fix, and the words its messages share."""
 
 from __future__ import annotations
 
@@ -22,3 +22,11 @@ def nothing_ran(model: str, reasons: list[tuple[str, str]]) -> NormtestError:
             claims.append(claim)
     parts = [f"{reason} ({', '.join(claims)})" for reason, claims in by_reason.items()]
     return NormtestError(f"no claim could run on {model}: " + "; ".join(parts))
+
+
+def with_article(word: object) -> str:
+    """``word`` after its indefinite article: ``an encoder``, ``a decoder``, ``an int``,
+    ``a static`` (by its first letter: the words normtest writes so — model families, type
+    names — hold no silent h or sounded vowel)."""
+    text = str(word)
+    return f"{'an' if text[:1].lower() in 'aeiou' and text else 'a'} {text}"

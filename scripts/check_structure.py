@@ -1,600 +1,318 @@
-"""Structural checks of the normtest tree: exit 1 on a violation (``make lint`` runs it).
+"""What import-linter's contracts (pyproject.toml, ``lint-imports``) cannot check; exit 1 on a
+violation. ``make lint`` runs it: ``python scripts/check_structure.py [--root PATH]``.
 
-1. **Layers.** ``normtest`` is laid out by stage, and :data:`LAYERS` declares their order,
-   lowest first. A package imports only its own layer or a lower one, and the packages of one
-   layer (the two front ends, ``cli`` and ``pytest``) do not import each other. Every import
-   counts: at module level (also inside a ``try``/``if``/``with`` or a class body), inside
-   functions, under ``if TYPE_CHECKING:``, names a package re-exports on first use
-   (``lazy_exports``) and modules loaded through ``importlib.import_module``,
-   ``importlib.util.find_spec`` or ``__import__`` with a literal (or f-string) name. There is no
-   allow-list: an upward arrow means a name sits in the wrong layer. A package that is not in
-   :data:`LAYERS`, or a loose module beside ``__init__``, ``__main__`` and ``errors``, is a
-   violation too. ``checks/`` and ``theorems/`` are included under the names they are installed
-   as, ``normtest.checks`` and ``normtest.theorems``.
-2. **No import cycle** among modules: the same arrows but those under ``TYPE_CHECKING`` (a
-   lazy import closes a circle as surely, only later). An import of a module's own package
-   (``normtest.adapters`` from ``normtest.adapters.static``) is ignored.
-3. **The gate's configuration is read by the front ends only:** ``load_config`` and
-   ``find_config`` are imported in ``normtest.cli``, ``normtest.pytest`` and ``normtest.gate``
-   alone.
-4. No module longer than :data:`MAX_LINES` lines (the five longest are listed).
-5. One definition of each setting: no module declares a command-line or pytest flag of a
-   setting of ``normtest/base/settings.py`` (``SETTINGS``) by hand; those flags come from
-   ``normtest.base.settings.add_cli_options``.
-6. No reference to a file outside the repository (:data:`OUTSIDE_FILES`) in the tracked (or
-   untracked, not ignored) files of :data:`REFERENCE_SCOPE`.
-
-Standard library only; nothing of normtest is imported::
-
-    python scripts/check_structure.py [--root PATH]
+1. Every package of ``normtest/``, ``checks/``, ``theorems/`` is in the layers contract; no loose
+   module at the top of ``normtest/`` besides ``__init__``, ``__main__`` and ``errors``.
+2. What the contracts' graph misses points down the layers too: modules loaded by name
+   (``import_module``, ``find_spec``, ``__import__`` of a literal or f-string ``normtest.…``) and
+   imports naming ``normtest.checks``/``normtest.theorems`` (the graph has them as ``checks``,
+   ``theorems``).
+3. No import cycle in grimp's graph (with the imports of 2; an import of a module's own package
+   left out), type-only imports counted: a cycle closed by a type-only import fails too (it is
+   two modules that each need the other's ideas), and the message says which arrows are.
+4. A note, never a failure, for a module past :data:`MAX_LINES` lines.
+5. No flag of a setting of ``normtest/base/settings.py`` declared by hand.
+6. No reference to a file outside the repository (:data:`OUTSIDE_FILES`).
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import importlib
 import itertools
 import re
 import subprocess
 import sys
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+import tomllib
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+
+import grimp
 
 ROOT = Path(__file__).resolve().parent.parent
-#: Installed package name → folder of the repository (pyproject's package-dir map).
-PACKAGE_DIRS: dict[str, str] = {
-    "normtest": "normtest",
-    "normtest.checks": "checks",
-    "normtest.theorems": "theorems",
-}
+#: Installed package name → its folder (pyproject's package-dir map), its name in the graph.
+PACKAGE_DIRS = {"normtest": "normtest", "normtest.checks": "checks",
+                "normtest.theorems": "theorems"}
 MAX_LINES = 900
-#: The stages of the package, lowest first; a package imports only its own layer or lower ones.
-#: Packages that share a layer (the front ends) do not import each other.
-LAYERS: tuple[tuple[str, ...], ...] = (
-    ("normtest.errors",),
-    ("normtest.base",),
-    ("normtest.verdict",),
-    ("normtest.stats",),
-    ("normtest.geometry",),
-    ("normtest.adapters",),
-    ("normtest.models",),
-    ("normtest.data",),
-    ("normtest.claims",),
-    ("normtest.checks",),
-    ("normtest.scorecard",),
-    ("normtest.audit",),
-    ("normtest.gate",),
-    ("normtest.render",),
-    ("normtest.testing",),
-    ("normtest.cli", "normtest.pytest"),
-    ("normtest.theorems",),
-    ("normtest",),
-)
-#: The only modules that may sit loose at the package's top level.
-LOOSE_ALLOWED = ("normtest", "normtest.__main__", "normtest.errors")
-#: The gate configuration's readers, and what they may import.
-CONFIG_READERS = ("normtest.cli", "normtest.pytest", "normtest.gate")
-CONFIG_NAMES = ("load_config", "find_config")
-#: Where the settings table lives, and the calls that declare a command-line flag.
+#: The only modules that may sit loose at the top of normtest/.
+LOOSE_ALLOWED = ("__init__", "__main__", "errors")
 SETTINGS_FILE = "normtest/base/settings.py"
 FLAG_CALLS = ("add_argument", "addoption", "add_option")
+LOADERS = ("import_module", "find_spec", "__import__")
 #: Files that are not part of the repository and must never be cited.
 OUTSIDE_FILES = ("THEORY.md", "ARCHITECTURE.md", "MODELS.md")
 REFERENCE_SCOPE = ("normtest/", "checks/", "tests/", "docs/", "README.md", "theorems/",
                    "benchmarks/", "scripts/")
-#: Files that name the outside files on purpose (to look for them).
 REFERENCE_EXEMPT = ("scripts/check_structure.py", "tests/test_structure.py")
 _OUTSIDE = re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(re.escape(n) for n in OUTSIDE_FILES)
                       + r")(?![A-Za-z0-9_])")
+_READ: dict[tuple[Path, int, int], tuple[ast.Module, list[tuple[str, int, str]]]] = {}
 
 
-# --------------------------------------------------------------------------- the import graph
-
-
-@dataclass(frozen=True)
-class Module:
-    """One module of the package: its dotted name, its file, whether it is a package."""
-
-    name: str
-    path: Path
-    is_package: bool
-
-
-@dataclass(frozen=True)
-class Edge:
-    """An import of ``target`` by ``source`` at ``path:line``; ``lazy`` when it sits inside a
-    function (it runs when the function is first called); ``kind`` says how it imports:
-    ``import`` (a statement that runs), ``type`` (under ``TYPE_CHECKING``), ``importlib`` (a
-    module loaded by name) or ``lazy-export`` (a name a package re-exports on first use)."""
-
-    source: str
-    target: str
-    path: Path
-    line: int
-    lazy: bool = False
-    kind: str = "import"
-
-
-def discover(root: Path, package_dirs: Mapping[str, str] = PACKAGE_DIRS) -> dict[str, Module]:
-    """Every module of the package, by dotted name (folders that do not exist are skipped)."""
-    modules: dict[str, Module] = {}
-    for package, folder in package_dirs.items():
-        base = root / folder
-        if not base.is_dir():
-            continue
-        for path in sorted(base.rglob("*.py")):
-            parts = path.relative_to(base).with_suffix("").parts
-            if "__pycache__" in parts or any(not p.isidentifier() for p in parts):
-                continue
-            is_package = parts[-1] == "__init__"
-            name = ".".join((package, *(parts[:-1] if is_package else parts)))
-            modules[name] = Module(name, path, is_package)
-    return modules
-
-
-_READ: dict[tuple[str, int, int], tuple[ast.Module, tuple[Any, ...], tuple[Any, ...]]] = {}
-
-
-def read_module(path: Path) -> tuple[ast.Module, tuple[Any, ...], tuple[Any, ...]]:
-    """The syntax tree of ``path``, its import statements (:func:`all_imports`) and the modules
-    it loads by name (:func:`dynamic_imports`): read once per version of the file, since every
-    check walks the same modules."""
-    stat = path.stat()
-    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
-    if key not in _READ:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        _READ[key] = (tree, tuple(all_imports(tree)), tuple(dynamic_imports(tree)))
-    return _READ[key]
-
-
-def _is_type_checking(test: ast.expr) -> bool:
-    if isinstance(test, ast.Name):
-        return test.id == "TYPE_CHECKING"
-    return isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-
-
-def all_imports(tree: ast.Module
-                ) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool, bool]]:
-    """Every import statement, with whether it sits inside a function and whether it is under
-    ``if TYPE_CHECKING:`` (read by type checkers only)."""
-    def walk(nodes: Iterable[ast.AST], lazy: bool, typing: bool
-             ) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool, bool]]:
-        for node in nodes:
-            if isinstance(node, ast.Import | ast.ImportFrom):
-                yield node, lazy, typing
-            elif isinstance(node, ast.If) and _is_type_checking(node.test):
-                yield from walk(node.body, lazy, True)
-                yield from walk(node.orelse, lazy, typing)
-            else:
-                inner = lazy or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef
-                                           | ast.Lambda)
-                yield from walk(ast.iter_child_nodes(node), inner, typing)
-
-    return walk(tree.body, False, False)
-
-
-def runtime_imports(tree: ast.Module) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
-    """Every import statement that can run, with whether it sits inside a function (see the
-    module doc): all but those under ``if TYPE_CHECKING:``."""
-    return ((node, lazy) for node, lazy, typing in all_imports(tree) if not typing)
-
-
-def module_level_imports(tree: ast.Module) -> Iterator[ast.Import | ast.ImportFrom]:
-    """The import statements that run when the module is imported (not inside a function)."""
-    return (node for node, lazy in runtime_imports(tree) if not lazy)
-
-
-def _known_prefix(name: str, modules: Mapping[str, Module]) -> str | None:
-    """The deepest module of ``modules`` that ``name`` is or lies inside."""
-    parts = name.split(".")
-    for end in range(len(parts), 0, -1):
-        candidate = ".".join(parts[:end])
-        if candidate in modules:
-            return candidate
-    return None
-
-
-def _targets(node: ast.Import | ast.ImportFrom, module: Module,
-             modules: Mapping[str, Module]) -> list[str]:
-    if isinstance(node, ast.Import):
-        found = (_known_prefix(alias.name, modules) for alias in node.names)
-        return [t for t in found if t is not None]
-    if node.level:
-        base = module.name.split(".")
-        if not module.is_package:
-            base = base[:-1]
-        base = base[: len(base) - (node.level - 1)]
-        stem = ".".join([*base, *([node.module] if node.module else [])])
-    else:
-        stem = node.module or ""
-    out = []
-    for alias in node.names:
-        child = f"{stem}.{alias.name}"
-        target = child if child in modules else _known_prefix(stem, modules)
-        if target is not None:
-            out.append(target)
-    return out
-
-
-_LOADERS = ("import_module", "find_spec", "__import__")
-
-
-def _literal_prefix(node: ast.expr) -> str | None:
-    """The module name a literal or f-string argument names (an f-string: its text up to the
-    first placeholder, less a trailing dot)."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    if isinstance(node, ast.JoinedStr) and node.values and \
-            isinstance(node.values[0], ast.Constant) and isinstance(node.values[0].value, str):
-        return node.values[0].value.rstrip(".")
-    return None
-
-
-def dynamic_imports(tree: ast.Module) -> Iterator[tuple[str, int, bool, str]]:
-    """(module name, line, inside a function, kind) of every module loaded by name: through
-    ``importlib`` (or ``__import__``) with a literal name, and the modules of a package's
-    ``lazy_exports`` table."""
-    assigned = {target.id: node.value for node in tree.body if isinstance(node, ast.Assign)
-                for target in node.targets if isinstance(target, ast.Name)}
-
-    def visit(node: ast.AST, lazy: bool) -> Iterator[tuple[str, int, bool, str]]:
-        if isinstance(node, ast.Call):
-            func = node.func
-            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-            if called in _LOADERS and node.args:
-                name = _literal_prefix(node.args[0])
-                if name:
-                    yield name, node.lineno, lazy, "importlib"
-            if called == "lazy_exports" and len(node.args) > 1:
-                table = node.args[1]
-                if isinstance(table, ast.Name):
-                    table = assigned.get(table.id, table)
-                if isinstance(table, ast.Dict):
-                    for key in table.keys:
-                        if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                            yield key.value, node.lineno, lazy, "lazy-export"
-        inner = lazy or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
-        for child in ast.iter_child_nodes(node):
-            yield from visit(child, inner)
-
-    for top in tree.body:
-        yield from visit(top, False)
-
-
-def import_edges(modules: Mapping[str, Module]) -> list[Edge]:
-    """Every import between the modules, of every kind (a module's own ancestors excluded)."""
-    edges = []
-    for module in modules.values():
-        _, statements, by_name = read_module(module.path)
-        found: list[tuple[str, int, bool, str]] = [
-            (target, node.lineno, lazy, "type" if typing else "import")
-            for node, lazy, typing in statements
-            for target in _targets(node, module, modules)]
-        for name, line, lazy, kind in by_name:
-            target = _known_prefix(name, modules)
-            if target is not None:
-                found.append((target, line, lazy, kind))
-        for target, line, lazy, kind in found:
-            if target == module.name or module.name.startswith(target + "."):
-                continue  # itself, or its own package's __init__ (intra-package)
-            edges.append(Edge(module.name, target, module.path, line, lazy, kind))
-    return edges
+def installed(name: str, back: bool = False) -> str:
+    """A graph name (``checks.word``) as installed (``normtest.checks.word``); ``back``: the
+    other way."""
+    pairs = [(b, a) if back else (a, b) for b, a in PACKAGE_DIRS.items()]
+    for old, new in sorted(pairs, key=lambda pair: -len(pair[0])):
+        if name == old or name.startswith(old + "."):
+            return new + name[len(old):]
+    return name
 
 
 def package_of(name: str) -> str:
-    """The package a module belongs to: its first two dotted components (the root package's
-    own ``__init__`` and ``__main__`` belong to ``normtest``)."""
-    if name == "normtest.__main__":
-        return "normtest"
+    """The stage a module belongs to: its first two dotted components."""
     return ".".join(name.split(".")[:2])
 
 
-def strongly_connected(graph: Mapping[str, Iterable[str]]) -> list[list[str]]:
-    """The strongly connected components of more than one node (Tarjan, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    out: list[list[str]] = []
-    counter = 0
-    nodes = sorted(set(graph) | {t for ts in graph.values() for t in ts})
-    for start in nodes:
-        if start in index:
-            continue
-        work: list[tuple[str, Iterator[str]]] = [(start, iter(sorted(graph.get(start, ()))))]
-        index[start] = low[start] = counter
-        counter += 1
-        stack.append(start)
-        on_stack.add(start)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = counter
-                    counter += 1
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(graph.get(child, ())))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                if len(component) > 1:
-                    out.append(sorted(component))
-    return sorted(out)
+def discover(root: Path) -> dict[str, Path]:
+    """Every module of the package by installed name (folders that do not exist are skipped)."""
+    modules = {}
+    for package, folder in PACKAGE_DIRS.items():
+        for path in sorted((root / folder).rglob("*.py")):
+            parts = path.relative_to(root / folder).with_suffix("").parts
+            if all(p.isidentifier() for p in parts):
+                parts = parts[:-1] if parts[-1] == "__init__" else parts
+                modules[".".join((package, *parts))] = path
+    return modules
 
 
-def one_cycle(graph: Mapping[str, Iterable[str]], component: Sequence[str]) -> list[str]:
-    """A shortest cycle through the first node of a strongly connected component."""
-    members = set(component)
-    start = component[0]
-    previous: dict[str, str] = {}
-    frontier = [start]
-    while frontier:
-        following = []
-        for node in frontier:
-            for child in sorted(graph.get(node, ())):
-                if child not in members:
-                    continue
-                if child == start:
-                    path = [node]
-                    while path[-1] != start:
-                        path.append(previous[path[-1]])
-                    return [*reversed(path), start]
-                if child not in previous:
-                    previous[child] = node
-                    following.append(child)
-        frontier = following
-    return [start]
+def contract_layers(root: Path) -> list[tuple[str, ...]]:
+    """The layers contract of ``root/pyproject.toml``, lowest first, by installed name."""
+    config = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    layers = next(c["layers"] for c in config["tool"]["importlinter"]["contracts"]
+                  if c["type"] == "layers")
+    return [tuple(installed(m.strip()) for m in re.split(r"[|:]", layer))
+            for layer in reversed(layers)]
 
 
-def cycles(edges: Sequence[Edge], key: str = "module") -> list[tuple[list[str], list[Edge]]]:
-    """Import cycles among modules (``key="module"``) or packages (``key="package"``): each as
-    one concrete cycle and the import statements that make its arrows."""
-    name = package_of if key == "package" else (lambda n: n)
-    graph: dict[str, set[str]] = {}
-    evidence: dict[tuple[str, str], list[Edge]] = {}
-    for e in edges:
-        a, b = name(e.source), name(e.target)
-        if a == b:
-            continue
-        graph.setdefault(a, set()).add(b)
-        evidence.setdefault((a, b), []).append(e)
-    out = []
-    for component in strongly_connected(graph):
-        loop = one_cycle(graph, component)
-        out.append((loop, [evidence[(a, b)][0] for a, b in itertools.pairwise(loop)]))
-    return out
-
-
-def check_imports(root: Path, package_dirs: Mapping[str, str] = PACKAGE_DIRS) -> list[str]:
-    """Violations: import cycles among modules (every arrow that can run; type-only ones
-    left out)."""
-    edges = [e for e in import_edges(discover(root, package_dirs)) if e.kind != "type"]
+def check_declared(root: Path, layers: Sequence[Sequence[str]]) -> list[str]:
+    """A package that no layer names, or a loose module at the top of normtest/."""
+    named = {name for layer in layers for name in layer}
+    wanted = [(f"{folder}/", package) for package, folder in PACKAGE_DIRS.items()
+              if package != "normtest" and (root / folder).is_dir()]
     problems = []
-    for loop, proof in cycles(edges, "module"):
-        arrows = "; ".join(f"{e.source} → {e.target} ({_rel(e.path, root)}:{e.line}"
-                           f"{', in a function' if e.lazy else ''})" for e in proof)
-        problems.append(f"module cycle {' → '.join(loop)}: {arrows}")
+    for entry in sorted((root / "normtest").iterdir()):
+        if (entry / "__init__.py").is_file():
+            wanted.append((f"normtest/{entry.name}/", f"normtest.{entry.name}"))
+        elif entry.suffix == ".py" and entry.stem not in LOOSE_ALLOWED:
+            problems.append(f"normtest/{entry.name}: a loose module at the top level; put it "
+                            "in the package of its stage")
+    return problems + [f"{folder}: package {package} is not in the layers contract of "
+                       "pyproject.toml (add it, in its place)"
+                       for folder, package in wanted if package not in named]
+
+
+def _literal(node: ast.expr) -> str | None:
+    """The module name a literal or an f-string (its text up to the first placeholder) names."""
+    first = node.values[0] if isinstance(node, ast.JoinedStr) and node.values else node
+    value = first.value if isinstance(first, ast.Constant) else None
+    return value.rstrip(".") if isinstance(value, str) else None
+
+
+def unseen_imports(tree: ast.Module) -> Iterator[tuple[str, int, str]]:
+    """(module name, line, how) of the imports the contracts' graph misses: loads by name of a
+    ``normtest`` module, and imports naming ``normtest.checks`` or ``normtest.theorems``;
+    ``how`` is "loaded by name", "import" or "type-only" (under ``if TYPE_CHECKING:``)."""
+    hidden = [package for package in PACKAGE_DIRS if package != "normtest"]
+
+    def visit(node: ast.AST, typing: bool) -> Iterator[tuple[str, int, str]]:
+        how = "type-only" if typing else "import"
+        if isinstance(node, ast.Import | ast.ImportFrom) and not getattr(node, "level", 0):
+            stem = f"{node.module}." if isinstance(node, ast.ImportFrom) else ""
+            yield from ((stem + a.name, node.lineno, how) for a in node.names
+                        if package_of(stem + a.name) in hidden)
+        elif isinstance(node, ast.Call) and node.args:
+            func = node.func
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            name = _literal(node.args[0]) if called in LOADERS else None
+            if name and (name + ".").startswith("normtest."):
+                yield name, node.lineno, "loaded by name"
+        if isinstance(node, ast.If) and \
+                getattr(node.test, "id", getattr(node.test, "attr", None)) == "TYPE_CHECKING":
+            for statement in node.body:
+                yield from visit(statement, True)
+            for statement in node.orelse:
+                yield from visit(statement, typing)
+            return
+        for child in ast.iter_child_nodes(node):
+            yield from visit(child, typing)
+
+    return visit(tree, False)
+
+
+def read(path: Path) -> tuple[ast.Module, list[tuple[str, int, str]]]:
+    """The syntax tree of ``path`` and its :func:`unseen_imports`, once per version of the file."""
+    stat = path.stat()
+    key = (path.resolve(), stat.st_mtime_ns, stat.st_size)
+    if key not in _READ:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+        _READ[key] = (tree, list(unseen_imports(tree)))
+    return _READ[key]
+
+
+def unseen(root: Path) -> list[tuple[str, str, Path, int, str]]:
+    """(importer, imported, file, line, how) of every import :func:`unseen_imports` finds."""
+    return [(name, target, path, line, how) for name, path in discover(root).items()
+            for target, line, how in read(path)[1]]
+
+
+def check_unseen(root: Path, layers: Sequence[Sequence[str]]) -> list[str]:
+    """An import :func:`unseen_imports` finds that points up the layers or across one."""
+    rank = {name: r for r, layer in enumerate(layers) for name in layer}
+    problems = []
+    for source, target, path, line, how in unseen(root):
+        a, b = package_of(source), package_of(target)
+        if a != b and a in rank and b in rank and rank[a] <= rank[b]:
+            problems.append(f"{_rel(path, root)}:{line}: {source} → {target} ({how}): {a} "
+                            f"imports {b}, {'upward' if rank[a] < rank[b] else 'across its layer'}")
     return problems
 
 
-def layer_of(package: str, layers: Sequence[Sequence[str]] = LAYERS) -> int | None:
-    """The rank of ``package`` in ``layers`` (None: not declared)."""
-    return next((rank for rank, members in enumerate(layers) if package in members), None)
+def build_graph(root: Path, type_only: bool = True) -> grimp.ImportGraph:
+    """grimp's graph of the tree at ``root`` (the contracts' root packages), with the imports of
+    :func:`unseen_imports` (type-only ones when ``type_only``) and without the imports of a
+    module's own package."""
+    roots = [folder for folder in PACKAGE_DIRS.values() if (root / folder).is_dir()]
+    saved = {name: sys.modules.pop(name) for name in roots if name in sys.modules}
+    sys.path.insert(0, str(root))  # grimp finds a root package by import: root's, not another
+    importlib.invalidate_caches()
+    try:
+        graph = grimp.build_graph(*roots, exclude_type_checking_imports=not type_only,
+                                  cache_dir=None)
+    finally:
+        sys.path.remove(str(root))
+        sys.modules.update(saved)
+    for source, target, _, line, how in unseen(root):
+        found = installed(target, back=True)
+        while found not in graph.modules and "." in found:
+            found = found.rsplit(".", 1)[0]
+        if found in graph.modules and (type_only or how != "type-only"):
+            graph.add_import(importer=installed(source, back=True), imported=found,
+                             line_number=line, line_contents=how)
+    for module in graph.modules:
+        for target in graph.find_modules_directly_imported_by(module):
+            if module.startswith(target + "."):
+                graph.remove_import(importer=module, imported=target)
+    return graph
 
 
-def _how(edge: Edge) -> str:
-    return {"type": ", under TYPE_CHECKING", "importlib": ", loaded by name",
-            "lazy-export": ", a lazy re-export"}.get(edge.kind, ", in a function" if edge.lazy
-                                                     else "")
+def import_cycles(graph: grimp.ImportGraph) -> dict[frozenset[str], list[str]]:
+    """Each group of modules that import each other in a circle → a shortest cycle through it."""
+    groups = {frozenset({m} | (graph.find_upstream_modules(m) & graph.find_downstream_modules(m)))
+              for m in graph.modules}
+    cycles = {}
+    for group in sorted((g for g in groups if len(g) > 1), key=sorted):
+        start = min(group)
+        chains = [graph.find_shortest_chain(importer=start, imported=last)
+                  for last in sorted(group & graph.find_modules_that_directly_import(start))]
+        cycles[group] = [*min((c for c in chains if c), key=len), start]
+    return cycles
 
 
-def check_layers(root: Path, package_dirs: Mapping[str, str] = PACKAGE_DIRS,
-                 layers: Sequence[Sequence[str]] = LAYERS,
-                 loose: Sequence[str] = LOOSE_ALLOWED) -> list[str]:
-    """Violations: an import that points up the layers or across one; a package that is not
-    declared; a loose module at the package's top level."""
-    modules = discover(root, package_dirs)
-    problems = []
-    for name, module in sorted(modules.items()):
-        package = package_of(name)
-        if name.count(".") == 1 and not module.is_package and name not in loose:
-            problems.append(f"{_rel(module.path, root)}: a loose module at the top level; "
-                            "put it in the package of its stage")
-        elif layer_of(package, layers) is None:
-            problems.append(f"{_rel(module.path, root)}: package {package} is not in the "
-                            "declared layers (add it to LAYERS, in its place)")
-    for e in sorted(import_edges(modules), key=lambda e: (str(e.path), e.line, e.target)):
-        a, b = package_of(e.source), package_of(e.target)
-        ra, rb = layer_of(a, layers), layer_of(b, layers)
-        if a == b or ra is None or rb is None or ra > rb:
-            continue
-        direction = "upward" if ra < rb else "across its layer"
-        problems.append(f"{_rel(e.path, root)}:{e.line}: {e.source} → {e.target}{_how(e)}: "
-                        f"{a} imports {b}, {direction}")
-    return problems
+def check_cycles(root: Path) -> tuple[list[str], grimp.ImportGraph]:
+    """Every import cycle, type-only imports counted (each a failure), and the graph."""
+    full, running = build_graph(root), build_graph(root, type_only=False)
+
+    def describe(cycle: list[str]) -> str:
+        arrows = []
+        for a, b in itertools.pairwise(cycle):
+            lines = ",".join(str(d["line_number"])
+                             for d in full.get_import_details(importer=a, imported=b))
+            kind = "" if running.direct_import_exists(importer=a, imported=b) else ", type-only"
+            arrows.append(f"{installed(a)}:{lines}{kind}")
+        return f"{' → '.join(installed(m) for m in cycle)} (arrows at {'; '.join(arrows)})"
+
+    return [describe(c) for c in import_cycles(full).values()], full
 
 
-def check_config_readers(root: Path, package_dirs: Mapping[str, str] = PACKAGE_DIRS
-                         ) -> list[str]:
-    """Violations: the gate's configuration loaded outside the front ends and the gate."""
-    problems = []
-    for name, module in sorted(discover(root, package_dirs).items()):
-        if name.startswith(tuple(f"{r}." for r in CONFIG_READERS)) or name in CONFIG_READERS:
-            continue
-        for node, _, _ in read_module(module.path)[1]:
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
-                    "normtest.gate"):
-                for alias in node.names:
-                    if alias.name in CONFIG_NAMES:
-                        problems.append(f"{_rel(module.path, root)}:{node.lineno}: {name} "
-                                        f"imports {alias.name}; only the front ends read the "
-                                        "gate's configuration (pass a GateConfig)")
-    return problems
-
-
-# --------------------------------------------------------------------------- module length
-
-
-def module_lengths(root: Path, package_dirs: Mapping[str, str] = PACKAGE_DIRS
-                   ) -> list[tuple[int, str]]:
+def module_lengths(root: Path) -> list[tuple[int, str]]:
     """(lines, file) of every module, longest first."""
-    out = [(len(m.path.read_text(encoding="utf-8").splitlines()), _rel(m.path, root))
-           for m in discover(root, package_dirs).values()]
+    out = [(len(p.read_text(encoding="utf-8").splitlines()), _rel(p, root))
+           for p in discover(root).values()]
     return sorted(out, key=lambda pair: (-pair[0], pair[1]))
 
 
-def check_lengths(root: Path, limit: int = MAX_LINES,
-                  package_dirs: Mapping[str, str] = PACKAGE_DIRS) -> list[str]:
+def check_lengths(root: Path, limit: int = MAX_LINES) -> list[str]:
     """Modules over ``limit`` lines: a signal to look at the module's ideas, never a failure (a
-    module is as long as its idea; splitting one to get under a number is how a cap shapes
-    code)."""
-    return [f"{path}: {n} lines (limit {limit})"
-            for n, path in module_lengths(root, package_dirs) if n > limit]
-
-
-# --------------------------------------------------------------------------- setting flags
+    module is as long as its idea; splitting one to get under a number shapes code by a cap)."""
+    return [f"{path}: {n} lines (limit {limit})" for n, path in module_lengths(root) if n > limit]
 
 
 def setting_names(settings_file: Path) -> list[str]:
-    """The names of ``SETTINGS`` in the settings module, read with ast."""
-    tree = ast.parse(settings_file.read_text(encoding="utf-8"))
+    """The names of the ``Setting(...)`` entries of the settings module, read with ast."""
     names = []
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                and node.func.id == "Setting"):
-            continue
-        given = [k.value for k in node.keywords if k.arg == "name"]
-        value = given[0] if given else (node.args[0] if node.args else None)
-        if isinstance(value, ast.Constant) and isinstance(value.value, str):
-            names.append(value.value)
+    for node in ast.walk(read(settings_file)[0]):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Setting":
+            given = [k.value for k in node.keywords if k.arg == "name"]
+            value = given[0] if given else (node.args[0] if node.args else None)
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                names.append(value.value)
     return names
 
 
-def setting_flags(names: Iterable[str]) -> dict[str, str]:
-    """Every flag a setting can be given by (``--words``, ``--no-cache``,
-    ``--normtest-words``, …) → the setting's name."""
-    flags = {}
-    for name in names:
-        flag = name.replace("_", "-")
-        for form in (flag, f"no-{flag}"):
-            flags[f"--{form}"] = name
-            flags[f"--normtest-{form}"] = name
-    return flags
-
-
-def check_setting_flags(root: Path, package_dirs: Mapping[str, str] = PACKAGE_DIRS
-                        ) -> list[str]:
-    """Violations: a flag of a setting declared by hand outside the settings module."""
+def check_setting_flags(root: Path) -> list[str]:
+    """A flag of a setting (``--words``, ``--no-cache``, ``--normtest-words``, …) declared by
+    hand outside the settings module (they come from ``add_cli_options``)."""
     settings_file = root / SETTINGS_FILE
-    if not settings_file.is_file():
-        return [f"{SETTINGS_FILE}: not found, so the setting names are unknown"]
-    names = setting_names(settings_file)
+    names = setting_names(settings_file) if settings_file.is_file() else []
     if not names:
-        return [f"{SETTINGS_FILE}: no Setting(...) found in SETTINGS"]
-    flags = setting_flags(names)
+        return [f"{SETTINGS_FILE}: no Setting(...) found, so the setting names are unknown"]
+    flags = {f"--{prefix}{no}{name.replace('_', '-')}": name for name in names
+             for prefix in ("", "normtest-") for no in ("", "no-")}
     problems = []
-    for module in discover(root, package_dirs).values():
-        if module.path.resolve() == settings_file.resolve():
-            continue
-        tree = read_module(module.path)[0]
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.Call):
-                continue
-            func = node.func
-            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-            if called not in FLAG_CALLS:
-                continue
-            for arg in node.args:
-                if isinstance(arg, ast.Constant) and arg.value in flags:
-                    problems.append(
-                        f"{_rel(module.path, root)}:{node.lineno}: {called}({arg.value!r}) "
-                        f"declares the flag of setting {flags[arg.value]!r} by hand; take it "
-                        "from normtest.base.settings.add_cli_options"
-                    )
+    for path in discover(root).values():
+        calls = [n for n in ast.walk(read(path)[0]) if isinstance(n, ast.Call)
+                 and getattr(n.func, "attr", getattr(n.func, "id", "")) in FLAG_CALLS]
+        problems += [f"{_rel(path, root)}:{call.lineno}: {ast.unparse(call.func).split('.')[-1]}"
+                     f"({arg.value!r}) declares the flag of setting {flags[arg.value]!r} by "
+                     "hand; take it from normtest.base.settings.add_cli_options"
+                     for call in calls for arg in call.args
+                     if isinstance(arg, ast.Constant) and arg.value in flags
+                     and path.resolve() != settings_file.resolve()]
     return problems
 
 
-# --------------------------------------------------------------------------- outside references
-
-
-def repository_files(root: Path, scope: Sequence[str] = REFERENCE_SCOPE) -> list[Path]:
-    """The files of ``scope`` git tracks or would track (untracked, not ignored); without git,
-    every file below ``scope`` outside hidden folders and caches."""
+def repository_files(root: Path) -> list[Path]:
+    """The files of :data:`REFERENCE_SCOPE` git tracks or would track; without git, every file
+    below it outside hidden folders and caches."""
     try:
-        listed = subprocess.run(
-            ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z", "--",
-             *scope],
-            cwd=root, capture_output=True, check=True, timeout=60,
-        ).stdout.decode("utf-8").split("\0")
+        listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard",
+                                 "-z", "--", *REFERENCE_SCOPE], cwd=root, capture_output=True,
+                                check=True, timeout=60).stdout.decode("utf-8").split("\0")
         files = [root / name for name in listed if name]
     except (OSError, subprocess.SubprocessError):
-        files = []
-        for entry in scope:
-            path = root / entry
-            if path.is_file():
-                files.append(path)
-            elif path.is_dir():
-                files += [p for p in path.rglob("*") if p.is_file() and not any(
-                    part.startswith(".") or part == "__pycache__"
-                    for part in p.relative_to(root).parts)]
+        files = [p for entry in REFERENCE_SCOPE for p in [root / entry, *(root / entry).rglob("*")]
+                 if not any(part.startswith(".") or part == "__pycache__"
+                            for part in p.relative_to(root).parts)]
     return sorted({p for p in files if p.is_file()})
 
 
-def check_outside_references(root: Path, files: Iterable[Path] | None = None) -> list[str]:
-    """Violations: a mention of a file outside the repository (:data:`OUTSIDE_FILES`)."""
+def check_outside_references(root: Path) -> list[str]:
+    """A mention of a file outside the repository (:data:`OUTSIDE_FILES`)."""
     exempt = {(root / name).resolve() for name in REFERENCE_EXEMPT}
     problems = []
-    for path in sorted(repository_files(root) if files is None else files):
-        if path.resolve() in exempt:
-            continue
+    for path in repository_files(root):
         try:
-            text = path.read_text(encoding="utf-8")
+            text = "" if path.resolve() in exempt else path.read_text(encoding="utf-8")
         except (UnicodeDecodeError, OSError):
             continue  # binary files (images, data) cite nothing
         for number, line in enumerate(text.splitlines(), start=1):
-            for match in _OUTSIDE.finditer(line):
-                problems.append(f"{_rel(path, root)}:{number}: mentions {match.group(0)}, a "
-                                "file outside the repository")
+            problems += [f"{_rel(path, root)}:{number}: mentions {m.group(0)}, a file outside "
+                         "the repository" for m in _OUTSIDE.finditer(line)]
     return problems
 
 
-# --------------------------------------------------------------------------- the command
-
-
 def _rel(path: Path, root: Path) -> str:
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return str(path)
+    return path.relative_to(root).as_posix()
 
 
-def _section(title: str, problems: Sequence[str], ok: str) -> bool:
-    print(f"{title}: {'FAIL' if problems else 'ok'}")
-    for line in problems if problems else [ok]:
+def _section(title: str, problems: Sequence[str], ok: str, note: bool = False) -> bool:
+    """Print one check's outcome; a note (``note``) is never a failure."""
+    print(f"{title}: {('look' if note else 'FAIL') if problems else 'ok'}")
+    for line in problems or [ok]:
         print(f"  {line}")
-    return not problems
-
-
-def _warning(title: str, notes: Sequence[str], ok: str) -> bool:
-    print(f"{title}: {'look' if notes else 'ok'}")
-    for line in notes if notes else [ok]:
-        print(f"  {line}")
-    return True
+    return note or not problems
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -602,30 +320,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=ROOT, help="the repository (default: here)")
     root = parser.parse_args(argv).root.resolve()
-    modules = discover(root)
-    edges = import_edges(modules)
-    packages = {package_of(name) for name in modules}
-    lengths = module_lengths(root)
-    longest = ", ".join(f"{path} {n}" for n, path in lengths[:5])
-    order = " → ".join("/".join(p.removeprefix("normtest.") for p in layer)
-                       for layer in LAYERS)
-    kinds = {k: len({(e.source, e.target) for e in edges if e.kind == k})
-             for k in ("import", "type", "importlib", "lazy-export")}
+    layers = contract_layers(root)
+    cycles, graph = check_cycles(root)
+    size = f"{len(graph.modules)} modules and {graph.count_imports()} imports"
+    hidden = {(source, line) for source, _, _, line, _ in unseen(root)}
+    longest = ", ".join(f"{path} {n}" for n, path in module_lengths(root)[:5])
     results = [
-        _section("layers", check_layers(root),
-                 f"{order}; no upward import among {len(packages)} packages and "
-                 f"{len(modules)} modules ({kinds['import']} import, {kinds['type']} "
-                 f"type-only, {kinds['importlib']} loaded-by-name and {kinds['lazy-export']} "
-                 "lazy re-export arrows)"),
-        _section("import cycles", check_imports(root),
-                 f"none among {len(modules)} modules"),
-        _section("gate configuration", check_config_readers(root),
-                 "read by the front ends only"),
-        _warning(f"module length (a look past {MAX_LINES} lines)", check_lengths(root),
-                 f"longest: {longest}"),
+        _section("layers (with lint-imports)", check_declared(root, layers)
+                 + check_unseen(root, layers),
+                 f"every package is in the {len(layers)} layers of pyproject.toml; "
+                 f"{len(hidden)} loads by name or imports of normtest.checks/theorems point down"),
+        _section("import cycles", cycles, f"0 cycles among {size}, type-only imports counted"),
+        _section(f"module length (a look past {MAX_LINES} lines)", check_lengths(root),
+                 f"longest: {longest}", note=True),
         _section("setting flags", check_setting_flags(root),
-                 f"{len(setting_names(root / SETTINGS_FILE))} settings of {SETTINGS_FILE}; "
-                 "no flag of theirs declared by hand"),
+                 f"{len(setting_names(root / SETTINGS_FILE))} settings of {SETTINGS_FILE}; no "
+                 "flag of theirs declared by hand"),
         _section("outside references", check_outside_references(root),
                  f"no mention of {', '.join(OUTSIDE_FILES)}"),
     ]

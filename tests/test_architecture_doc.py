@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import ast
 import re
 from pathlib import Path
 
@@ -226,14 +225,16 @@ def _doc_layers() -> list[frozenset[str]]:
 
 
 def _enforced_layers() -> list[frozenset[str]]:
-    """``LAYERS`` of scripts/check_structure.py, read without importing it."""
-    tree = ast.parse((REPO / "scripts" / "check_structure.py").read_text(encoding="utf-8"))
-    for node in tree.body:
-        target = node.target if isinstance(node, ast.AnnAssign) else (
-            node.targets[0] if isinstance(node, ast.Assign) else None)
-        if isinstance(target, ast.Name) and target.id == "LAYERS" and node.value is not None:
-            return [frozenset(layer) for layer in ast.literal_eval(node.value)]
-    raise AssertionError("scripts/check_structure.py declares no LAYERS")
+    """The layers contract of pyproject.toml (``lint-imports``), lowest first; ``checks`` and
+    ``theorems`` as the wheel names them."""
+    import tomllib
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    layers = next(c["layers"] for c in config["tool"]["importlinter"]["contracts"]
+                  if c["type"] == "layers")
+    named = {"checks": "normtest.checks", "theorems": "normtest.theorems"}
+    return [frozenset(named.get(m.strip(), m.strip()) for m in layer.split("|"))
+            for layer in reversed(layers)] + [frozenset({"normtest"})]
 
 
 def test_the_layers_are_the_tree_in_the_enforced_order() -> None:

@@ -49,7 +49,7 @@ from typing import Any
 from normtest.adapters.built_folder import BUILD_MARKER, check_files, load_marker
 from normtest.adapters.protocol import Family
 from normtest.base.paths import default_cache_dir, file_lock
-from normtest.errors import NormtestError
+from normtest.errors import NormtestError, with_article
 from normtest.models.install import (
     Wheel,
     ZipEntry,
@@ -309,8 +309,6 @@ def installed_model(name: str, kind: str | None = None, options: dict[str, Any] 
     if spec is None or Path(name).exists():
         return None
     if kind is not None and kind != spec.family:
-        from normtest.verdict.formatting import with_article
-
         raise NormtestError(f"{name} is {with_article(spec.family)} model, not {kind}")
     problem = status(name, cache_dir)
     if problem == "not installed":

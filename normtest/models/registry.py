@@ -48,7 +48,7 @@ from normtest.adapters.precomputed import PRECOMPUTED_SUFFIXES, load_precomputed
 from normtest.adapters.protocol import Family
 from normtest.adapters.static import glove_6b_50d, load_keyed_vectors, load_npy
 from normtest.adapters.transformers_folder import DECODER_TYPES, config_family, refuse_other_family
-from normtest.errors import NormtestError
+from normtest.errors import NormtestError, with_article
 from normtest.models.hub import hub_folder, is_hub_id
 from normtest.models.named import NamedModel
 
@@ -210,8 +210,6 @@ def _load_uncached(target: str, kind: str | None, options: dict[str, Any],
 
             return load_sentence_folder(embedded.sentence_folder(), name=target, **options)
         if kind is not None and kind != embedded.family:
-            from normtest.verdict.formatting import with_article
-
             raise NormtestError(f"{target} is {with_article(embedded.family)} model, not {kind}")
         return embedded.build(cache_dir, **options)
     path = Path(target).expanduser()
@@ -291,8 +289,6 @@ def from_python(spec: str) -> Any | None:
 
         return EncodeAdapter(obj, name=attribute.rsplit(".", 1)[-1], source=spec)
     if not hasattr(obj, "capabilities") or not hasattr(obj, "name"):
-        from normtest.verdict.formatting import with_article
-
         raise NormtestError(
             f"{spec} gave {with_article(type(obj).__name__)}, not a model adapter (an object "
             "with name, revision, dim, capabilities and the methods they name; "

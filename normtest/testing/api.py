@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from normtest.audit.selection import expected_failure, model_expected_failures, parse_selectors
-from normtest.errors import NormtestError, nothing_ran
+from normtest.errors import NormtestError, nothing_ran, with_article
 from normtest.models.registry import load_model, model_label
 from normtest.testing.outcomes import (
     MEASURED,
@@ -206,8 +206,6 @@ class ClaimCheck:
         """Measure the claim's family if needed, then pass, fail, skip per the policy."""
         session = _session(self.model, self.settings, self.thresholds)
         if self.model.family not in (None, session.family):
-            from normtest.verdict.formatting import with_article
-
             raise ClaimError(f"{self.model.label} is {with_article(session.family)} model, not the "
                              f"{self.model.family} its ModelSpec declares; fix the spec")
         session.expect(self.together)

@@ -16,18 +16,10 @@ if TYPE_CHECKING:
     from normtest.verdict.result import Result
 
 __all__ = ["MISSING", "beside", "bounds", "general", "interval", "number", "stored_bounds",
-           "threshold", "with_article"]
+           "threshold"]
 
 #: What a missing or non-finite number is written as.
 MISSING = "—"
-
-
-def with_article(word: object) -> str:
-    """``word`` after its indefinite article: ``an encoder``, ``a decoder``, ``an int``,
-    ``a static`` (by its first letter: the words normtest writes so — model families, type
-    names — hold no silent h or sounded vowel)."""
-    text = str(word)
-    return f"{'an' if text[:1].lower() in 'aeiou' and text else 'a'} {text}"
 
 
 def number(value: Any, digits: int = 3, minus: str = "−") -> str:

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from normtest.errors import with_article
 from normtest.verdict.sampling import Sampling
 
 __all__ = ["DEFAULT_CONFIDENCE", "Measurement", "finite_or_none", "float_or_nan", "invalid",
@@ -153,8 +154,6 @@ def invalid(value: Any, judged: Iterable[str] = ()) -> str | None:
     INCONCLUSIVE). ``judged`` names the components a criterion judges, which must be there.
     """
     if not isinstance(value, Measurement):
-        from normtest.verdict.formatting import with_article
-
         return f"it is {with_article(type(value).__name__)}, not a normtest.claims.Measurement"
     problem = _invalid(value, "its", 0)
     if problem is not None:
