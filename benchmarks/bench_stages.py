@@ -9,36 +9,48 @@ audit: everything but the model. Each dimension runs in a fresh process (one BLA
 ``run_audit`` sets), after one untimed warm-up audit at the first dimension in its own process,
 which scores the sentences' surprisal with SmolLM2-135M into a fresh surprisal store (a
 temporary folder); the timed audits read it from there (checked: none scores a sentence).
-Each timed process runs ``normtest.audit.run.run_audit`` and then writes report.json, report.md and
-report.html with the CLI's writer (``normtest.render.write_renderings``) into a temporary
-folder.
+Each timed process runs ``normtest.audit.run.run_audit`` and then writes report.json, report.md
+and report.html with the CLI's writer (``normtest.render.formats.write_renderings``) into a
+temporary folder.
 
-The time is attributed with wrappers patched around entry points from outside (every module
-that imported them by name included), each call's time going to the innermost wrapper:
+The time is the audit's own stage timer: every phase of an audit is a progress task
+(``normtest.base.progress.task``), and while ``progress.timings()`` is active each task's wall
+time is recorded under its description, with no display and nothing patched. The stages, in
+the order they run, never overlapping:
 
-* **stages** (where; inclusive): the audit's own claims (``run_audit`` outside the stages below:
-  data, every claim's rows, adjustment, power), robustness
-  (``normtest.scorecard.robustness.assess``), controls (``normtest.scorecard.controls.assess``),
-  plot data (``normtest.audit.run.plot_data``) and rendering (``write_renderings``);
-* **kinds of work** (what; exclusive): vectors (the synthetic adapter's protocol methods:
-  tokenizer, batches, prefix memo and the synthetic states, reported apart), compositions
-  (``normtest.geometry.compose``), transforms (``normtest.geometry.transforms``: fitting and
-  applying), bootstraps (``bootstrap.replicates`` and ``bootstrap.unit_measurement``, the
-  statistic on every resample), other statistics (``rows.measure_row`` and the adjustment and
-  power annotation, less the kinds above), data (``AuditData.get`` and the reference corpus:
-  samples, frequency lists, documents, stored surprisal), rendering, and other (the rest:
-  the robustness and controls' own bookkeeping and control data, the report's plot data …).
+* **sizing the audit** (its task; only where the settings autosize, which the Python API's
+  ``AuditSettings`` here does not: the row is left out when no run sized);
+* **measuring claims** (its task: the data, made as the claims first read them, and every
+  claim's rows);
+* **robustness**, planned, measured and decided: the sum of the report's robustness lines'
+  own ``seconds`` (the audit's clock for the whole assessment; its task covers only the
+  measurements, listed below);
+* **controls** (its task: every line's controls);
+* **the rest of the audit**: ``run_audit`` less the above (the adjustment and power
+  annotation, the provenance, the report's plot data, the lines built for the controls);
+* **rendering** (``write_renderings``, timed here around the call).
 
-Every (stage, kind) cell is in the JSON. Also per dimension: the whole audit's seconds (the
-audit plus the rendering), the process's peak RSS (``ru_maxrss``), the rows' verdict counts,
-and a check that the reports are of the same kind at every dimension (the same rows, lines of
-robustness and controls; verdicts may differ). ``--cprofile`` runs each dimension once more
-under cProfile (a separate process; its times are inflated by the profiler, so the stage
-table never comes from it) and keeps the top functions by own time, with their callers.
+Within the stages, every other task the audit ran (robustness's measurements, the reference
+corpus counted for PMI and KL, PMI's split-half reliability, the surprisal model loaded, …) is
+listed by its description (inclusive seconds; its own seconds less the tasks nested in it and
+its calls are in the JSON; the audited model's name is written ``<model>``). The synthetic
+encoder's forward passes are timed by the encoder itself (``synthetic_states_s``): a
+transformers adapter's batches are a task only while a progress display is on. Nothing here
+says which kind of work (transforms, bootstraps, compositions …) a stage's time went to;
+``--cprofile`` does, by function.
 
-A dimension's process is stopped (and reported as such) when it holds more than
-``--max-rss-gib`` (16), leaves the machine under ``--min-free-gib`` (1) or runs past
-``--max-seconds`` (1800).
+Also per dimension: the whole audit's seconds (the audit plus the rendering), the process's
+peak RSS (``ru_maxrss``), the rows' verdict counts, and a check that the reports are of the
+same kind at every dimension (the same rows, lines of robustness and controls; verdicts may
+differ). ``--cprofile`` runs each dimension once more under cProfile (a separate process; its
+times are inflated by the profiler, so the stage table never comes from it) and keeps the top
+functions by own time, with their callers. With ``--workers`` above 1 the robustness and
+controls lines run in forked processes: their tasks there are not recorded, only the stage's
+wall time in the audit's process.
+
+A dimension's process is stopped (and reported as such, with the tasks it was in) when it
+holds more than ``--max-rss-gib`` (16), leaves the machine under ``--min-free-gib`` (1) or runs
+past ``--max-seconds`` (1800).
 
 Usage: ``python benchmarks/bench_stages.py --out stages.json [--dims 384,1024,4096]
 [--quick | --profile standard] [--seed 0] [--cprofile] [--top 25] [--max-rss-gib 16]
@@ -54,8 +66,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -66,132 +78,16 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 HERE = Path(__file__).resolve().parent
-STAGES = ("claims", "robustness", "controls", "plot data", "rendering")
-STAGE_NAMES = {"claims": "the audit's own claims", "robustness": "robustness",
-               "controls": "controls", "plot data": "plot data", "rendering": "rendering"}
-KINDS = ("vectors", "compositions", "transforms", "bootstraps", "statistics", "data",
-         "rendering", "other")
-KIND_NAMES = {"vectors": "vectors (synthetic adapter)", "compositions": "compositions",
-              "transforms": "geometry transforms", "bootstraps": "bootstraps",
-              "statistics": "other statistics", "data": "data (samples, corpora, IC)",
-              "rendering": "rendering", "other": "other"}
-
-
-# -- attribution --------------------------------------------------------------------------------
-class Ledger:
-    """Exclusive seconds by (stage, kind): each wrapped call's time goes to the innermost
-    wrapper's stage and kind (a wrapper that names only one of them keeps the other)."""
-
-    def __init__(self) -> None:
-        self.cells: dict[tuple[str, str], float] = defaultdict(float)
-        self.calls: Counter[str] = Counter()
-        self._stages = ["outside"]
-        self._kinds = ["other"]
-        self._last = time.perf_counter()
-
-    def _charge(self) -> None:
-        now = time.perf_counter()
-        self.cells[(self._stages[-1], self._kinds[-1])] += now - self._last
-        self._last = now
-
-    def wrap(self, fn: Callable[..., Any], label: str, stage: str | None = None,
-             kind: str | None = None) -> Callable[..., Any]:
-        ledger = self
-
-        def wrapped(*args: Any, **kwargs: Any) -> Any:
-            ledger._charge()
-            ledger._stages.append(stage or ledger._stages[-1])
-            ledger._kinds.append(kind or ledger._kinds[-1])
-            ledger.calls[label] += 1
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                ledger._charge()
-                ledger._stages.pop()
-                ledger._kinds.pop()
-
-        wrapped.__wrapped__ = fn  # type: ignore[attr-defined]
-        wrapped.__name__ = getattr(fn, "__name__", label)
-        wrapped.__doc__ = getattr(fn, "__doc__", None)
-        return wrapped
-
-    def table(self) -> dict[str, dict[str, float]]:
-        """{stage: {kind: seconds}}."""
-        out: dict[str, dict[str, float]] = defaultdict(dict)
-        for (stage, kind), seconds in sorted(self.cells.items()):
-            out[stage][kind] = seconds
-        return dict(out)
-
-
-def patch_function(module_name: str, attr: str, make: Callable[[Any], Any]) -> None:
-    """Replace a module-level function, and every reference to it that a loaded normtest module
-    took by name (``from module import attr``)."""
-    module = sys.modules[module_name]
-    original = getattr(module, attr)
-    wrapper = make(original)
-    for name, other in list(sys.modules.items()):
-        if other is None or not name.startswith("normtest"):
-            continue
-        for key, value in list(vars(other).items()):
-            if value is original:
-                setattr(other, key, wrapper)
-
-
-def install(ledger: Ledger, adapter: Any) -> None:
-    """Patch the entry points of every stage and kind of work (see the module doc)."""
-    import importlib
-
-    for name in ("normtest.audit.run", "normtest.scorecard.robustness",
-                 "normtest.scorecard.controls",
-                 "normtest.claims.control_models", "normtest.render", "normtest.claims.measuring",
-                 "normtest.geometry.compose", "normtest.geometry.transforms",
-                 "normtest.stats.bootstrap", "normtest.data.kinds",
-                 "normtest.data.words", "normtest.scorecard.power", "normtest.stats"):
-        importlib.import_module(name)
-    from normtest.claims.catalogue import claims
-
-    claims("all")  # the built-in claims' modules, so their names are patched too
-    from normtest.data.kinds import AuditData
-    from normtest.data.words import WordData
-    from normtest.geometry.compose import Composition
-    from normtest.geometry.transforms import Transform
-
-    def functions(module_name: str, names: Sequence[str], label: str, **where: str) -> None:
-        for attr in names:
-            def make(fn: Callable[..., Any], name: str = f"{label}.{attr}") -> Any:
-                return ledger.wrap(fn, name, **where)
-
-            patch_function(module_name, attr, make)
-
-    def methods(cls: type, names: Sequence[str], label: str, **where: str) -> None:
-        for attr in names:
-            setattr(cls, attr, ledger.wrap(getattr(cls, attr), f"{label}.{attr}", **where))
-
-    # stages (inclusive)
-    functions("normtest.scorecard.robustness", ["assess"], "robustness", stage="robustness")
-    functions("normtest.scorecard.controls", ["assess"], "controls", stage="controls")
-    functions("normtest.audit.run", ["plot_data"], "audit", stage="plot data")
-    functions("normtest.render", ["write_renderings"], "render", stage="rendering",
-              kind="rendering")
-    functions("normtest.audit.run", ["run_audit"], "audit", stage="claims")
-    # kinds of work (exclusive)
-    functions("normtest.geometry.compose",
-              ["compose", "compose_batch", "compose_segments", "fold", "fold_batch",
-               "f_alpha_beta", "pack_token_vectors"], "compose", kind="compositions")
-    methods(Composition, ["__call__", "batch"], "Composition", kind="compositions")
-    functions("normtest.geometry.transforms", ["make_transform", "weighted_mean"],
-              "transforms", kind="transforms")
-    methods(Transform, ["fit", "apply"], "Transform", kind="transforms")
-    functions("normtest.stats.bootstrap", ["replicates", "unit_measurement"], "bootstrap",
-              kind="bootstraps")
-    functions("normtest.claims.measuring", ["measure_row"], "rows", kind="statistics")
-    functions("normtest.audit.run", ["annotate", "adjust_audit"], "audit", kind="statistics")
-    methods(AuditData, ["get"], "AuditData", kind="data")
-    methods(WordData, ["corpus"], "WordData", kind="data")
-    for attr in ("token_vectors", "special_states", "prefix_vectors", "prefix_vectors_many",
-                 "tokenize", "word_tokens", "word_token_counts"):
-        method = getattr(adapter, attr)
-        setattr(adapter, attr, ledger.wrap(method, f"adapter.{attr}", kind="vectors"))
+STAGES = ("sizing", "claims", "robustness", "controls", "outside", "rendering")
+STAGE_NAMES = {"sizing": "sizing the audit", "claims": "measuring claims",
+               "robustness": "robustness (planned, measured, decided)", "controls": "controls",
+               "outside": "the rest of the audit", "rendering": "rendering"}
+#: The audit's top-level progress task of each stage timed by one (robustness is timed by its
+#: lines' own seconds, the rest of the audit by difference, the rendering around its call).
+STAGE_TASKS = {"sizing": "sizing the audit", "claims": "measuring claims",
+               "controls": "controls"}
+#: How the table names a task within the stages (else by its description).
+TASK_LABELS = {"robustness": "robustness: its measurements"}
 
 
 # -- one dimension, in its own process ------------------------------------------------------------
@@ -242,23 +138,34 @@ def source_state() -> dict[str, Any]:
             "uncommitted": hashlib.sha256(changes.encode()).hexdigest()[:12] if changes else None}
 
 
-def watch(ledger: Ledger, progress: Path, start: float) -> None:
-    """Every 5 s, write where the audit is and the seconds so far to ``progress`` (what a
-    stopped run reports)."""
+def recorded_tasks(recorded: Any, model: str) -> dict[str, dict[str, float]]:
+    """Every task the audit ran, by description (the model's name written ``<model>``): its
+    inclusive and own seconds and its calls."""
+    out: dict[str, dict[str, float]] = {}
+    for description, seconds in recorded.seconds.items():
+        name = description.replace(model, "<model>")
+        row = out.setdefault(name, {"seconds": 0.0, "own_seconds": 0.0, "calls": 0})
+        row["seconds"] += seconds
+        row["own_seconds"] += recorded.own[description]
+        row["calls"] += recorded.calls[description]
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]["seconds"]))
+
+
+def watch(recorded: Any, progress: Path, start: float) -> None:
+    """Every 5 s, write the tasks running now and the seconds recorded so far to ``progress``
+    (what a stopped run reports)."""
     import threading
 
     def loop() -> None:
         while True:
             time.sleep(5)
             try:
-                cells: dict[str, dict[str, float]] = defaultdict(dict)
-                for (stage, kind), seconds in list(ledger.cells.items()):
-                    cells[stage][kind] = round(seconds, 2)
                 state = {"elapsed_s": round(time.perf_counter() - start, 1),
-                         "stage": ledger._stages[-1], "kind": ledger._kinds[-1],
-                         "peak_rss_mib": round(rss_mib()), "cells": cells}
+                         "running": [[d, round(s, 1)] for d, s in recorded.running()],
+                         "peak_rss_mib": round(rss_mib()),
+                         "seconds": {d: round(s, 2) for d, s in dict(recorded.seconds).items()}}
                 progress.write_text(json.dumps(state), encoding="utf-8")
-            except (RuntimeError, OSError, IndexError):  # a dict changed while read: next time
+            except (RuntimeError, OSError):  # a dict changed while read: next time
                 pass
 
     threading.Thread(target=loop, daemon=True).start()
@@ -282,18 +189,16 @@ def child(dim: int, profile: str, seed: int, store: Path, result: Path, threads:
         scored.append(len(texts))
         return compute(adapter, texts, *args, **kwargs)
 
-    surprisal.surprisal = counted
+    surprisal.surprisal = counted  # counts the sentences scored (none, after the warm-up)
     import normtest.audit.run as audit
     import normtest.render.formats as render
+    from normtest.base import progress
     from normtest.stats.bootstrap import clear_memo
 
     clear_memo()
     made = time.perf_counter()
     adapter = SyntheticEncoder(dim, seed=seed)
     made = time.perf_counter() - made
-    ledger = Ledger()
-    if not cprofile:
-        install(ledger, adapter)
     rss_before = rss_mib()
     chosen = replace(settings(profile, seed), workers=workers)
     profiler = None
@@ -302,15 +207,15 @@ def child(dim: int, profile: str, seed: int, store: Path, result: Path, threads:
 
         profiler = cProfile.Profile()
         profiler.enable()
-    with tempfile.TemporaryDirectory(prefix="normtest-bench-stages-") as folder:
-        ledger._last = t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="normtest-bench-stages-") as folder, \
+            progress.timings() as recorded:
+        t0 = time.perf_counter()
         if not cprofile:
-            watch(ledger, result.with_name("progress.json"), t0)
+            watch(recorded, result.with_name("progress.json"), t0)
         report = audit.run_audit(adapter, settings=chosen)
         t1 = time.perf_counter()
         render.write_renderings(report, folder)
         t2 = time.perf_counter()
-        ledger._charge()
         written = {p.name: p.stat().st_size for p in Path(folder).iterdir()
                    if p.name.startswith("report")}
     if profiler is not None:
@@ -327,9 +232,7 @@ def child(dim: int, profile: str, seed: int, store: Path, result: Path, threads:
         **describe(report),
     }
     if profiler is None:
-        figures["cells"] = ledger.table()
-        figures["calls"] = dict(sorted(ledger.calls.items()))
-        figures["attributed_s"] = sum(v for (s, _), v in ledger.cells.items() if s != "outside")
+        figures["tasks"] = recorded_tasks(recorded, adapter.name)
     else:
         figures["cprofile"] = top_functions(profiler, top)
     result.write_text(json.dumps(figures, indent=1), encoding="utf-8")
@@ -433,23 +336,31 @@ def run_child(dim: int, args: Any, store: Path, cprofile: bool = False) -> dict[
 
 
 def stage_totals(run: dict[str, Any]) -> dict[str, float]:
-    """Inclusive seconds of each stage."""
-    return {stage: sum(run["cells"].get(stage, {}).values()) for stage in STAGES}
+    """Seconds of each stage (see the module doc): the audit's top-level tasks, robustness by
+    its lines' own seconds, the rest of the audit, and the rendering."""
+    tasks = run["tasks"]
+    out = {stage: tasks.get(name, {}).get("seconds", 0.0) for stage, name in STAGE_TASKS.items()}
+    lines = run.get("robustness_seconds_by_line") or {}
+    out["robustness"] = sum(lines.values()) if lines else \
+        tasks.get("robustness", {}).get("seconds", 0.0)
+    out["outside"] = max(0.0, run["audit_s"] - sum(out.values()))
+    out["rendering"] = run["render_s"]
+    return {stage: out[stage] for stage in STAGES}
 
 
-def kind_totals(run: dict[str, Any]) -> dict[str, float]:
-    """Exclusive seconds of each kind of work, over every stage."""
-    totals = dict.fromkeys(KINDS, 0.0)
-    for stage, kinds in run["cells"].items():
-        if stage == "outside":
-            continue
-        for kind, seconds in kinds.items():
-            totals[kind] += seconds
-    return totals
+def nested_tasks(runs: dict[int, dict[str, Any]]) -> list[str]:
+    """The tasks other than the stages' that any run recorded, the longest first."""
+    longest: dict[str, float] = {}
+    for run in runs.values():
+        for name, row in run["tasks"].items():
+            if name not in STAGE_TASKS.values():
+                longest[name] = max(longest.get(name, 0.0), row["seconds"])
+    return sorted(longest, key=lambda name: -longest[name])
 
 
 def markdown(runs: dict[int, dict[str, Any]]) -> str:
-    """The side-by-side table: stages, kinds of work, whole audit and peak RSS by dimension."""
+    """The side-by-side table: stages, the tasks within them, whole audit and peak RSS by
+    dimension."""
     dims = sorted(runs)
     ratio = len(dims) > 1
     head = "| | " + " | ".join(f"{d}-d" for d in dims) + (
@@ -465,29 +376,24 @@ def markdown(runs: dict[int, dict[str, Any]]) -> str:
         lines.append(f"| {label} | " + " | ".join(cells) + tail + " |")
 
     stages = {d: stage_totals(runs[d]) for d in dims}
-    kinds = {d: kind_totals(runs[d]) for d in dims}
-    lines.append("| **where (inclusive)** |" + " |" * (len(dims) + ratio))
+    lines.append("| **stages** |" + " |" * (len(dims) + ratio))
     for stage in STAGES:
+        if stage in STAGE_TASKS and not any(STAGE_TASKS[stage] in runs[d]["tasks"]
+                                            for d in dims):
+            continue  # a stage that did not run (sizing: AuditSettings(autosize=()))
         row(STAGE_NAMES[stage], [stages[d][stage] for d in dims])
     row("**whole audit**", [runs[d]["whole_s"] for d in dims])
-    lines.append("| **what (exclusive)** |" + " |" * (len(dims) + ratio))
-    for kind in KINDS:
-        row(KIND_NAMES[kind], [kinds[d][kind] for d in dims])
-        if kind == "vectors":
-            row("  of which synthetic states", [runs[d]["synthetic_states_s"] for d in dims],
-                digits=2)
+    nested = nested_tasks(runs)
+    if nested:
+        lines.append("| **tasks within the stages (inclusive)** |" + " |" * (len(dims) + ratio))
+        for name in nested:
+            row(TASK_LABELS.get(name, name),
+                [runs[d]["tasks"].get(name, {}).get("seconds", 0.0) for d in dims])
+    row("synthetic states (the encoder's own clock)", [runs[d]["synthetic_states_s"]
+                                                        for d in dims], digits=2)
     row("peak RSS", [runs[d]["peak_rss_mib"] for d in dims], unit="MiB", digits=0)
-    return "\n".join(lines)
-
-
-def matrix(run: dict[str, Any]) -> str:
-    """Stage × kind seconds of one run."""
-    lines = ["| stage \\ kind | " + " | ".join(KIND_NAMES[k] for k in KINDS) + " |",
-             "|---" * (len(KINDS) + 1) + "|"]
-    for stage in STAGES:
-        cells = run["cells"].get(stage, {})
-        lines.append(f"| {STAGE_NAMES[stage]} | " + " | ".join(
-            f"{cells.get(k, 0.0):.1f}" for k in KINDS) + " |")
+    row("token positions the adapter computed", [runs[d]["synthetic_state_tokens"]
+                                                  for d in dims], unit="", digits=0)
     return "\n".join(lines)
 
 
@@ -522,10 +428,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                         help="also run each dimension under cProfile (top functions)")
     parser.add_argument("--top", type=int, default=25, help="cProfile functions kept")
     parser.add_argument("--workers", type=int, default=1,
-                        help="the audit's --workers (default 1: every kind of work is "
-                             "attributed in one process; with more, the robustness and "
-                             "controls stages' lines run in forked processes, whose work "
-                             "shows only as those stages' wall time)")
+                        help="the audit's --workers (default 1: every task runs in one "
+                             "process; with more, the robustness and controls stages' lines "
+                             "run in forked processes, whose tasks show only as those "
+                             "stages' wall time)")
     parser.add_argument("--max-rss-gib", type=float, default=16.0,
                         help="stop a dimension's audit holding more memory than this")
     parser.add_argument("--min-free-gib", type=float, default=1.0,
@@ -576,7 +482,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                 profiled[dim] = got if "stopped" in got else {
                     "whole_s_under_cprofile": got["whole_s"], "top": got["cprofile"]}
     figures["runs"] = {str(d): {**{k: v for k, v in r.items() if k != "row_keys"},
-                                "stages_s": stage_totals(r), "kinds_s": kind_totals(r)}
+                                "stages_s": stage_totals(r)}
                        for d, r in runs.items()}
     if stopped:
         figures["stopped"] = {str(d): r for d, r in stopped.items()}
@@ -610,14 +516,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         print(f"{d}-d stopped after {r['process_s']:.0f} s: {r['stopped']}")
         reached = r.get("reached")
         if reached:
-            stages = {s: round(sum(k.values()), 1) for s, k in reached["cells"].items()}
-            print(f"  it was in {reached['stage']} ({reached['kind']}) after "
-                  f"{reached['elapsed_s']} s of audit; seconds so far by stage: {stages}")
-    print()
+            running = " > ".join(name for name, _ in reached["running"]) or "no task"
+            print(f"  it was in {running} after {reached['elapsed_s']} s of audit; seconds "
+                  f"so far by finished task: {reached['seconds']}")
     if not figures["same_source_in_every_run"]:
+        print()
         print("WARNING: the audit's code changed while the benchmark ran (see source)")
-    print(f"stage × kind, {max(runs)}-d (seconds):")
-    print(matrix(runs[max(runs)]))
     return figures
 
 

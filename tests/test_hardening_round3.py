@@ -1,7 +1,7 @@
 """The third hardening round (issue #42): what a gated report could not show, configuration
 errors in pytest, matplotlib's cache, and the wording of explain, --format layers, --device and
 the model-family article. Each case ends in a clear refusal or a correct run (exit 0, 1 or 2,
-one line, no traceback); scripts/hardening_sweep.py --round 3 rebuilds them from scratch."""
+one line, no traceback); each test builds its case from scratch."""
 
 from __future__ import annotations
 
@@ -272,7 +272,7 @@ def test_a_sentence_model_names_its_device_too() -> None:
 
 
 def test_the_article_follows_the_word() -> None:
-    from normtest.verdict.formatting import with_article
+    from normtest.errors import with_article
 
     assert [with_article(w) for w in ("encoder", "decoder", "static", "int", "sentence")] == [
         "an encoder", "a decoder", "a static", "an int", "a sentence"]
@@ -286,3 +286,84 @@ def test_the_article_follows_the_word() -> None:
              for i, text in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
              if pattern.search(text)]
     assert found == []
+
+
+# -- 5. a report file given where an id is expected -----------------------------------------------
+def test_explain_given_a_report_file_says_how_to_render_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``normtest explain FILE`` (here a schema-only report): one usage error naming the file
+    and the command that renders a report, never a read of the file or a traceback."""
+    path = tmp_path / "junk.json"
+    path.write_text('{"schema": "normtest.report/1"}', encoding="utf-8")
+    assert main(["explain", str(path)]) == EXIT_USAGE
+    captured = capsys.readouterr()
+    lines = [x for x in captured.err.splitlines() if x.strip()]
+    assert len(lines) == 1 and lines[0].startswith("normtest: error: "), captured.err
+    assert f"{str(path)!r} is a file; explain takes an id" in lines[0]
+    assert "normtest report FILE renders a stored report" in lines[0]
+    assert not captured.out.strip() and "Traceback" not in captured.err
+
+
+# -- 6. an install into a cache it cannot write ---------------------------------------------------
+def test_smollm2s_copy_into_a_cache_it_cannot_write_says_what_to_do(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``normtest models install smollm2-135m`` (the embedded model's float32 copy) with the
+    cache under a plain file, which no user, root included, can write: exit 2 and one error
+    naming the folder and NORMTEST_CACHE_DIR; nothing is read or built."""
+    import normtest.adapters.embedded as embedded
+
+    def no_build(**_: Any) -> Any:
+        raise AssertionError("the GGUF was read although nothing can be written")
+
+    monkeypatch.setattr(embedded, "load_smollm2_gguf", no_build)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder\n", encoding="utf-8")
+    monkeypatch.setenv("NORMTEST_CACHE_DIR", str(blocker / "cache"))
+    assert main(["models", "install", "smollm2-135m"]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    errors = [x for x in err.splitlines() if x.startswith("normtest: error: ")]
+    assert len(errors) == 1 and "Traceback" not in err, err
+    assert errors[0].startswith("normtest: error: cannot install smollm2-135m")
+    assert str(blocker / "cache" / "models") in errors[0]
+    assert "nothing was installed" in errors[0] and "NORMTEST_CACHE_DIR" in errors[0]
+    assert not (blocker / "cache").exists()
+
+
+# -- 8. an HTML page draws its plots without writing to $HOME/.cache/matplotlib ---------------
+DRAW_HTML = """
+import os, sys
+from pathlib import Path
+from normtest.audit.report import Report
+from normtest.render.formats import render
+from normtest.verdict.result import Criterion, Measurement, Result, Sampling
+rows = [Result.judged(Measurement("spearman_rho", 0.4 + 0.1 * i, 300, "bootstrap",
+                                  Sampling("normal", 0.4 + 0.1 * i, 0.02)),
+                      Criterion("greater", threshold=0.3), claim="word.norm_ic",
+                      variant={"representation": layer, "transform": "raw"})
+        for i, layer in enumerate(["0", "1", "last"])]
+report = Report(rows, {"name": "m"}, {"layers": ["0", "1", "last"], "n_layers": 2})
+Path(sys.argv[1]).write_text(render(report, "html"), encoding="utf-8")
+print(os.environ["MPLCONFIGDIR"])
+"""
+
+
+@pytest.mark.slow
+def test_an_html_page_writes_nothing_outside_normtests_folders(tmp_path: Path) -> None:
+    """The HTML page of a three-layer audit in a fresh HOME: its layer profile is drawn with
+    matplotlib (the page's other figures are SVG written directly), whose cache goes under
+    normtest's cache root, nothing under $HOME/.cache/matplotlib (as for the layer plot above)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MPLCONFIGDIR", "NORMTEST_CACHE_DIR", "XDG_CACHE_HOME")}
+    env["HOME"] = str(home)
+    page = tmp_path / "report.html"
+    run = subprocess.run([sys.executable, "-c", DRAW_HTML, str(page)], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "data:image/svg+xml;base64," in page.read_text(encoding="utf-8")  # plots drawn
+    assert Path(run.stdout.strip()) == home / ".cache" / "normtest" / "matplotlib"
+    assert not (home / ".cache" / "matplotlib").exists()
+    written = [p.relative_to(home) for p in home.rglob("*") if p.is_file()]
+    assert all(p.parts[:3] == (".cache", "normtest", "matplotlib") for p in written), written

@@ -12,17 +12,33 @@ Without a display (a pipe, a file, ``--quiet``, the Python API, pytest) a task c
 shows nothing. The display is rich's ``Progress``, transient: each bar has a count, a rate and
 the time left, and the whole display is erased before the command prints its answer, so it never
 mixes into the scorecard or a table.
+
+The same tasks are the audit's stage timer: while :func:`timings` is active, every task adds its
+wall time to a record keyed by its description, with or without a display (a benchmark reads
+where an audit's time went from it: ``benchmarks/bench_stages.py``)::
+
+    with progress.timings() as recorded:
+        run_audit(model)
+    recorded.seconds["robustness"], recorded.own["measuring claims"], recorded.calls
+
+Outside :func:`timings` a task records nothing and costs what it did.
 """
 
 from __future__ import annotations
 
+import os
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["Bar", "active", "library_bars", "showing", "task"]
+__all__ = ["Bar", "Timings", "active", "library_bars", "showing", "task", "timings"]
 
 _DISPLAY: Any = None
+#: The active records of :func:`timings` (innermost last); empty: tasks record nothing.
+_TIMINGS: tuple[Timings, ...] = ()
+_TIMINGS_LOCK = threading.Lock()
 
 
 def active() -> bool:
@@ -50,16 +66,113 @@ class Bar:
 @contextmanager
 def task(description: str, total: float | None = None, unit: str = "") -> Iterator[Bar]:
     """A phase of the work: a bar of ``total`` ``unit`` (a spinner when the total is unknown)
-    while the block runs, removed at its end; a no-op without a display."""
-    display = _DISPLAY
-    if display is None:
+    while the block runs, removed at its end; a no-op without a display. While
+    :func:`timings` is active its wall time is recorded under ``description`` (what
+    :meth:`Bar.describe` shows later does not change the key)."""
+    display, records = _DISPLAY, _TIMINGS
+    if display is None and not records:
         yield Bar()
         return
-    task_id = display.add_task(description, total=total, unit=unit)
+    frames = [record._enter(description) for record in records]
     try:
-        yield Bar(display, task_id)
+        if display is None:
+            yield Bar()
+        else:
+            task_id = display.add_task(description, total=total, unit=unit)
+            try:
+                yield Bar(display, task_id)
+            finally:
+                display.remove_task(task_id)
     finally:
-        display.remove_task(task_id)
+        for record, frame in zip(records, frames, strict=True):
+            record._exit(frame)
+
+
+class Timings:
+    """Wall seconds of the :func:`task` blocks run while :func:`timings` is active, by
+    description (every task of one description added up):
+
+    * ``seconds``: inclusive, the whole time a task's block ran (a task nested in another
+      counts in both);
+    * ``own``: exclusive, less the time of the tasks nested in it *in the same thread* (a task
+      another thread runs meanwhile is not taken off);
+    * ``calls``: how many tasks of the description ended.
+
+    Tasks in any thread of the process are recorded; each thread nests its own. Tasks that run
+    in a forked process (``--workers``) are not: only the parent's task around them is. A task
+    that began before :func:`timings` did is not recorded. What is a task is the code's choice:
+    a transformers adapter's forward passes (``"<model> <what>"``) are one only while a display
+    is on (otherwise they show their own tqdm bar), so a record made without a display lacks
+    them; a sentence-transformers adapter's encoding is one always.
+    """
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self.own: dict[str, float] = {}
+        self.calls: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._threads = threading.local()
+        self._open: dict[int, tuple[str, float]] = {}
+
+    def running(self) -> list[tuple[str, float]]:
+        """The tasks running now, in any thread, in the order they began: each one's
+        description and the seconds it has run so far."""
+        now = time.perf_counter()
+        with self._lock:
+            begun = list(self._open.values())
+        return [(description, now - start) for description, start in begun]
+
+    def _enter(self, description: str) -> list[Any]:
+        stack: list[list[Any]] | None = getattr(self._threads, "stack", None)
+        if stack is None:
+            stack = self._threads.stack = []
+        frame: list[Any] = [description, time.perf_counter(), 0.0]  # …, nested seconds
+        stack.append(frame)
+        with self._lock:
+            self._open[id(frame)] = (description, frame[1])
+        return frame
+
+    def _exit(self, frame: list[Any]) -> None:
+        description, start, nested = frame
+        elapsed = time.perf_counter() - start
+        stack: list[list[Any]] = getattr(self._threads, "stack", [])
+        at = next((i for i in range(len(stack) - 1, -1, -1) if stack[i] is frame), None)
+        if at is not None:  # (not the last: a task left out of order; those above it go)
+            del stack[at:]
+            if stack:
+                stack[-1][2] += elapsed
+        with self._lock:
+            self._open.pop(id(frame), None)
+            self.seconds[description] = self.seconds.get(description, 0.0) + elapsed
+            self.own[description] = self.own.get(description, 0.0) + elapsed - nested
+            self.calls[description] = self.calls.get(description, 0) + 1
+
+
+@contextmanager
+def timings() -> Iterator[Timings]:
+    """Record the wall time of every :func:`task` that runs while the block does (see
+    :class:`Timings`); the record is read during the block or after it. Nested blocks each
+    record what runs within them. Nothing else changes: no display is turned on, no task
+    behaves otherwise."""
+    global _TIMINGS
+    record = Timings()
+    with _TIMINGS_LOCK:
+        _TIMINGS = (*_TIMINGS, record)
+    try:
+        yield record
+    finally:
+        with _TIMINGS_LOCK:
+            _TIMINGS = tuple(r for r in _TIMINGS if r is not record)
+
+
+def _forget_timings() -> None:
+    """A forked process records nothing (its parent could not read it; its locks are new)."""
+    global _TIMINGS, _TIMINGS_LOCK
+    _TIMINGS, _TIMINGS_LOCK = (), threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_timings)
 
 
 @contextmanager
