@@ -183,11 +183,11 @@ def test_fifty_megabytes_of_junk_fail_fast_and_clearly(tmp_path: Path) -> None:
 
 def test_a_file_larger_than_any_report_is_refused_before_it_is_read(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import normtest.audit.report_schema
+    import normtest.audit.report
 
     path = tmp_path / "large.json"
     path.write_text('{"schema": "normtest.report/1"}' + " " * 5000, encoding="utf-8")
-    monkeypatch.setattr(normtest.audit.report_schema, "MAX_REPORT_BYTES", 4096)
+    monkeypatch.setattr(normtest.audit.report, "MAX_REPORT_BYTES", 4096)  # where it is read
     with pytest.raises(NormtestError, match="larger than any report normtest writes"):
         Report.read(path)
 

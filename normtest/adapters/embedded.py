@@ -29,7 +29,9 @@ from normtest.adapters.gguf_build import (
     read_marker,
     refuse_gap,
 )
+from normtest.base.fingerprint import file_sha256
 from normtest.base.paths import default_cache_dir, file_lock
+from normtest.base.progress import library_bars, task
 from normtest.errors import NormtestError
 
 __all__ = [
@@ -139,8 +141,6 @@ def build_smollm2_cache(
     The copy is checked before it is installed: its logits must equal the GGUF-loaded model's.
     An interrupted build leaves neither ``target`` nor a half-written folder behind.
     """
-    from normtest.base.fingerprint import file_sha256
-    from normtest.base.progress import library_bars, task
 
     target = Path(target)
     source = Path(gguf) if gguf is not None else smollm2_gguf_path()

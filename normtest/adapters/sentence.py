@@ -31,6 +31,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from normtest.adapters.protocol import Capability, TokenBatch
+from normtest.adapters.transformers_folder import _refuse_custom_code
+from normtest.base import progress
+from normtest.base.fingerprint import file_sha256
 from normtest.errors import NormtestError
 
 __all__ = ["POOLING_NAMES", "EncodeAdapter", "PooledEncoder", "PrecomputedTexts",
@@ -233,7 +236,6 @@ class EncodeAdapter(_TextEncoder):
 
     def text_vectors(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """``encode(texts)`` as a float32 matrix, one row per text, never normalised."""
-        from normtest.base import progress
 
         items = _texts(texts, self._name)
         if not items:
@@ -443,7 +445,6 @@ def _folder_pooling(folder: Path, modules: list[dict[str, str]]) -> str:
 
 def _folder_hash(folder: Path) -> str:
     """SHA-256 over every file of the folder that decides a vector (paths and contents)."""
-    from normtest.base.fingerprint import file_sha256
 
     digest = hashlib.sha256()
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
@@ -466,7 +467,6 @@ def load_sentence_folder(folder: str | os.PathLike[str], *, backend: str = "auto
     sentence-transformers (code of the folder's own, or of another package) are refused unless
     ``trust_remote_code``; a transformers configuration with an ``auto_map`` likewise.
     """
-    from normtest.adapters.transformers_folder import _refuse_custom_code
 
     path = Path(folder)
     modules = _modules(path)

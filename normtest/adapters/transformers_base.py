@@ -80,6 +80,7 @@ from normtest.adapters.transformers_folder import (
     refuse_other_family,
 )
 from normtest.base.byte_memo import ByteMemo
+from normtest.base.progress import library_bars
 from normtest.errors import NormtestError
 
 try:
@@ -164,7 +165,6 @@ def _reasonable_limit(*values: object) -> int | None:
 @contextlib.contextmanager
 def _transformers_progress(show: bool) -> Iterator[None]:
     """transformers' own progress bars ("Loading weights") only where ours would show."""
-    from normtest.base.progress import library_bars
 
     with library_bars(show):
         yield

@@ -38,6 +38,8 @@ from normtest.geometry.compose import MODEL_STATES, compose_batch, get_compositi
 # torch after transformers_base, whose import turns its absence into the install hint
 import torch
 
+from normtest.base import progress
+
 #: Upper bound on float64 elements handed to one ``compose_batch`` call for prefixes (512 MiB).
 _COMPOSE_ELEMENTS = 1 << 26
 
@@ -83,7 +85,6 @@ class _BatchedAdapter(_TransformersAdapter):
     def _progress_bar(self, total: int, n_batches: int, what: str) -> Any:
         """A bar over tokens: on normtest's display when it is on (the command line on a
         terminal), else a tqdm bar shown only for several batches on a terminal."""
-        from normtest.base import progress
 
         if progress.active():
             return progress.task(f"{self._name} {what}", total=total, unit="tokens")

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from normtest.audit.report import Report
+from normtest.audit.run import run_audit
 from normtest.audit.samples import (
     check_same_sample,
     model_key,
@@ -38,9 +39,13 @@ from normtest.audit.samples import (
     planned_identity,
     sample_identity,
 )
+from normtest.base.paths import atomic_write, published
 from normtest.base.settings import AuditSettings
+from normtest.claims.catalogue import claims
 from normtest.claims.comparative import Comparative, Pair, comparatives, get_comparative
 from normtest.errors import NormtestError
+from normtest.models.registry import load
+from normtest.stats.multiplicity import adjust_audit
 from normtest.verdict.measurement import invalid
 from normtest.verdict.result import Result, Verdict
 
@@ -84,7 +89,6 @@ class Comparison:
 
     def write(self, path: str | Path) -> Path:
         """Write ``comparison.json`` whole or not at all (a temporary file renamed into place)."""
-        from normtest.base.paths import atomic_write, published
 
         target = Path(path)
         text = self.to_json()
@@ -136,7 +140,6 @@ def compare_reports(reports: Sequence[Report], claim_ids: Iterable[str] | None =
     difference is zero by construction — and is listed
     under ``provenance["same_model"]``; when every pair is one, the comparison is refused.
     """
-    from normtest.stats.multiplicity import adjust_audit
 
     if len(reports) < 2:
         raise NormtestError("a comparison needs two models or more (--model A --model B)")
@@ -262,7 +265,6 @@ def _builtin(claim: Comparative) -> bool:
 
 def audit_claims(claim_ids: Iterable[str] | None = None, suite: str = "all") -> list[str]:
     """The audit claims whose data the chosen comparative claims read (within ``suite``)."""
-    from normtest.claims.catalogue import claims
 
     chosen = [get_comparative(i) for i in claim_ids] if claim_ids else comparatives()
     kinds = {c.data for c in chosen}
@@ -282,8 +284,6 @@ def compare_models(models: Sequence[Any], claim_ids: Iterable[str] | None = None
             "compare.cer.linearity[first=minilm-l6,second=smollm2-135m,composition=state]")
         assert row.verdict is not Verdict.FAIL, row.reason
     """
-    from normtest.audit.run import run_audit
-    from normtest.models.registry import load
 
     chosen = list(claim_ids) if claim_ids else None
     base = replace(settings or AuditSettings(), prefix_unit="words")

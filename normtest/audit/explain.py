@@ -13,8 +13,12 @@ import difflib
 import textwrap
 from collections.abc import Iterable
 
+from normtest.audit.run import applicable_axes
+from normtest.audit.selection import Selector, result_id
 from normtest.claims.catalogue import (
+    FAMILIES,
     REFERENCE,
+    SUITES,
     Claim,
     Expectation,
     LineDeclaration,
@@ -24,7 +28,10 @@ from normtest.claims.catalogue import (
     declared_lines,
     get,
 )
+from normtest.claims.line_declarations import builder_of, space_of
 from normtest.errors import NormtestError
+from normtest.scorecard.controls import POWER_AT_MARGIN
+from normtest.scorecard.robustness import MIN_ANALYSES, ROBUST_SHARE
 
 __all__ = ["explain", "explain_claim", "explain_line", "explain_rows", "explain_suite"]
 
@@ -38,8 +45,6 @@ def explain(name: str) -> str:
     by their variant (``word.norm_ic[composition=sqrt_n]``, a row id: the rows and their role,
     then the claim) or a suite (``word``: its claims). An unknown name is an error with a "did
     you mean"."""
-    from normtest.audit.selection import Selector
-    from normtest.claims.catalogue import SUITES
 
     name = name.strip()
     keys = [h.key for h in declared_lines()]
@@ -72,7 +77,6 @@ def explain_rows(claim: Claim, variant: dict[str, str], text: str | None = None)
     which rows that is, their role (confirmatory where the paper states a verdict for a model
     family there, exploratory elsewhere) and what a gate requirement of them judges; then the
     claim itself (:func:`explain_claim`)."""
-    from normtest.audit.selection import result_id
 
     shown = text or result_id(claim.id, variant)
     free = [axis for axis in claim.axes if axis not in variant]
@@ -99,8 +103,6 @@ def _expectation_covers(claim: Claim, e: Expectation, variant: dict[str, str]) -
     """Whether expectation ``e`` speaks about a row of ``variant``: its family has every axis the
     variant names (static vectors have no composition or representation), and the axes it
     names, and the reference axes it does not, agree with the variant's."""
-    from normtest.audit.run import applicable_axes
-    from normtest.claims.catalogue import FAMILIES
 
     families = [e.family] if e.family else list(FAMILIES)
     if not any(set(variant) <= set(applicable_axes(claim, family, ("cls", "eos")))
@@ -223,8 +225,6 @@ def _claim_block(claim: Claim, line: str | None) -> list[str]:
 
 def _robustness_text(key: str) -> str:
     """How the line's robustness is read, in the words every view uses."""
-    from normtest.claims.line_declarations import space_of
-    from normtest.scorecard.robustness import MIN_ANALYSES, ROBUST_SHARE
 
     space = space_of(key)
     if not space.choices:
@@ -244,8 +244,6 @@ def _robustness_text(key: str) -> str:
 
 def _controls_text(key: str, deciding: list[Claim]) -> list[str]:
     """The controls a line runs (when it declares them) and the effect each plants."""
-    from normtest.claims.line_declarations import builder_of
-    from normtest.scorecard.controls import POWER_AT_MARGIN
 
     if builder_of(key) is None:
         return ["none declared for this line"]

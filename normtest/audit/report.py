@@ -54,7 +54,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from normtest.audit.report_schema import MAX_REPORT_BYTES, load, validate
+from normtest.base.paths import atomic_write, published
+from normtest.base.version import VERSION as __version__
 from normtest.errors import NormtestError
+from normtest.scorecard.lines import build
+from normtest.stats.multiplicity import adjust_audit
 from normtest.verdict.result import Criterion, Result, Verdict
 
 if TYPE_CHECKING:
@@ -69,7 +74,6 @@ def provenance(**extra: Any) -> dict[str, Any]:
     import scipy
     import statsmodels
 
-    from normtest.base.version import VERSION as __version__
 
     out: dict[str, Any] = {
         "normtest": __version__,
@@ -175,7 +179,6 @@ class Report:
     def scorecard(self) -> list[Line]:
         """The paper's hypotheses, each replicated, contradicted, undecided or not tested (built
         once per report: every view reads the same lines)."""
-        from normtest.scorecard.lines import build
 
         return build(self.results, self.line_titles, self.controls)
 
@@ -204,7 +207,6 @@ class Report:
 
         A result without a measurement (SKIPPED, ERROR) only takes the new criterion.
         """
-        from normtest.stats.multiplicity import adjust_audit
 
         def rejudged(r: Result) -> Result:
             new = criteria.get(r.claim or "")
@@ -272,7 +274,6 @@ class Report:
     def write(self, path: str | Path) -> Path:
         """Write the JSON report whole or not at all (a temporary file renamed into place);
         parent folders are created."""
-        from normtest.base.paths import atomic_write, published
 
         target = Path(path)
         text = self.to_json() + "\n"
@@ -285,7 +286,6 @@ class Report:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Report:
         """Rebuild from a mapping; refuses an unknown schema."""
-        from normtest.audit.report_schema import validate
 
         schema = data.get("schema") if isinstance(data, Mapping) else None
         if schema != SCHEMA:
@@ -349,7 +349,6 @@ class Report:
         (:func:`implausible_rows`). A file without a digest (written before normtest recorded
         one) is read with a warning, its bootstrap rows held to their replicates' range too.
         """
-        from normtest.audit.report_schema import MAX_REPORT_BYTES
 
         try:
             with Path(path).open("rb") as handle:
@@ -372,7 +371,6 @@ class Report:
                 f"the {what} {path} is not UTF-8 text (byte {exc.start} is 0x{raw[exc.start]:02x})"
                 "; give the report.json that normtest wrote"
             ) from exc
-        from normtest.audit.report_schema import load
 
         try:
             data = load(text, SCHEMA)  # checked as it is parsed: junk fails at its first entry
@@ -496,7 +494,6 @@ def misjudged_rows(report: Report) -> list[str]:
     judged again, the report's multiplicity adjusted again (Holm over its confirmatory rows,
     Benjamini–Hochberg over its exploratory ones), and each verdict compared with the stored
     one. A stored PASS whose interval lies below its threshold is found here."""
-    from normtest.stats.multiplicity import adjust_audit
 
     try:
         again = adjust_audit([r.rejudge(r.criterion)

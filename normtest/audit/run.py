@@ -33,7 +33,7 @@ from normtest.audit.report import (
     sample_settings,
 )
 from normtest.base import progress
-from normtest.base.parallel import worker_count
+from normtest.base.parallel import forked_map, worker_count
 from normtest.base.settings import AuditSettings
 from normtest.claims.catalogue import Claim, claims, get
 from normtest.claims.measuring import merge_identical, remeasure
@@ -313,7 +313,6 @@ def measure_spread(chosen: Sequence[Claim], planned: Mapping[str, Sequence[Mappi
     share); the other rows, independent of each other, are then spread. The numbers are the
     same as in one process: every draw is seeded by the settings.
     """
-    from normtest.base.parallel import forked_map
 
     todo = [c for c in chosen if c.id in planned]
     by_kind: dict[str, list[Mapping[str, str]]] = {}

@@ -11,6 +11,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, replace
 from typing import TYPE_CHECKING, Any
 
+from normtest.audit.report import sample_settings
+from normtest.claims.catalogue import get
+from normtest.data.kinds import DATA_KINDS
 from normtest.errors import NormtestError
 
 if TYPE_CHECKING:
@@ -22,8 +25,6 @@ def sample_of(claim_id: str | None) -> str | None:
     """The sample a claim's measurement resamples, by the data it reads (``Claim.data``,
     :attr:`normtest.data.kinds.DataKind.sample`): the words, the documents of the
     prefix curves, or the sentences (None for an unknown claim)."""
-    from normtest.claims.catalogue import get
-    from normtest.data.kinds import DATA_KINDS
 
     try:
         kind = DATA_KINDS.get(get(claim_id).data or "") if claim_id else None
@@ -41,7 +42,6 @@ def sample_fingerprints(report: Report) -> dict[str, str]:
     """Digests of the samples a report resampled: ``words`` (and their IC), ``documents``,
     ``texts``; from its provenance, else from its stored data (each kind's
     :attr:`~normtest.data.kinds.DataKind.fingerprint` of its section)."""
-    from normtest.data.kinds import DATA_KINDS
 
     found = dict(report.provenance.get("samples") or {})
     data = report.data or {}
@@ -139,7 +139,6 @@ def sample_identity(report: Report, kinds: Iterable[str]) -> dict[str, Any]:
 
 def planned_identity(settings: AuditSettings, kinds: Iterable[str]) -> dict[str, Any]:
     """:func:`sample_identity` of the report an audit with ``settings`` will write."""
-    from normtest.audit.report import sample_settings
 
     block = sample_settings(settings)
     wanted = [k for kind in (None, *kinds) for k in IDENTITY.get(kind, ())]

@@ -8,6 +8,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from normtest.audit.report import Report
+from normtest.claims.catalogue import SUITES, claims, get
 from normtest.errors import NormtestError
 
 if TYPE_CHECKING:
@@ -45,7 +47,6 @@ class Selector:
     @classmethod
     def parse(cls, text: str) -> Selector:
         """Parse and validate against the catalogue (unknown ids get a "did you mean")."""
-        from normtest.claims.catalogue import SUITES, get
 
         text = text.strip()
         if text in (*SUITES, "all"):
@@ -83,7 +84,6 @@ class Selector:
 
     def claim_ids(self) -> list[str]:
         """The ids of the claims this selector may match."""
-        from normtest.claims.catalogue import claims
 
         if self.claim is not None:
             return [self.claim]
@@ -161,8 +161,6 @@ def apply_thresholds(results: Sequence[Result], thresholds: Mapping[str, Any] | 
     over the confirmatory ones, Benjamini–Hochberg over the exploratory ones)."""
     if not thresholds:
         return list(results)
-    from normtest.audit.report import Report
-    from normtest.claims.catalogue import get
 
     for claim in thresholds:
         get(claim)  # an unknown claim id is an error, with a "did you mean"

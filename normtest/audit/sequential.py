@@ -40,8 +40,11 @@ import numpy as np
 from scipy import special
 
 from normtest.audit.report import Report
+from normtest.audit.run import run_audit
 from normtest.base.settings import AuditSettings
+from normtest.data.information.samples import _eligible, default_word_sample
 from normtest.errors import NormtestError
+from normtest.scorecard.power import line_levels, power_at
 from normtest.verdict.result import Result, Verdict
 
 #: The spending function's name, as the report records it.
@@ -115,7 +118,6 @@ def check_budget(budget: float | None, *, cli: bool = False) -> float | None:
 def available_words() -> int:
     """How many words the default word sample can draw from (:func:`nested_words`' list: the
     alphabetic English words within rank 100,000)."""
-    from normtest.data.information.samples import _eligible
 
     return len(_eligible("en", 100_000)[1])
 
@@ -270,7 +272,6 @@ def _futile(open_rows: Sequence[Result], confirmatory: Sequence[Result], factor:
     """The open rows whose conditional power at the last planned stage (``factor`` times this
     stage's sample, judged at the last stage's level ``last_alpha``, FAIL at Holm's first
     step over the line's rows) is below :data:`FUTILITY`, with that power."""
-    from normtest.scorecard.power import line_levels, power_at
 
     out = {}
     for r in open_rows:
@@ -293,7 +294,6 @@ def _stopped(r: Result, stage: int, chance: float, stages: int) -> Result:
 def nested_words(size: int, seed: int) -> list[str]:
     """The default word sample of ``size`` words in a seeded random order, so that its first n
     words are a random subsample: the stages of a sequential audit take growing prefixes."""
-    from normtest.data.information.samples import default_word_sample
 
     words = default_word_sample(size=size, seed=seed)
     order = np.random.default_rng([seed, 17]).permutation(len(words))
@@ -314,7 +314,6 @@ def run_sequential(
     """``normtest audit --until-decided``: :func:`sequential` over
     :func:`normtest.audit.run.run_audit` with nested samples (the words of :func:`nested_words`;
     documents and sentences nest by construction), ``settings`` the first stage's."""
-    from normtest.audit.run import run_audit
 
     first = settings or AuditSettings()
     check_stages(stages, growth)

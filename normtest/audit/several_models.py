@@ -12,6 +12,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from normtest.audit.report import Report
+from normtest.audit.run import run_audit
+from normtest.base.settings import audit_settings
+from normtest.claims.loading import load_checks_of
+from normtest.models.ray import connect, unwrap
+from normtest.models.registry import load, load_options
 
 __all__ = ["audit_models"]
 
@@ -19,10 +24,6 @@ __all__ = ["audit_models"]
 def audit_one(spec: str, values: Mapping[str, Any], claims: Sequence[str] | None,
               suite: str) -> Report:
     """One model's audit, with every setting but the executor (the model is the unit)."""
-    from normtest.audit.run import run_audit
-    from normtest.base.settings import audit_settings
-    from normtest.claims.loading import load_checks_of
-    from normtest.models.registry import load, load_options
 
     load_checks_of(values)
     adapter = load(spec, **load_options(spec, values))
@@ -43,7 +44,6 @@ def audit_models(specs: Sequence[str], values: Mapping[str, Any],
     chosen = list(claims) if claims else None
     if values.get("executor") != "ray":
         return [audit_one(spec, values, chosen, suite) for spec in specs]
-    from normtest.models.ray import connect, unwrap
 
     ray = connect(values.get("ray_address"), values.get("workers"))
     task = ray.remote(num_cpus=1)(_audit_json)

@@ -31,7 +31,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from normtest.base import progress
+from normtest.base.settings import SIZABLE
+from normtest.claims.catalogue import get
+from normtest.claims.line_declarations import ControlContext, builder_of
+from normtest.data.capacity import capacity
+from normtest.data.kinds import AuditData
 from normtest.errors import NormtestError
+from normtest.scorecard.controls import POWER_AT_MARGIN, measure_control
+from normtest.scorecard.power import SAMPLE_SETTING, line_margin_power
+from normtest.verdict.result import Result, Verdict
 
 if TYPE_CHECKING:
     from normtest.adapters.protocol import ModelAdapter
@@ -88,7 +97,6 @@ class Sizing:
     def why(self) -> str:
         """One clause per size: what it is and which line asked for it; the lines out of
         reach; the beyond readings short of the power; the check at the sizes chosen."""
-        from normtest.scorecard.controls import POWER_AT_MARGIN
 
         parts = []
         for setting, value in self.chosen.items():
@@ -137,10 +145,6 @@ def size_audit(adapter: ModelAdapter, settings: AuditSettings, family: str,
     ``chosen`` claims — ``planned``: each one's variants — follows a size it may choose)."""
     import time
 
-    from normtest.base import progress
-    from normtest.base.settings import SIZABLE
-    from normtest.data.capacity import capacity
-    from normtest.data.kinds import AuditData
 
     sizable = [s for s in settings.autosize if s in SIZABLE]
     if not sizable or not settings.controls or words is not None:
@@ -211,9 +215,6 @@ def _deciding_rows(chosen: Sequence[Claim], planned: Mapping[str, Sequence[Mappi
                    family: str, sizable: Sequence[str]) -> dict[str, tuple[Any, ...]]:
     """Each line's deciding rows as the audit plans them (claim, variant, expectation, role;
     nothing measured), for the lines whose power a chosen size follows."""
-    from normtest.claims.line_declarations import builder_of
-    from normtest.scorecard.power import SAMPLE_SETTING
-    from normtest.verdict.result import Result, Verdict
 
     by_line: dict[str, list[Any]] = {}
     for claim in chosen:
@@ -239,10 +240,6 @@ def _line_need(line: str, rows: tuple[Any, ...], pilot: Any, family: str,
     target power (None where the control cannot be built or carries no power figure)."""
     import zlib
 
-    from normtest.claims.catalogue import get
-    from normtest.claims.line_declarations import ControlContext, builder_of
-    from normtest.scorecard.controls import POWER_AT_MARGIN, measure_control
-    from normtest.scorecard.power import SAMPLE_SETTING, line_margin_power
 
     builder = builder_of(line)
     assert builder is not None

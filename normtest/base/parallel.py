@@ -25,6 +25,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from normtest.base import progress
+
 __all__ = ["WORKERS_ENV", "available_cpus", "forked_map", "may_start_processes", "worker_count",
            "workers_from_environment"]
 
@@ -157,7 +159,6 @@ def _start_worker() -> None:
     torch = sys.modules.get("torch")
     if torch is not None:
         torch.set_num_threads(1)
-    from normtest.base import progress
 
     progress._DISPLAY = None
 

@@ -15,6 +15,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from normtest.base.settings import AuditSettings
+from normtest.claims.catalogue import claims
+from normtest.claims.same_measure import same_measure
 from normtest.errors import NormtestError
 from normtest.verdict.result import Criterion, Measurement, Verdict, variant_key
 
@@ -93,7 +95,6 @@ def compares(comparative: Comparative) -> Callable[[Measure], Measure]:
                             f"{comparative.data!r}")
 
     def decorate(function: Measure) -> Measure:
-        from normtest.claims.same_measure import same_measure
 
         known = _REGISTRY.get(comparative.id)
         if known is not None and (replace(known, measure=None) != comparative
@@ -110,7 +111,6 @@ def compares(comparative: Comparative) -> Callable[[Measure], Measure]:
 def comparatives() -> list[Comparative]:
     """Every comparative claim: the built-in ones (``normtest.checks.comparisons``) and any a
     loaded claim file declared."""
-    from normtest.claims.catalogue import claims
 
     claims()  # loads the built-in catalogue, comparisons included
     return list(_REGISTRY.values())

@@ -37,8 +37,14 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from normtest.adapters.static import StaticVectors
+from normtest.claims.catalogue import get
 from normtest.claims.line_declarations import ControlContext
+from normtest.data.prefixes import PrefixData
+from normtest.data.words import WordData
 from normtest.errors import NormtestError
+from normtest.geometry.compose import compose_segments
+from normtest.models.synthetic import SubwordModel
 
 __all__ = ["CONFOUND_EFFECT", "POSITIVE_EFFECT", "composition_controls", "condition_controls",
            "fixed_point_controls", "growth_controls", "text_controls", "word_controls"]
@@ -59,7 +65,6 @@ DIM = 32
 def _planted(context: ControlContext, claim_id: str) -> float:
     """The effect a control plants for a claim: the smallest effect the claim must detect (its
     ``detect``, one step beyond its threshold) for the positive control, 0 otherwise."""
-    from normtest.claims.catalogue import get
 
     if context.kind != "positive":
         return 0.0
@@ -98,8 +103,6 @@ def _static_words(words: Any, squared: np.ndarray, rng: np.random.Generator, nam
                   corpus: bool = False) -> Any:
     """Word data over the audit's words whose whole-word vectors have these squared norms, in
     random directions."""
-    from normtest.adapters.static import StaticVectors
-    from normtest.data.words import WordData
 
     directions = rng.standard_normal((len(words.words), DIM))
     directions /= np.linalg.norm(directions, axis=1, keepdims=True)
@@ -114,8 +117,6 @@ def _subword_words(words: Any, squared: np.ndarray, counts: np.ndarray, name: st
                    seed: int) -> Any:
     """Word data over the audit's words whose subword tokens' scaled average has these squared
     norms (``counts`` tokens per word)."""
-    from normtest.data.words import WordData
-    from normtest.models.synthetic import SubwordModel
 
     listed = list(words.words)
     model = SubwordModel(dict(zip(listed, squared.tolist(), strict=True)), faithful="sqrt_n",
@@ -129,7 +130,6 @@ def word_controls(context: ControlContext) -> tuple[Mapping[str, Any], str]:
     """Word-level controls: ‖e(w)‖² with a rank correlation with IC (2·KL for
     ``word.norm_kl``) of the claim's ``detect`` (positive) or none (negative), or a noisy
     function of the words' token counts (confound)."""
-    from normtest.claims.catalogue import get
 
     words = context.data.word()
     rng = _rng(context)
@@ -196,8 +196,6 @@ def condition_controls(context: ControlContext) -> tuple[Mapping[str, Any], str]
     """Condition controls on the words of the audit's pairs: a Gram matrix that is the
     corpus's PMI with noise off the diagonal (every pair the corpus gives among those words),
     IC (+ a constant) on it; negatively random directions with ‖e‖² = IC."""
-    from normtest.adapters.static import StaticVectors
-    from normtest.data.words import WordData
 
     words = context.data.word()
     rng = _rng(context)
@@ -258,7 +256,6 @@ def _gram_vectors(listed: list[str], ic: np.ndarray, corpus: Any, min_count: int
 def _prefix_control(prefixes: Any, curves: Mapping[str, Any]) -> Any:
     """Prefix data on the audit's documents and grids whose curves are ``curves`` (per
     composition: lengths, squared norms, document ids, vectors)."""
-    from normtest.data.prefixes import PrefixData
 
     return PrefixData.with_curves(prefixes, {(composition, "last"): parts
                                              for composition, parts in curves.items()})
@@ -271,7 +268,6 @@ def _grids(prefixes: Any) -> list[np.ndarray]:
 def _composed(tokens: list[np.ndarray], grids: list[np.ndarray],
               compositions: set[str]) -> dict[str, tuple[np.ndarray, ...]]:
     """Each composition of every prefix of every document (its first L tokens)."""
-    from normtest.geometry.compose import compose_segments
 
     flat = np.concatenate(tokens)
     starts = np.cumsum([0] + [t.shape[0] for t in tokens[:-1]])

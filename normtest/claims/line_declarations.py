@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from normtest.claims.catalogue import declared_lines
 from normtest.data.respecified import SAMPLES
 from normtest.errors import NormtestError
 from normtest.verdict.result import Result
@@ -89,7 +90,6 @@ def specifications(line: str, **choices: Iterable[str | int]) -> Space:
 
 def spaces() -> dict[str, Space]:
     """Every declared space, by line (the built-in catalogue loaded first)."""
-    from normtest.claims.catalogue import declared_lines
 
     declared_lines()
     return dict(_SPACES)
@@ -133,7 +133,6 @@ def controls(line: str, build: Builder) -> Builder:
 
 def builder_of(line: str) -> Builder | None:
     """The declared builder of a line's controls (the built-in catalogue loaded first)."""
-    from normtest.claims.catalogue import declared_lines
 
     declared_lines()
     return _BUILDERS.get(line)

@@ -16,6 +16,7 @@ from typing import Any
 from normtest.base.settings import AuditSettings
 from normtest.claims.catalogue import Claim, is_builtin
 from normtest.errors import NormtestError
+from normtest.stats.baseline import beyond_threshold
 from normtest.verdict.measurement import finite_or_none, invalid
 from normtest.verdict.result import Criterion, Measurement, Result, Verdict, judge
 
@@ -120,7 +121,6 @@ def beyond_criterion(criterion: Criterion, beyond: Measurement) -> Criterion:
     carried to the strata of the baseline where the measurement says how
     (:func:`normtest.stats.baseline.beyond_threshold` of its ``attenuation``: the value a norm
     that carries the information alone, at the threshold, shows within the strata)."""
-    from normtest.stats.baseline import beyond_threshold
 
     headline = criterion.headline()
     curve = beyond.settings.get("attenuation") if isinstance(beyond.settings, Mapping) else None

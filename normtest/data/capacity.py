@@ -12,6 +12,10 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from normtest.base.settings import DOCUMENT_SOURCES, TEXT_SOURCES
+from normtest.data.information.documents import default_documents, document_sentences
+from normtest.data.information.samples import _eligible
+
 __all__ = ["bundled", "capacity"]
 
 
@@ -21,9 +25,6 @@ def bundled() -> dict[str, int]:
     within the frequency list's top 100,000 (the word sample's pool); ``documents``, the CER
     sources' documents of 200 words or more; ``sentences``, the distinct sentences of 5 to 40
     words in the text sources' documents of 200 words or more (the text sample's pool)."""
-    from normtest.base.settings import DOCUMENT_SOURCES, TEXT_SOURCES
-    from normtest.data.information.documents import default_documents, document_sentences
-    from normtest.data.information.samples import _eligible
 
     def documents(sources: tuple[str, ...]) -> list[Any]:
         return default_documents(1_000_000, sources=sources)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from normtest.base.settings import DOCUMENT_SOURCES, AuditSettings
+from normtest.data.information.documents import corpus_documents, default_documents
 from normtest.errors import NormtestError
 
 if TYPE_CHECKING:
@@ -90,7 +91,6 @@ def documents_for(settings: AuditSettings, n: int,
                   sources: tuple[str, ...] = DOCUMENT_SOURCES) -> list[Any]:
     """``n`` documents: the user's corpus when the settings give one (its first ones, read as a
     stream), else the bundled ``sources``' (an even share of each), drawn by the audit's seed."""
-    from normtest.data.information.documents import corpus_documents, default_documents
 
     if settings.corpus:
         found = corpus_documents(list(settings.corpus), n)

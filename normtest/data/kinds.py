@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from normtest.adapters.protocol import optional_method
 from normtest.base.settings import AuditSettings
 from normtest.data.prefixes import PrefixData
 from normtest.data.texts import TextData
@@ -44,7 +45,6 @@ class DataKind:
 
 
 def _build_prefixes(audit: AuditData) -> PrefixData:
-    from normtest.adapters.protocol import optional_method
 
     expect = optional_method(audit.adapter, "expect_poolings")
     if expect is not None:  # every pooling the audit will ask for, computed with the first

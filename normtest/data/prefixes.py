@@ -19,6 +19,8 @@ from normtest.data.common import (
     rounded,
     text_vectors,
 )
+from normtest.data.information.documents import on_token_grid, plan_prefixes, plan_word_prefixes
+from normtest.stats.growth import measure_linear_growth
 from normtest.verdict.result import Measurement, variant_key
 
 if TYPE_CHECKING:
@@ -93,11 +95,6 @@ class PrefixData:
     def build(cls, adapter: ModelAdapter, settings: AuditSettings,
               family: str = "encoder") -> PrefixData:
         """The default documents with a non-empty prefix grid for this model."""
-        from normtest.data.information.documents import (
-            on_token_grid,
-            plan_prefixes,
-            plan_word_prefixes,
-        )
 
         documents = documents_for(settings, settings.documents)
         words = family == "sentence" or settings.prefix_unit == "words"
@@ -124,7 +121,6 @@ class PrefixData:
     def growth(self, variant: Mapping[str, str], settings: AuditSettings) -> Measurement:
         """How s(L) grows for one variant (:func:`~normtest.stats.measure_linear_growth`),
         analysed once and shared by every claim that reads it (``cer.linear``)."""
-        from normtest.stats.growth import measure_linear_growth
 
         key = (variant["composition"], variant.get("representation", "last"))
         if key not in self._growth:

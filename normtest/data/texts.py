@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from normtest.adapters.protocol import Capability, adapter_info, supports
+from normtest.base import progress
+from normtest.base.paths import default_cache_dir
 from normtest.base.settings import TEXT_SOURCES, AuditSettings
 from normtest.data.common import (
     as_layer,
@@ -20,7 +22,12 @@ from normtest.data.common import (
     rounded,
     text_vectors,
 )
+from normtest.data.information.documents import document_sentences
+from normtest.data.information.surprisal import stored_surprisal
 from normtest.errors import NormtestError
+from normtest.geometry.compose import MODEL_STATES, compose_batch
+from normtest.models.cache.adapter import CachedAdapter
+from normtest.models.registry import load
 from normtest.verdict.result import variant_key
 
 if TYPE_CHECKING:
@@ -39,7 +46,6 @@ def _loaded_surprisal_model(name: str, cache_dir: str) -> Any:
     """The surprisal model, loaded once per process and cache folder (its tokenizer alone takes
     ~0.2 s to read); its weights are read only if a surprisal is not in the cache, and then
     stay in memory for the next audit (SmolLM2: 540 MB)."""
-    from normtest.models.registry import load
 
     return load(name, cache=False, cache_dir=cache_dir)
 
@@ -51,9 +57,6 @@ def surprisal_model(name: str, audited: ModelAdapter) -> LogProbModel:
     reads first is the surprisal store (:func:`~normtest.data.information.stored_surprisal`): a text
     set this model scored for any earlier audit, of any model, is not scored again.
     """
-    from normtest.base import progress
-    from normtest.base.paths import default_cache_dir
-    from normtest.models.cache.adapter import CachedAdapter
 
     with progress.task(f"loading the surprisal model {name}"):
         lm = _loaded_surprisal_model(name, str(default_cache_dir()))
@@ -137,8 +140,6 @@ class TextData:
     def build(cls, adapter: ModelAdapter, settings: AuditSettings) -> TextData:
         """Sample sentences; their IC from the model itself if it is a causal LM, else from
         ``settings.surprisal_model``."""
-        from normtest.data.information.documents import document_sentences
-        from normtest.data.information.surprisal import stored_surprisal
 
         own = adapter_info(adapter).own_texts
         if own is not None:  # precomputed text vectors: their own texts, each its own cluster
@@ -164,7 +165,6 @@ class TextData:
 
     def squared_norms(self, variant: Mapping[str, str]) -> np.ndarray:
         """‖e(t)‖² of each sentence under the variant's pooling and representation."""
-        from normtest.geometry.compose import MODEL_STATES, compose_batch
 
         key = (variant["composition"], variant.get("representation", "last"))
         if key not in self._vectors and self._source is not None:

@@ -14,7 +14,11 @@ from normtest.adapters.protocol import optional_method
 from normtest.base.byte_memo import ByteMemo
 from normtest.base.settings import AuditSettings
 from normtest.data.common import TRANSFORMED_BYTES, as_layer, each_variant, rounded, text_vectors
+from normtest.data.information.frequency import WordfreqSource
+from normtest.data.information.samples import default_word_sample
 from normtest.errors import NormtestError
+from normtest.geometry.transforms import make_transform
+from normtest.stats.bootstrap import digest
 from normtest.verdict.result import variant_key
 
 if TYPE_CHECKING:
@@ -88,8 +92,6 @@ class WordData:
         ``source`` is any frequency source with ``information_content(words)`` (default:
         wordfreq English); words it does not know are dropped and counted.
         """
-        from normtest.data.information.frequency import WordfreqSource
-        from normtest.data.information.samples import default_word_sample
 
         sample = list(words) if words is not None else default_word_sample(
             size=settings.words, seed=settings.seed)
@@ -284,7 +286,6 @@ class WordData:
         by the fit on the other half of the sample (fitted once per variant: an SVD per half
         when whitening); ``input_axes=False`` leaves whitened rows in their fit's rank space
         (the same norms, fewer columns)."""
-        from normtest.geometry.transforms import make_transform
 
         composition, representation, transform = key
         vectors = self.vectors(composition, representation)
@@ -356,7 +357,6 @@ class WordData:
         if self._parent is not None and self._geometry == "rows":  # the parent's geometry
             parent, rows = self._parent
             return parent.inner_products(variant, rows[x], rows[y])
-        from normtest.stats.bootstrap import digest
 
         parts = self._variant_parts(variant)
         key = (parts, digest(x, y))

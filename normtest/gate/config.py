@@ -30,7 +30,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from normtest.base.settings import BY_NAME, from_config
+from normtest.base.settings import BY_NAME, from_config, given
+from normtest.claims.catalogue import get
 from normtest.errors import NormtestError
 
 __all__ = ["GateConfig", "find_config", "load_config"]
@@ -131,7 +132,6 @@ class GateConfig:
         :data:`OPTION_KEYS` given as an option (not None, not empty, a flag only when set)
         wins over the file's, and so do the settings given
         (:func:`normtest.base.settings.given`)."""
-        from normtest.base.settings import given
 
         source = options if isinstance(options, Mapping) else vars(options)
         chosen: dict[str, Any] = {}
@@ -159,7 +159,6 @@ LINE_KEYS = ("replicated", "require_robust")
 
 def _check_thresholds(thresholds: Mapping[str, Any], origin: str) -> None:
     """Refuse a threshold its claim cannot take, in the file's own syntax."""
-    from normtest.claims.catalogue import get
 
     for claim, value in thresholds.items():
         try:

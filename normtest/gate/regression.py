@@ -21,6 +21,7 @@ import numpy as np
 
 from normtest.audit.samples import sample_fingerprints, sample_of
 from normtest.stats.multiplicity import holm
+from normtest.verdict.sampling import Sampling
 
 if TYPE_CHECKING:
     from normtest.audit.report import Report
@@ -93,7 +94,6 @@ def _sorted(replicates: np.ndarray) -> bool:
 def compare_results(base: Result, cand: Result, *, margin: float, alpha: float,
                     paired: bool) -> BaselineComparison:
     """Test H1: effect(cand) < effect(base) − margin for one pair of results."""
-    from normtest.verdict.sampling import Sampling
 
     bm, cm = base.measurement, cand.measurement
     assert bm is not None and cm is not None and bm.sampling and cm.sampling

@@ -44,9 +44,12 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from normtest.audit.report import Report
 from normtest.audit.samples import record_samples
 from normtest.audit.selection import Selector, apply_thresholds
 from normtest.base.settings import PROFILES, RENAMED, AuditSettings, resolve
+from normtest.claims.catalogue import claims_of_line
+from normtest.claims.line_declarations import builder_of
 from normtest.claims.loading import load_checks_of
 from normtest.errors import NormtestError
 from normtest.gate.config import GateConfig
@@ -202,7 +205,6 @@ def _controls_missing(key: str, candidate: Report) -> str:
     """Why the report cannot show that line ``key``'s controls held ("" when it can, or when
     the line declares no controls). Controls that ran and misbehaved are no gap: they make the
     line invalid, so it is not replicated."""
-    from normtest.claims.line_declarations import builder_of
 
     if builder_of(key) is None or candidate.controls_of(key) is not None:
         return ""
@@ -448,7 +450,6 @@ def evaluate(candidate: Report, config: GateConfig, baseline: Report | None = No
 def claims_to_audit(config: GateConfig, baseline: Report | None) -> list[str]:
     """Claim ids the candidate must be audited on: the configured and required ones, the claims
     of the required scorecard lines, and every claim the baseline measured."""
-    from normtest.claims.catalogue import claims_of_line
 
     ids: dict[str, None] = {}
     for key in (*config.replicated, *config.require_robust):
@@ -472,7 +473,6 @@ def run_gate(config: GateConfig, *, save_report: str | Path | None = None,
     does not exist yet is the first one being recorded when ``save_report`` is that path (the
     gate then judges the requirements alone); otherwise it is an error that says how to record it.
     """
-    from normtest.audit.report import Report
 
     first = _first_baseline(config, save_report)
     if first:
@@ -541,7 +541,6 @@ def gate_audit(report: Report, adapter: ModelAdapter, settings: AuditSettings,
                config: GateConfig, baseline_path: str | Path | None = None) -> GateOutcome:
     """``normtest audit --gate``: the gate's outcome on the report just audited, under the
     configuration the front end read (``config``)."""
-    from normtest.audit.report import Report
 
     config = config.with_overrides(baseline=None if baseline_path is None
                                    else Path(baseline_path))

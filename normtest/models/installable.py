@@ -49,6 +49,7 @@ from typing import Any
 from normtest.adapters.built_folder import BUILD_MARKER, check_files, load_marker
 from normtest.adapters.protocol import Family
 from normtest.base.paths import default_cache_dir, file_lock
+from normtest.base.progress import library_bars
 from normtest.errors import NormtestError, with_article
 from normtest.models.install import (
     Wheel,
@@ -130,7 +131,6 @@ def _build_gemma(gguf: Path, work: Path, extras: dict[str, str]) -> dict[str, An
         probe_ids,
         refuse_gap,
     )
-    from normtest.base.progress import library_bars
 
     with library_bars(False):
         model, tok = load_causal_gguf(gguf, what="Gemma 3 270M")
@@ -173,7 +173,6 @@ def _build_nomic(gguf: Path, work: Path, extras: dict[str, str]) -> dict[str, An
         NOMIC_QUERY_PREFIX,
         read_nomic_gguf,
     )
-    from normtest.base.progress import library_bars
 
     with library_bars(False):
         model, tok = read_nomic_gguf(gguf)

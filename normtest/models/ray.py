@@ -43,6 +43,9 @@ from typing import Any
 import numpy as np
 
 from normtest.errors import NormtestError
+from normtest.models.cache.adapter import CachedAdapter
+from normtest.models.extraction import compute_items
+from normtest.models.registry import load
 
 __all__ = ["RayExtraction", "check_address", "connect", "enable", "require_ray", "unwrap"]
 
@@ -277,7 +280,6 @@ class _Extractor:
     def __init__(self) -> None:
         import torch
 
-        from normtest.models.registry import load
 
         torch.set_num_threads(self.threads)
         target, options = self.recipe
@@ -285,7 +287,6 @@ class _Extractor:
 
     def __call__(self, batch: dict[str, Any], method: str,
                  params: dict[str, Any]) -> dict[str, list[Any]]:
-        from normtest.models.extraction import compute_items
 
         items = [_item(json.loads(str(s))) for s in batch["item"]]
         arrays = [np.ascontiguousarray(a) for a in compute_items(self.adapter, method, items,
@@ -303,7 +304,6 @@ def _item(value: Any) -> Any:
 def enable(adapter: Any, workers: int | None = None, address: str | None = None) -> None:
     """Compute ``adapter``'s cache misses on Ray (it must come from :func:`normtest.load`, whose
     recipe tells the workers how to load the same model)."""
-    from normtest.models.cache.adapter import CachedAdapter
 
     require_ray()
     if not isinstance(adapter, CachedAdapter) or adapter.recipe is None:

@@ -46,10 +46,15 @@ from typing import Any
 
 from normtest.adapters.precomputed import PRECOMPUTED_SUFFIXES, load_precomputed
 from normtest.adapters.protocol import Family
+from normtest.adapters.sentence import is_sentence_folder, load_sentence_folder
 from normtest.adapters.static import glove_6b_50d, load_keyed_vectors, load_npy
 from normtest.adapters.transformers_folder import DECODER_TYPES, config_family, refuse_other_family
 from normtest.errors import NormtestError, with_article
+from normtest.models.cache.adapter import CachedAdapter
+from normtest.models.cache.embeddings import EmbeddingCache
 from normtest.models.hub import hub_folder, is_hub_id
+from normtest.models.installable import INSTALLABLE, SMOLLM2, installed_model, status
+from normtest.models.installable import install as install_files
 from normtest.models.named import NamedModel
 
 ADAPTER_KINDS = ("static", "precomputed", "encoder", "decoder", "sentence")
@@ -123,7 +128,6 @@ EMBEDDED: dict[str, EmbeddedModel] = {m.name: m for m in (
 
 def named_models() -> dict[str, NamedModel]:
     """Every model normtest knows by name, embedded and installable: the one lookup."""
-    from normtest.models.installable import INSTALLABLE
 
     return {**EMBEDDED, **INSTALLABLE}
 
@@ -132,8 +136,6 @@ def install(name: str, **options: Any) -> Path:
     """``normtest models install NAME``: an installable model fetched and built
     (:func:`normtest.models.installable.install`, which takes the same ``options``); an embedded one
     is refused with where it comes from (SmolLM2's float32 copy is built once per machine)."""
-    from normtest.models.installable import INSTALLABLE, SMOLLM2
-    from normtest.models.installable import install as install_files
 
     if name in EMBEDDED and name != SMOLLM2:
         raise NormtestError(f"{name} is embedded: it installs with normtest (pip install "
@@ -150,7 +152,6 @@ def model_rows(cache_dir: str | os.PathLike[str] | None = None) -> list[tuple[Na
     :func:`normtest.models.installable.status`)."""
     import importlib.util
 
-    from normtest.models.installable import status
 
     rows: list[tuple[NamedModel, str]] = []
     for name, row in named_models().items():
@@ -186,8 +187,6 @@ def load(name_or_path: str | os.PathLike[str], kind: str | None = None, *, cache
                             "to it, or give another path") from exc
     if not cache:
         return adapter
-    from normtest.models.cache.adapter import CachedAdapter
-    from normtest.models.cache.embeddings import EmbeddingCache
 
     # how a worker process loads the same model (normtest.models.ray): no cache there, no
     # progress bars; the cache folder still says where SmolLM2's float32 copy lives
@@ -199,7 +198,6 @@ def load(name_or_path: str | os.PathLike[str], kind: str | None = None, *, cache
 
 def _load_uncached(target: str, kind: str | None, options: dict[str, Any],
                    cache_dir: str | os.PathLike[str] | None) -> Any:
-    from normtest.models.installable import installed_model  # gemma-3-270m, nomic-embed-text-v1.5
 
     if (installed := installed_model(target, kind, options, cache_dir)) is not None:
         return installed
@@ -318,7 +316,6 @@ def _refuse_data(spec: str, obj: Any, built: bool = False) -> None:
 
 
 def _load_folder(path: Path, kind: str | None, options: dict[str, Any]) -> Any:
-    from normtest.adapters.sentence import is_sentence_folder, load_sentence_folder
 
     if is_sentence_folder(path) and kind in (None, "sentence"):
         return load_sentence_folder(path, **options)
@@ -414,8 +411,6 @@ def load_options(model: str, values: Mapping[str, Any], *, progress: bool = Fals
         return {}  # the user's own object: it was built with its own options
     if embedded is not None and not embedded.transformers:
         return options
-    from normtest.models.hub import is_hub_id
-    from normtest.models.installable import INSTALLABLE
 
     transformers = model in INSTALLABLE or is_hub_id(model) or Path(model).expanduser().is_dir()
     if embedded is None and not transformers:

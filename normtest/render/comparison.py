@@ -21,8 +21,16 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
+from normtest.base.version import VERSION as __version__
+from normtest.claims.catalogue import REFERENCE
 from normtest.render import labels as fmt
-from normtest.render.html_figures import esc
+from normtest.render import plots
+from normtest.render.html import _CSS, CSP
+from normtest.render.html_figures import badge, esc
+from normtest.render.html_figures import figure as figure_html
+from normtest.render.markdown import _row, md_code, md_text
+from normtest.render.plots import figure, svg
+from normtest.render.terminal import _VERDICT, _console, _indent, _line, _print, _table
 from normtest.verdict.formatting import interval as _interval
 from normtest.verdict.formatting import number as _number
 from normtest.verdict.formatting import threshold as _threshold
@@ -49,7 +57,6 @@ class Leader:
 
 
 def _label(r: Result) -> str:
-    from normtest.claims.catalogue import REFERENCE
 
     variant = {k: ("state" if k == "composition" and v in _MODEL_STATES else v)
                for k, v in r.variant.items() if REFERENCE.get(k) != v}
@@ -200,7 +207,6 @@ def _old_sample(comparison: Comparison) -> str:
 def comparison_view(comparison: Comparison, width: int = 100) -> list[RenderableType]:
     from rich.text import Text
 
-    from normtest.render.terminal import _VERDICT, _indent, _line, _table
 
     # the sample and the pairs not compared wrap rather than being cut: they say what was paired
     out: list[RenderableType] = [_line(_head(comparison), "bold"),
@@ -246,14 +252,12 @@ def comparison_view(comparison: Comparison, width: int = 100) -> list[Renderable
 
 
 def print_comparison(comparison: Comparison, console: Console) -> None:
-    from normtest.render.terminal import _print
 
     _print(console, comparison_view(comparison, console.width))
 
 
 def comparison_text(comparison: Comparison, width: int = 100) -> str:
     """The terminal view as plain text."""
-    from normtest.render.terminal import _console
 
     buffer = io.StringIO()
     print_comparison(comparison, _console(file=buffer, width=width, plain=True))
@@ -262,7 +266,6 @@ def comparison_text(comparison: Comparison, width: int = 100) -> str:
 
 # -- Markdown --------------------------------------------------------------------------------------
 def render_comparison_markdown(comparison: Comparison) -> str:
-    from normtest.render.markdown import _row, md_code, md_text
 
     out = [f"## {md_text(_head(comparison))}", "", md_text(_sample(comparison)) + ".", ""]
     for line in _same_models(comparison):
@@ -294,7 +297,6 @@ def render_comparison_markdown(comparison: Comparison) -> str:
 # -- HTML ------------------------------------------------------------------------------------------
 def leaderboard_plot(board: Sequence[Leader], names: Sequence[str]) -> str:
     """Each model's estimate and interval per leaderboard row (one colour per model)."""
-    from normtest.render.plots import figure, svg
 
     palette = ["#0969da", "#bf3989", "#1a7f37", "#9a6700", "#8250df", "#cf222e"]
     n = len(board)
@@ -323,11 +325,6 @@ def leaderboard_plot(board: Sequence[Leader], names: Sequence[str]) -> str:
 
 
 def render_comparison_html(comparison: Comparison) -> str:
-    from normtest.base.version import VERSION as __version__
-    from normtest.render import plots
-    from normtest.render.html import _CSS, CSP
-    from normtest.render.html_figures import badge
-    from normtest.render.html_figures import figure as figure_html
 
     def figure(draw: partial[str], alt: str, caption: str) -> str:
         if not plots.available():

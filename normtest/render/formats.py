@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from normtest.errors import NormtestError
+from normtest.render.html import render_html
 from normtest.render.locking import write_files
+from normtest.render.markdown import render_markdown
 
 if TYPE_CHECKING:
     from normtest.audit.report import Report
@@ -36,13 +38,11 @@ def _json(report: Report) -> str:
 
 
 def _markdown(report: Report) -> str:
-    from normtest.render.markdown import render_markdown
 
     return render_markdown(report)
 
 
 def _html(report: Report) -> str:
-    from normtest.render.html import render_html
 
     return render_html(report)
 

@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from normtest.audit.report import SCHEMA, Report
+from normtest.audit.sizing import stored_lines
+from normtest.base.version import VERSION as __version__
 from normtest.render import labels as fmt
 from normtest.render import plots
 from normtest.render.html_figures import Figures, Section, badge, esc, fold
@@ -141,7 +143,6 @@ class _Page(Figures):
                   else "")
         answer += (f"Over {len(self.results)} rows: {esc(fmt.counts_text(self.report.summary))}"
                    f"; {esc(fmt.agreement_text(self.results))}.")
-        from normtest.audit.sizing import stored_lines
 
         sized = stored_lines(self.report.provenance.get("sizing"))
         note = f'<p class="note">{esc(" ".join(sized))}</p>' if sized else ""
@@ -342,7 +343,6 @@ class _Page(Figures):
 
     def page(self, body: str) -> str:
         name, _ = fmt.model_line(self.report.model)
-        from normtest.base.version import VERSION as __version__
 
         return (
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

@@ -27,6 +27,7 @@ from normtest.audit.report import Report
 from normtest.errors import NormtestError
 from normtest.render import fits, layers, plots
 from normtest.render import labels as fmt
+from normtest.render.specification import specification_curve
 from normtest.verdict.formatting import interval as _interval
 from normtest.verdict.formatting import number as _number
 from normtest.verdict.formatting import stored_bounds
@@ -203,7 +204,6 @@ class Figures:
     def robustness(self) -> Section | None:
         """Each tested line's specification curve: is its verdict the same under the other
         reasonable analyses?"""
-        from normtest.render.specification import specification_curve
 
         assessed = [r for r in self.report.robustness if r.specifications or r.left_out]
         if not assessed:

@@ -9,6 +9,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from normtest.claims.catalogue import get
+from normtest.errors import NormtestError
 from normtest.verdict.result import Result, Verdict, variant_key
 
 #: Verdicts in the order a summary lists them.
@@ -79,8 +81,6 @@ class Family:
 
 def statement(claim: str) -> str | None:
     """The catalogue's statement of a claim, or None for a claim it does not hold."""
-    from normtest.claims.catalogue import get
-    from normtest.errors import NormtestError
 
     try:
         return get(claim).statement

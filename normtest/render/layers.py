@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from normtest.errors import NormtestError
+from normtest.render.plots import COLOURS, figure, limits, save, svg
 from normtest.verdict.formatting import interval as _interval
 from normtest.verdict.formatting import number as _number
 from normtest.verdict.result import Result
@@ -153,7 +154,6 @@ def _grid(profiles: Sequence[Profile]) -> tuple[list[str], int, int]:
 
 def _draw(fig: Figure, profiles: Sequence[Profile], n_layers: int, title: str) -> None:
     """One panel per claim: each followed variant's estimate and interval band by layer."""
-    from normtest.render.plots import COLOURS, limits
 
     claims, columns, rows = _grid(profiles)
     palette = ["#0969da", "#bf3989", "#1a7f37", "#9a6700"]
@@ -201,7 +201,6 @@ def _size(profiles: Sequence[Profile]) -> tuple[float, float]:
 
 def layer_plot(profiles: Sequence[Profile], n_layers: int, title: str = "") -> str:
     """The layer profile as SVG text (see :func:`save_layer_plot` for a file)."""
-    from normtest.render.plots import figure, svg
 
     with figure(*_size(profiles)) as fig:
         _draw(fig, profiles, n_layers, title)
@@ -211,7 +210,6 @@ def layer_plot(profiles: Sequence[Profile], n_layers: int, title: str = "") -> s
 def save_layer_plot(profiles: Sequence[Profile], n_layers: int, path: Path,
                     title: str = "") -> Path:
     """Write the layer profile to ``path`` (PNG, or SVG/PDF by its suffix)."""
-    from normtest.render.plots import figure, save
 
     with figure(*_size(profiles)) as fig:
         _draw(fig, profiles, n_layers, title)

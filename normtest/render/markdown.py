@@ -24,7 +24,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from normtest.audit.report import Report
+from normtest.audit.sizing import stored_lines
 from normtest.render import labels as fmt
+from normtest.render.layers import layer_table, profile_summary, report_profiles
 from normtest.scorecard.lines import Line, counts
 from normtest.verdict.formatting import BESIDE, beside, stored_bounds
 from normtest.verdict.formatting import interval as _interval
@@ -160,7 +162,6 @@ def controls_markdown(controls: Sequence[Any]) -> list[str]:
 def _summary(report: Report) -> list[str]:
     name, about = fmt.model_line(report.model)
     results = list(report.results)
-    from normtest.audit.sizing import stored_lines
 
     sized = stored_lines(report.provenance.get("sizing"))
     out = [f"## normtest audit of {md_code(name)}" + (f" ({md_text(about)})" if about else ""),
@@ -240,7 +241,6 @@ def _provenance(report: Report) -> list[str]:
 
 def _layers(report: Report) -> list[str]:
     """The layer profile: where each followed row passes, and its estimates by layer."""
-    from normtest.render.layers import layer_table, profile_summary, report_profiles
 
     found = report_profiles(report)
     if found is None:

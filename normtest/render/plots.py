@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from normtest.base.paths import atomic_write, publish, use_own_matplotlib_dir
 from normtest.errors import NormtestError
 from normtest.render import canvas, fits
 from normtest.render import labels as fmt
@@ -87,7 +88,6 @@ def available() -> bool:
 
 @contextmanager
 def _figure(width: float, height: float) -> Iterator[Figure]:
-    from normtest.base.paths import use_own_matplotlib_dir
 
     use_own_matplotlib_dir()  # its font cache under normtest's cache root, not ~/.cache
     try:
@@ -133,7 +133,6 @@ def save(fig: Figure, path: Path) -> Path:
     not at all (:func:`normtest.base.paths.atomic_write`)."""
     import matplotlib
 
-    from normtest.base.paths import atomic_write, publish
 
     def draw(out: Any) -> None:
         publish(out)

@@ -38,8 +38,12 @@ from rich.table import Table
 from rich.text import Text
 
 from normtest.audit.report import Report
+from normtest.audit.sizing import stored_lines
+from normtest.claims.catalogue import REFERENCE
 from normtest.render.labels import agreement, families
+from normtest.render.layers import profile_summary, report_profiles
 from normtest.scorecard.lines import Line, counts
+from normtest.scorecard.power import OUT_OF_REACH
 from normtest.verdict.formatting import BESIDE, beside, general, number, threshold
 from normtest.verdict.result import Result, Verdict, variant_key
 
@@ -160,7 +164,6 @@ def audit_view(report: Report, *, title: str | None = None, all_rows: bool = Fal
 def answer_notes(report: Report) -> list[str]:
     """What the answer must be read with, said before it: a word sample the model covers only
     in part (more than a tenth of the words without a vector)."""
-    from normtest.audit.sizing import stored_lines
 
     out = stored_lines(report.provenance.get("sizing"))
     found = report.missing_vectors
@@ -175,7 +178,6 @@ def answer_notes(report: Report) -> list[str]:
 
 def layer_part(report: Report) -> list[RenderableType]:
     """A layer profile's lines (where each followed row passes, where it peaks), or none."""
-    from normtest.render.layers import profile_summary, report_profiles
 
     found = report_profiles(report)
     if found is None:
@@ -346,7 +348,6 @@ def primary_rows(rows: Sequence[Result]) -> tuple[Result, ...]:
     """A claim's primary rows: the confirmatory rows when it has any, else the rows at the
     reference variant (each axis of ``REFERENCE`` a row has at its reference value), else all
     of them (SKIPPED rows never)."""
-    from normtest.claims.catalogue import REFERENCE
 
     ran = [r for r in rows if r.verdict is not Verdict.SKIPPED]
     confirmatory = tuple(r for r in ran if r.confirmatory)
@@ -463,7 +464,6 @@ def effect(r: Result | None, *, label: bool = False, limit: bool = True) -> Text
 def short_variant(r: Result) -> dict[str, str]:
     """The axes of a row's variant that are not at their reference value (the raw last
     layer)."""
-    from normtest.claims.catalogue import REFERENCE
 
     return {k: v for k, v in r.shown_variant.items() if REFERENCE.get(k) != v}
 
@@ -492,7 +492,6 @@ def pending_rows(results: Sequence[Result]) -> list[Result]:
 
 
 def _reasons_title(rows: Sequence[Result]) -> Text:
-    from normtest.claims.catalogue import REFERENCE
 
     left_out = variant_key({k: v for k, v in REFERENCE.items()
                             if any(r.variant.get(k) == v for r in rows)}, ", ")
@@ -658,7 +657,6 @@ _ROLE = {"confirmatory": "conf", "exploratory": "expl"}
 def plan_text(plan: Plan, model: str, *, options: str = "") -> str:
     """``normtest plan``: each confirmatory row of the pilot, decided or what would decide it,
     then the settings to audit with (after the user's own ``options``, as a shell reads them)."""
-    from normtest.scorecard.power import OUT_OF_REACH
 
     out = [f"normtest plan for {model}: a pilot audit, and the sample each of the paper's "
            "hypotheses needs to be decided", ""]

@@ -37,6 +37,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from normtest.claims.measuring import beyond_criterion
+from normtest.stats.multiplicity import adjust
 from normtest.verdict.formatting import interval, number, threshold
 from normtest.verdict.result import Result, Verdict
 
@@ -146,8 +148,6 @@ def beyond_reading(rows: Sequence[Result]) -> Reading | None:
     adjusted by the line's own rule (PASS
     unadjusted: replicated needs every row; FAIL at Holm's level over the line's rows), then
     decided as the line is (:func:`decide_line`)."""
-    from normtest.claims.measuring import beyond_criterion
-    from normtest.stats.multiplicity import adjust
 
     measured = [r for r in rows if isinstance(r.details.get("beyond"), Mapping)]
     if not measured:

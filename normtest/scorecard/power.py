@@ -22,6 +22,12 @@ from typing import Any
 
 from scipy import special
 
+from normtest.base.settings import AuditSettings
+from normtest.claims.catalogue import get
+from normtest.claims.measuring import beyond_criterion
+from normtest.data.capacity import capacity
+from normtest.errors import NormtestError
+from normtest.stats.baseline import beyond_threshold
 from normtest.verdict.result import Result, Verdict, p_values, unstable
 
 #: The power the required sample is computed for.
@@ -207,7 +213,6 @@ def line_margin_power(rows: Sequence[Result], target: float, settings: Any = Non
     contrasts) are left out."""
     import numpy as np
 
-    from normtest.claims.catalogue import get
 
     found: list[tuple[Result, float, float]] = []  # row, distance in SE, level
     effect: float | None = None
@@ -256,8 +261,6 @@ def _beyond_row(r: Result, detect: float) -> tuple[Result, float] | None:
     """A row's beyond reading as a row of its own (its within-strata measurement, judged
     against the attenuated threshold) and the effect an ideal norm at ``detect`` shows there;
     None where the row has no attenuation curve."""
-    from normtest.claims.measuring import beyond_criterion
-    from normtest.stats.baseline import beyond_threshold
 
     measured = None if r.measurement is None else r.measurement.components.get("beyond")
     curve = None if measured is None or not isinstance(measured.settings, dict) \
@@ -324,15 +327,12 @@ def _capacity(setting: str | None, settings: Any) -> int | None:
     """The most of ``setting`` the audit's data can give (None without the audit's settings)."""
     if settings is None:
         return None
-    from normtest.data.capacity import capacity
 
     return capacity(setting, settings)
 
 
 def _setting(result: Result, settings: Any) -> tuple[str | None, int | None]:
     """The audit setting that grows this row's sample, and its current value."""
-    from normtest.claims.catalogue import get
-    from normtest.errors import NormtestError
 
     try:
         name = SAMPLE_SETTING.get(get(result.claim or "").suite)
@@ -394,7 +394,6 @@ class Plan:
         """Per sample setting, the largest value any undecided confirmatory row (power 0.9) or
         any line's positive control (power 0.8 at its margin) asks for (never below the
         default), leaving out those out of reach."""
-        from normtest.base.settings import AuditSettings
 
         default = AuditSettings()
         out: dict[str, int] = {}
@@ -423,7 +422,6 @@ class Plan:
     def out_of_reach(self, need: Requirement) -> bool:
         """Whether a requirement exceeds :data:`OUT_OF_REACH` times the default sample, or
         what the data can give."""
-        from normtest.base.settings import AuditSettings
 
         if need.setting is None or need.needed is None:
             return False

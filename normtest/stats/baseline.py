@@ -41,6 +41,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from normtest.errors import NormtestError
+from normtest.stats import bootstrap
+from normtest.stats._inputs import as_vector, check_resamples, group_codes, same_length
+from normtest.stats._spearman import Spearman
+from normtest.stats.bootstrap import digest
+from normtest.stats.contrast import measure_contrast, measure_correlation_contrast
+from normtest.stats.correlation import measure_correlation, measure_partial_correlation
 from normtest.verdict.formatting import BY_IDENTITY
 from normtest.verdict.measurement import Measurement
 from normtest.verdict.sampling import Sampling
@@ -112,7 +118,6 @@ class _WithinStrata:
     the resample); a stratum of fewer than four drawn rows, or an undefined ρ, weighs 0."""
 
     def __init__(self, x: np.ndarray, y: np.ndarray, codes: np.ndarray) -> None:
-        from normtest.stats._spearman import Spearman
 
         self.parts = []
         for code in range(int(codes.max()) + 1 if codes.size else 0):
@@ -154,8 +159,6 @@ def measure_within_strata(
     ``codes`` (one non-negative integer per row, −1 to leave a row out) gives the strata
     instead — each document of a text sample, say (the within-document reading); such a
     reading is reported, not judged, so no attenuation curve is simulated for it."""
-    from normtest.stats import bootstrap
-    from normtest.stats._inputs import as_vector, check_resamples, group_codes, same_length
 
     n_resamples = check_resamples(n_resamples)
     x, y = as_vector("information", information), as_vector("norms", norms)
@@ -270,7 +273,6 @@ def attenuation(information: ArrayLike, codes: ArrayLike) -> list[tuple[float, f
     :data:`_SIMULATED` times per ρ with a fixed seed; kept per design."""
     from scipy import special
 
-    from normtest.stats.bootstrap import digest
 
     x = np.asarray(information, dtype=np.float64)
     strata_codes = np.asarray(codes, dtype=np.intp)
@@ -341,8 +343,6 @@ def measure_baseline(
       direct reading of a length artefact; reported, not judged, so read by Fisher's z with the
       Bonett–Wright standard error where rows are drawn alone, by the cluster bootstrap where
       they come in clusters)."""
-    from normtest.stats.contrast import measure_correlation_contrast
-    from normtest.stats.correlation import measure_correlation, measure_partial_correlation
 
     out = {"baseline": measure_correlation(
                information, baseline, units=units, clusters=clusters, n_resamples=n_resamples,
@@ -372,7 +372,6 @@ def measure_baseline_contrast(
     expectation under the baseline is 0, not the difference of the plain ρ). With analytic
     intervals the difference is read as normal with the variances added (no credit for their
     correlation: conservative)."""
-    from normtest.stats.contrast import measure_contrast
 
     a = measure_baseline(information, first, baseline, units=units, n_resamples=n_resamples,
                          seed=seed, alpha=alpha, interval=interval, readings=False)

@@ -28,6 +28,7 @@ from numpy.typing import ArrayLike
 
 from normtest.errors import NormtestError
 from normtest.stats import bootstrap
+from normtest.stats.correlation import measure_correlation
 from normtest.verdict.result import Criterion, Measurement, Result
 from normtest.verdict.sampling import Sampling
 
@@ -129,7 +130,6 @@ def measure_correlation_contrast(
     the approximation of Zou's 2007 interval, symmetric), computed from Spearman's ρ of
     (x, first), (x, second) and (first, second). No draws: it pairs with nothing.
     """
-    from normtest.stats.correlation import measure_correlation
 
     def rho(y: ArrayLike, how: Literal["bootstrap", "analytic"]) -> Measurement:
         return measure_correlation(x, y, units=units, clusters=clusters,

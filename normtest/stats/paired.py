@@ -39,6 +39,8 @@ from normtest.stats._inputs import (
     group_codes,
     same_length,
 )
+from normtest.stats.correlation import _weighted_statistic
+from normtest.stats.growth import _Curves
 from normtest.verdict.result import Measurement
 
 __all__ = ["RATIO_CLIP", "linearity_distance", "measure_correlation_difference",
@@ -74,7 +76,6 @@ def measure_linearity_gain(
     Positive when the first model's s(L) is closer to linear growth. Components: each model's
     late/early ratio (estimate and interval from the same paired draws).
     """
-    from normtest.stats.growth import _Curves
 
     n_resamples = check_resamples(n_resamples)
     length = as_vector("lengths", lengths)
@@ -126,7 +127,6 @@ def measure_correlation_difference(
     ``second_information`` gives the second model its own information of the same items (a
     decoder's own surprisal); by default both use ``information``.
     """
-    from normtest.stats.correlation import _weighted_statistic
 
     n_resamples = check_resamples(n_resamples)
     x = as_vector("information", information)

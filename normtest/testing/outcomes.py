@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from normtest.errors import NormtestError
-from normtest.verdict.formatting import number
+from normtest.verdict.formatting import number, threshold
 
 if TYPE_CHECKING:
     from normtest.verdict.result import Result
@@ -38,7 +38,6 @@ class UnexpectedPass(AssertionError):
 
 def failure_message(result: Result, model: str = "", note: str = "") -> str:
     """What a failing check shows: the estimate, the interval, the threshold and the criterion."""
-    from normtest.verdict.formatting import threshold
 
     head = f"{result.id}" + (f" on {model}" if model else "") + f": {result.verdict.value}"
     lines = [head + (f" ({note})" if note else "")]

@@ -7,9 +7,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from normtest.adapters.protocol import adapter_info
+from normtest.audit.report import Report, provenance
+from normtest.audit.run import profile_layers, run_audit, skip_reason, variants
 from normtest.audit.samples import record_samples
 from normtest.audit.selection import Selector, apply_thresholds, result_id
+from normtest.base.settings import AuditSettings
+from normtest.claims.catalogue import get
 from normtest.errors import NormtestError
+from normtest.verdict.result import Result, Verdict
 
 if TYPE_CHECKING:
     from normtest.adapters.protocol import ModelAdapter
@@ -49,8 +55,6 @@ def plan(family: str, states: Sequence[str], selectors: Sequence[Selector] = (),
     ``exploratory``, only confirmatory variants are planned, and those a selector names by
     their variant.
     """
-    from normtest.audit.run import skip_reason, variants
-    from normtest.claims.catalogue import get
 
     wanted = selectors or [Selector("all")]
     ids = sorted({i for s in wanted for i in s.claim_ids()})
@@ -83,8 +87,6 @@ class AuditSession:
     def __init__(self, adapter: ModelAdapter, settings: AuditSettings | None = None, *,
                  label: str | None = None, words: Sequence[str] | None = None,
                  source: Any | None = None, thresholds: Mapping[str, Any] | None = None) -> None:
-        from normtest.adapters.protocol import adapter_info
-        from normtest.base.settings import AuditSettings
 
         self.adapter = adapter
         self.settings = settings or AuditSettings()
@@ -103,7 +105,6 @@ class AuditSession:
     def plan(self, selectors: Sequence[Selector] = (),
              exploratory: bool = True) -> list[PlannedCheck]:
         """The checks of the selected claims for this model (measured together later)."""
-        from normtest.audit.run import profile_layers
 
         layers = profile_layers(self.adapter, self.family, self.settings)
         planned = plan(self.family, self.states, selectors, adapter=self.adapter,
@@ -118,9 +119,6 @@ class AuditSession:
 
     def measure(self, claim_ids: Iterable[str]) -> None:
         """Audit the claims not measured yet, in one pass (their data are shared)."""
-        from normtest.audit.run import run_audit, skip_reason
-        from normtest.claims.catalogue import get
-        from normtest.verdict.result import Result, Verdict
 
         todo = [i for i in dict.fromkeys(claim_ids) if i not in self._families]
         runnable = []
@@ -169,7 +167,6 @@ class AuditSession:
 
     def result_for(self, check: PlannedCheck) -> Result:
         """The result of a planned check (ERROR with the reason if the audit produced none)."""
-        from normtest.verdict.result import Result, Verdict
 
         family = self.family_results(check.claim)
         for r in family:
@@ -203,7 +200,6 @@ class AuditSession:
 
     def report(self) -> Report:
         """What this session measured, as one report (schema ``normtest.report/1``)."""
-        from normtest.audit.report import Report, provenance
 
         model = self._model or {"name": self.info.name, "revision": self.info.revision,
                                 "family": str(self.family), "dim": self.info.dim}
@@ -216,7 +212,6 @@ class AuditSession:
 
 def scope_of(settings: AuditSettings | None) -> str:
     """The variant scope the audit will use (``full`` for settings without one)."""
-    from normtest.base.settings import AuditSettings
 
     return str(getattr(settings or AuditSettings(), "scope", "full"))
 

@@ -36,6 +36,7 @@ from numpy.typing import NDArray
 from normtest.base.fingerprint import arrays_sha256
 from normtest.base.paths import atomic_write
 from normtest.errors import NormtestError
+from normtest.models.cache.embeddings import CacheWarning
 
 __all__ = ["CHECKSUM", "read_checked", "unusable", "warn_recomputed", "write_checked"]
 
@@ -95,6 +96,5 @@ def read_checked(path: str | os.PathLike[str], what: str,
 def warn_recomputed(error: NormtestError) -> None:
     """Say once, as the embedding cache does, that a stored entry is recomputed: the error that
     refused it (it names the file), and what happens now."""
-    from normtest.models.cache.embeddings import CacheWarning
 
     warnings.warn(f"{error}; recomputing it and replacing the file", CacheWarning, stacklevel=3)

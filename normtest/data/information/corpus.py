@@ -52,6 +52,7 @@ from normtest.data.information.corpus_counting import _StreamCounter, tokenize
 from normtest.data.information.frequency import InformationContent, check_words, information_content
 from normtest.data.information.readers import MAX_REPLACED_SHARE, CorpusEncoding, corpus_encoding
 from normtest.data.information.texts import (
+    LEE_FILE,
     DocumentSplit,
     lee_texts,
     package_version,
@@ -561,7 +562,6 @@ def _check_pairs(pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
 @functools.lru_cache(maxsize=4)
 def lee_corpus(window: int = DEFAULT_WINDOW) -> CorpusStatistics:
     """Statistics of the Lee news corpus bundled with gensim (300 documents, ~60k tokens)."""
-    from normtest.data.information.texts import LEE_FILE
 
     return CorpusStatistics.from_texts(
         (d.text for d in lee_texts()),

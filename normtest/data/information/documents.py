@@ -21,7 +21,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from normtest.adapters.protocol import leading_ids
-from normtest.data.information.texts import DocumentSplit
+from normtest.data.information.readers import iter_documents
+from normtest.data.information.texts import (
+    DocumentSplit,
+    lee_texts,
+    package_version,
+    python_reference,
+    wiki_articles,
+)
 from normtest.errors import NormtestError
 
 if TYPE_CHECKING:
@@ -79,12 +86,6 @@ def default_documents(
     """
     import platform
 
-    from normtest.data.information.texts import (
-        lee_texts,
-        package_version,
-        python_reference,
-        wiki_articles,
-    )
 
     if n < 1 or min_words < 1:
         raise NormtestError(f"n and min_words must be positive, got n={n}, min_words={min_words}")
@@ -280,7 +281,6 @@ def corpus_documents(
     found and cut into documents by ``split`` (default: blank-line paragraphs). Ids are
     ``file:index``.
     """
-    from normtest.data.information.readers import iter_documents
 
     if n < 1 or min_words < 1:
         raise NormtestError(f"n and min_words must be positive, got n={n}, min_words={min_words}")

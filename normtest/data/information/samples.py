@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from normtest.data.information.frequency import check_words
+from normtest.data.information.texts import package_version
 from normtest.errors import NormtestError
 
 __all__ = [
@@ -90,7 +91,6 @@ def stratified_word_sample(
     """A deterministic sample of alphabetic words stratified over log-spaced frequency-rank bins."""
     import wordfreq
 
-    from normtest.data.information.texts import package_version
 
     if size < 1:
         raise NormtestError(f"the sample size must be positive, got {size}")

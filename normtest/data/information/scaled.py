@@ -62,6 +62,8 @@ from numpy.typing import NDArray
 from scipy import sparse
 
 from normtest.base.fingerprint import json_sha256
+from normtest.base.parallel import may_start_processes
+from normtest.base.paths import default_cache_dir
 from normtest.data.information.checked_files import unusable, warn_recomputed
 from normtest.data.information.corpus import DEFAULT_WINDOW, _check_window
 from normtest.data.information.corpus_counting import (
@@ -84,6 +86,7 @@ from normtest.data.information.readers import (
 from normtest.data.information.texts import DocumentSplit, split_documents
 from normtest.data.information.vocabulary_counts import FORMAT, CorpusCounts
 from normtest.errors import NormtestError
+from normtest.models.ray import connect, unwrap
 
 __all__ = [
     "DEFAULT_BLOCK_BYTES",
@@ -356,7 +359,6 @@ def _block_task(args: tuple[Any, ...]) -> Callable[..., Any]:
 
 
 def _run_local(blocks: list[CorpusBlock], args: tuple[Any, ...], workers: int) -> Iterator[Any]:
-    from normtest.base.parallel import may_start_processes
 
     task = _block_task(args)
     if workers <= 1 or len(blocks) <= 1 or not may_start_processes():  # never nested pools
@@ -394,14 +396,12 @@ def _run_local(blocks: list[CorpusBlock], args: tuple[Any, ...], workers: int) -
 
 def _connect_ray(address: str | None, workers: int | None) -> Any:
     """The Ray cluster (joined, or started locally); without Ray, an error naming the extra."""
-    from normtest.models.ray import connect
 
     return connect(address, workers)
 
 
 def _run_ray(blocks: list[CorpusBlock], args: tuple[Any, ...], workers: int,
              ray: Any) -> Iterator[Any]:
-    from normtest.models.ray import unwrap
 
     task = ray.remote(num_cpus=1, max_retries=0)(_block_task(args))
     shared = [ray.put(a) for a in args]  # the vocabulary goes to the object store once
@@ -482,7 +482,6 @@ def count_corpus(files: Sequence[CorpusFile], rows: Sequence[str], window: int =
 
 def store_dir() -> Path:
     """Where counted corpora are stored: ``<cache root>/corpora`` (module doc)."""
-    from normtest.base.paths import default_cache_dir
 
     return default_cache_dir() / "corpora"
 

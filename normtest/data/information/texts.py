@@ -24,6 +24,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Literal
 
+from normtest.base.paths import atomic_write, default_cache_dir
 from normtest.errors import NormtestError
 
 __all__ = [
@@ -239,7 +240,6 @@ def wiki_articles() -> tuple[SourceText, ...]:
     import hashlib
     import json
 
-    from normtest.base.paths import atomic_write, default_cache_dir
 
     source = bundled_corpus_path(WIKI_FILE)
     info = source.stat()
