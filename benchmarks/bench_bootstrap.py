@@ -1,7 +1,7 @@
 """Benchmark: the project's Spearman bootstrap against ``scipy.stats.bootstrap`` on 50,000 points.
 
 Both resample the same (x, y) pairs B times and read a 90% percentile interval (the two one-sided
-95% bounds a verdict uses). normtest's side is ``normtest.stats.correlation(x, y,
+95% bounds a verdict uses). normtest's side is ``normtest.stats.correlation.correlation(x, y,
 method="spearman", n_resamples=B)``, the call the audit makes: each resample is a row of
 multiplicities, and the ranks of every resample come from one sort of the data by cumulative
 sums, with no sort per resample. scipy's side is ``scipy.stats.bootstrap((x, y), rho,

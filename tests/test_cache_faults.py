@@ -237,7 +237,7 @@ import hashlib, sys, time, warnings
 from pathlib import Path
 import numpy as np
 warnings.simplefilter("error")
-from normtest.models.cache import EmbeddingCache
+from normtest.models.cache.embeddings import EmbeddingCache
 
 folder, me, other = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
 

@@ -233,10 +233,10 @@ def test_a_report_folder_is_written_whole_or_not_at_all(
             raise OSError(28, "No space left on device")
         return real_fdopen(handle, mode)
 
-    monkeypatch.setattr(rendering.os, "fdopen", full_disk)
+    monkeypatch.setattr(os, "fdopen", full_disk)
     with pytest.raises(NormtestError, match="No space left on device; nothing was replaced"):
         write_renderings(demos[1], folder)
-    monkeypatch.setattr(rendering.os, "fdopen", real_fdopen)
+    monkeypatch.setattr(os, "fdopen", real_fdopen)
     assert _whole_set(folder, demos) == 0
     assert sorted(p.name for p in folder.iterdir()) == ["report.html", "report.json",
                                                         "report.md"]
