@@ -31,7 +31,7 @@ from normtest.claims.catalogue import (
 from normtest.claims.line_declarations import builder_of, space_of
 from normtest.errors import NormtestError
 from normtest.scorecard.controls import POWER_AT_MARGIN
-from normtest.scorecard.robustness import MIN_ANALYSES, ROBUST_SHARE
+from normtest.scorecard.robustness import MIN_ANALYSES, ROBUST_SHARE, SAMPLE, SUBPOPULATIONS
 
 __all__ = ["explain", "explain_claim", "explain_line", "explain_rows", "explain_suite"]
 
@@ -229,17 +229,27 @@ def _robustness_text(key: str) -> str:
     space = space_of(key)
     if not space.choices:
         return "no space of analyses declared: robustness not assessed"
-    choices = "; ".join(f"{name}: {', '.join(values)}" for name, values in space.choices.items())
-    halves = ("; half_1 and half_2 are the two disjoint halves of the audit's sample that its "
-              "seed draws: other samples of the same kind" if "sample" in space.choices else "")
-    return (f"the line is re-decided under every combination of its reasonable analyses "
-            f"({choices}{halves}); analyses that cannot tell (a row not estimable, or power "
-            "below 0.8 "
-            "at the smallest effect to detect) and analyses on identical data are left out "
-            "and counted; “holds in 83% of 54 analyses” is the share of the counted analyses "
-            f"that give the line its headline status: robust from {ROBUST_SHARE:.0%} of at "
-            f"least {MIN_ANALYSES}. The margin is the criterion, not an analysis: its effect "
-            "is the line's sensitivity (the nearest deciding bound and its distance)")
+    analyses = {n: v for n, v in space.choices.items() if n not in (*SUBPOPULATIONS, SAMPLE)}
+    subpopulations = {n: v for n, v in space.choices.items() if n in SUBPOPULATIONS}
+    listed = "; ".join(f"{name}: {', '.join(values)}" for name, values in analyses.items())
+    out = (f"three numbers. The multiverse: the line re-decided on the full sample under every "
+           f"combination of its analyses of the same estimand ({listed or 'none'}), each "
+           "counted once; analyses that cannot tell (a row not estimable, or power below 0.8 "
+           "at the smallest effect to detect; the audit's own analysis held to the same "
+           "filter) and analyses on identical data are left out and counted; “holds in 89% of "
+           "9 analyses” is the share of the counted analyses that give a decided line its "
+           f"headline status: robust from {ROBUST_SHARE:.0%} of at least {MIN_ANALYSES} (an "
+           "undecided line shows how its analyses fall instead)")
+    if subpopulations:
+        panel = "; ".join(f"{name}: {', '.join(values)}" for name, values in
+                          subpopulations.items())
+        out += (f". The heterogeneity panel: the line in each subpopulation ({panel}), other "
+                "estimands, shown and not folded into the share")
+    if SAMPLE in space.choices:
+        out += (". The sampling stability: each analysis re-decided on the two disjoint halves "
+                "of the audit's sample that its seed draws, and how many halves agree with it")
+    return out + (". The margin is the criterion, not an analysis: its effect is the line's "
+                  "sensitivity (the nearest deciding bound and its distance)")
 
 
 def _controls_text(key: str, deciding: list[Claim]) -> list[str]:

@@ -44,6 +44,7 @@ from normtest.render.labels import agreement, families
 from normtest.render.layers import profile_summary, report_profiles
 from normtest.scorecard.lines import Line, counts
 from normtest.scorecard.power import OUT_OF_REACH
+from normtest.scorecard.robustness import DECIDED
 from normtest.verdict.formatting import BESIDE, beside, general, number, threshold
 from normtest.verdict.result import Result, Verdict, variant_key
 
@@ -263,7 +264,8 @@ def _beyond(line: Line, robustness: Any | None = None) -> Text:
         assert line.beyond is not None
         out.append("as stated " if not differ else "")
         out.append(f"· {phrase} ", style=_STATUS.get(line.beyond.status, ""))
-    if robustness is not None and robustness.assessed and robustness.modal != robustness.status:
+    if robustness is not None and robustness.assessed and robustness.status in DECIDED \
+            and robustness.modal != robustness.status:
         out.append("· mostly ")
         out.append(robustness.modal.upper(), style=_STATUS.get(robustness.modal, ""))
         out.append(" across its analyses")
