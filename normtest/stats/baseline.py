@@ -213,7 +213,8 @@ def measure_within_strata(
             how = f"{label}, pooled Fisher z interval (Bonett–Wright)"
         else:
             reps = bootstrap.replicates(stat, n, n_resamples, seed, clustered)
-            sampling = Sampling.bootstrap(reps, estimate)
+            sampling = Sampling.bootstrap(reps, estimate, units=None if clustered is None
+                                          or clustered.ndim != 1 else int(clustered.max()) + 1)
             unit = "rows drawn by unit" if units is not None else (
                 "rows" if clustered is None else f"{int(clustered.max()) + 1} clusters")
             how = f"{label}, percentile bootstrap over {unit} (B={n_resamples})"

@@ -273,7 +273,9 @@ def _measured(x: np.ndarray, y: np.ndarray, cov: np.ndarray | None, codes: np.nd
             "" if method == "pearson" else " with the Bonett–Wright standard error")
     else:
         reps = bootstrap.replicates(stat, n, n_resamples, seed, codes)
-        sampling = Sampling.bootstrap(reps, estimate)
+        # one-way clusters: few independent units, read with the small-sample widening
+        sampling = Sampling.bootstrap(reps, estimate, units=n_groups if codes is not None
+                                      and codes.ndim == 1 else None)
         unit = ("rows drawn by unit" if units is not None else "rows" if codes is None
                 else f"{n_groups} clusters" if codes.ndim == 1 else
                 f"{n_groups} units, each pair weighted by both its units' draws (two-way)")
