@@ -89,7 +89,7 @@ MAX_CENTERING_RATIO = 0.5
     backed_by=("tests/test_synthetic.py::test_oracle_passes_word_level_and_c1",
                "tests/test_synthetic.py::test_isotropic_model_fails_word_level_and_c1",
                "tests/test_synthetic.py::test_c1_verdict_degrades_through_inconclusive",
-               "tests/test_calibration.py::test_cluster_bootstrap_keeps_false_pass_rate_at_alpha",
+               "tests/test_calibration.py::test_cluster_bootstrap_keeps_false_pass_and_false_fail_at_alpha",
                "tests/test_calibration.py::test_two_way_clusters_keep_pairs_false_pass_rate_at_"
                "alpha"),
 ), data="words")

@@ -52,7 +52,7 @@ from normtest.claims import (
     reconstructed=True,
     notes="surprisal comes from the audited model when it is a causal LM, else from smollm2-135m",
     rationale=MIN_RHO_RATIONALE + "; sentences are resampled by document (clusters)",
-    backed_by=("tests/test_calibration.py::test_cluster_bootstrap_keeps_false_pass_rate_at_alpha",
+    backed_by=("tests/test_calibration.py::test_cluster_bootstrap_keeps_false_pass_and_false_fail_at_alpha",
                "tests/test_calibration.py::test_correlation_power_above_threshold"),
 ), data="texts")
 def norm_surprisal(texts: TextData, variant: Mapping[str, str], s: AuditSettings) -> Measurement:

@@ -28,7 +28,7 @@ from normtest.gate.run import evaluate
 from normtest.models.synthetic import SubwordModel
 from normtest.render.html import render_html
 from normtest.render.terminal import audit_text
-from normtest.scorecard.controls import POWER_AT_MARGIN, Control, LineControls
+from normtest.scorecard.controls import MISS_POWER, POWER_AT_MARGIN, Control, LineControls
 from normtest.scorecard.lines import STATUSES
 
 #: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
@@ -227,6 +227,11 @@ def test_only_a_misbehaving_control_makes_a_line_invalid() -> None:
     assert valid(replace(unpowered, status="replicated"))
     assert not valid(replace(unpowered, status="contradicted"))
     assert not valid(replace(unpowered, power=0.95))  # it had the power and did not pass
+    # a miss at power 0.83 is what a sound audit shows one time in six: not invalid; from
+    # power 1 − α (MISS_POWER) a miss is evidence at the audit's level, as a negative control's
+    # pass is
+    assert valid(replace(unpowered, power=0.83)) and MISS_POWER == 0.95
+    assert not valid(replace(unpowered, power=MISS_POWER))
     assert not valid(Control("positive", "replicated", power=0.95),
                      Control("negative", "replicated"))  # the audit passes an absent effect
     assert valid(Control("positive", "replicated", power=0.95), Control("negative", "undecided"))

@@ -24,7 +24,10 @@ every row the line needs passes (joint over its rows, read from the control rows
 A control **misbehaves** — and the line is **invalid**, with the reason, never replicated or
 contradicted (:mod:`normtest.scorecard.lines`) — when the negative control passes (replicated),
 the confound control passes beyond its baseline, or the positive control fails to pass where the
-sample has power :data:`POWER_AT_MARGIN` for it (or comes out contradicted at any power). Low
+sample has power :data:`MISS_POWER` for it (or comes out contradicted at any power): each a
+misbehaviour a sound audit shows at most α of the time, so a line is called invalid on evidence
+at the audit's own level (a positive control missed at power 0.83 happens to a sound audit one
+time in six). Low
 power alone is not misbehaviour: a PASS (every row) or a Holm-adjusted FAIL is a level-α
 decision at any power, so a replicated or contradicted line stands; a line its rows leave
 undecided stays undecided and says what sample would decide it — one the bundled data can give,
@@ -54,15 +57,19 @@ from normtest.verdict.result import Result
 if TYPE_CHECKING:
     from normtest.data.kinds import AuditData
 
-__all__ = ["CONTROL_KINDS", "POWER_AT_MARGIN", "Control", "LineControls", "assess"]
+__all__ = ["CONTROL_KINDS", "MISS_POWER", "POWER_AT_MARGIN", "Control", "LineControls", "assess"]
 
 #: The controls, and what each must give the line: the positive one its status replicated, the
 #: negative one contradicted, the confound one a beyond reading that is not replicated.
 CONTROL_KINDS: dict[str, str] = {"positive": "replicated", "negative": "contradicted",
                          "confound": "not replicated beyond its baseline"}
-#: The power at the smallest effect a line must detect at which its positive control must come
-#: out replicated (the conventional planning power), and that a line's sample is planned for.
+#: The power at the smallest effect a line must detect that a line's sample is planned for (the
+#: conventional planning power); below it a line says what sample would give it.
 POWER_AT_MARGIN = 0.8
+#: The power at the planted effect from which a positive control left undecided misbehaves:
+#: 1 − α, so that a sound audit misses it at most α of the time, as a sound audit passes its
+#: negative control at most α of the time.
+MISS_POWER = 0.95
 
 
 @dataclass(frozen=True)
@@ -109,7 +116,8 @@ class Control:
             return self.beyond != "replicated"
         if self.kind == "negative":
             return self.status != "replicated"
-        return self.status == "replicated" or (self.status == "undecided" and not self.powered)
+        return self.status == "replicated" or (self.status == "undecided" and (
+            self.power is not None and self.power < MISS_POWER))
 
     @property
     def came_out(self) -> str:
