@@ -165,7 +165,7 @@ class _Page(Figures):
             if line.beyond_phrase:
                 readings += f"<br><small>as stated · {esc(line.beyond_phrase)}</small>"
             robust = self.report.robustness_of(line.key)
-            robust_text = (f" · {esc(robust.short())}"
+            robust_text = (f" · {esc(robust.label)}"
                            if robust is not None and robust.specifications else "")
             checked = self.report.controls_of(line.key)
             if checked is not None and line.status != "not tested":

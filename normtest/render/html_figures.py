@@ -209,26 +209,18 @@ class Figures:
         if not assessed:
             return None
         summary = "".join(
-            f"<li><b>{esc(item.line)}</b>: {esc(item.status)}; {esc(item.summary())}</li>"
+            f"<li><b>{esc(item.line)}</b>: {esc(item.status)}; {esc(item.short())}"
+            + (f"; {esc(item.heterogeneity_text)}" if item.heterogeneity_text else "") + "</li>"
             for item in assessed)
         out = ['<section id="robustness"><h2>Robustness: would another reasonable analysis say '
                "the same?</h2>",
                '<p class="note">Three numbers per line. The <b>multiverse</b>: the line '
-               "re-decided on the full sample under every analysis of the same estimand its "
-               "claims declare (the geometry, where IC comes from, PMI's pairs, the prefix unit "
-               "and grid, a sentence's information), each counted once and adjusted as the "
-               "headline is; analyses that cannot tell — a row not estimable, or power below "
-               "0.8 at the smallest effect to detect, the audit's own held to the same filter "
-               "— and analyses on identical data are left out and counted. “Holds in 89% of 9 "
-               "analyses” is the share of the counted analyses that give a decided line the "
-               "audit's status; it is <b>robust</b> at 80% or more of at least three (an "
-               "undecided line shows how its analyses fall). The <b>heterogeneity</b> panel: "
-               "the line in each subpopulation (one-token and multi-token words, the frequent "
-               "and the rare half, short and long sentences), other estimands, not folded into "
-               "the share. The <b>sampling stability</b>: how many of the two disjoint halves "
-               "of the sample give each analysis its full-sample status. The margin is the "
-               "criterion, not an analysis (its effect is the line's sensitivity, in the "
-               "scorecard); the numbers describe, the headline keeps its error control. In "
+               "re-decided on the full sample under each analysis of the same quantity, each "
+               "counted once; those without power 0.8 at the margin, the audit's own included, "
+               "are left out. “Holds in 89% of 9 analyses”: the share giving a decided line its "
+               "status, <b>robust</b> from 80% of at least three. The <b>halves</b> of the "
+               "sample that agree with each analysis; the line <b>by subpopulation</b>, another "
+               "question, shown apart. In "
                "each figure: the "
                "line's status under each specification (the audit's own boxed), each deciding "
                "row's estimate and interval (its threshold dashed), and beneath, which choices "
