@@ -84,12 +84,71 @@ def robustness_block(numbers: Mapping[str, Any]) -> str:
     return "".join(out).rstrip("\n")
 
 
+#: The sample factors the power block reads each undecided row's power at.
+FACTORS = (1.0, 2.0, 4.0, 8.0)
+
+
+def power_numbers(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """What the power block quotes: per model, how many confirmatory rows the audit decided,
+    and each undecided one's power at 1×, 2×, 4× and 8× the sample and the sample for 0.9, at
+    its line's levels (``normtest.scorecard.power``: ``power_at``, ``required``)."""
+    from normtest.audit.report import Report
+    from normtest.scorecard.power import line_levels, power_at, required
+    from normtest.verdict.result import Verdict
+
+    models = []
+    for data in reports:
+        report = Report.from_json(json.dumps(data))
+        rows = [r for r in report.results if r.confirmatory and r.measurement is not None
+                and r.measurement.sampling is not None]
+        decided = [r for r in rows if r.verdict in (Verdict.PASS, Verdict.FAIL)]
+        undecided = []
+        for r in rows:
+            if r in decided:
+                continue
+            alpha, fail_alpha = line_levels(r, report.results)
+            powers = [power_at(r, alpha, f, fail_alpha) for f in FACTORS]
+            need = required(r, alpha, fail_alpha=fail_alpha)
+            undecided.append({"id": r.id, "verdict": r.verdict.value,
+                              "power": [None if v is None else round(v, 2) for v in powers],
+                              "factor": None if need is None else float(f"{need.factor:.2g}")})
+        models.append({"model": report.model.get("name"), "decided": len(decided),
+                       "confirmatory": len(rows), "undecided": undecided})
+    return {"factors": list(FACTORS), "models": models}
+
+
+def power_block(numbers: Mapping[str, Any]) -> str:
+    """The undecided confirmatory rows of each default audit and their power curves' points."""
+    factors = numbers["factors"]
+    out = []
+    for model in numbers["models"]:
+        name = model["model"]
+        if not model["undecided"]:
+            out.append(f"{name}: {model['decided']} of {model['confirmatory']} confirmatory "
+                       "rows decided.\n\n")
+            continue
+        out.append(f"{name}: {model['decided']} of {model['confirmatory']} confirmatory rows "
+                   "decided; the others, at their lines' levels (PASS at α, FAIL at α over the "
+                   "line's rows):\n\n")
+        out.append(f"| {name}: undecided confirmatory row | verdict | "
+                   + " | ".join(f"power at {f:g}×" for f in factors)
+                   + " | sample for power 0.9 |\n")
+        out.append("|---|---|" + "---|" * len(factors) + "---|\n")
+        for row in model["undecided"]:
+            cells = " | ".join("—" if v is None else f"{v:.2f}" for v in row["power"])
+            factor = "—" if row["factor"] is None else f"{row['factor']:g}×"
+            out.append(f"| `{row['id']}` | {row['verdict']} | {cells} | {factor} |\n")
+        out.append("\n")
+    return "".join(out).rstrip("\n")
+
+
 #: Each block: the data file it is written from, how to compute it, how to render it, and the
 #: document it lives in.
 BLOCKS: dict[str, tuple[str, Callable[[Sequence[Mapping[str, Any]]], dict[str, Any]],
                         Callable[[Mapping[str, Any]], str], str]] = {
     "robustness": ("robustness.json", robustness_numbers, robustness_block,
                    "docs/statistics.md"),
+    "power": ("power.json", power_numbers, power_block, "docs/statistics.md"),
 }
 
 

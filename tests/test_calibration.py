@@ -98,7 +98,7 @@ def test_population_conversions() -> None:
 
 
 # -- correlation at the threshold -----------------------------------------------------------------
-NULL_SETS = {"spearman": 500, "pearson": 2000}  # Pearson (Fisher z) is cheap: use more data sets
+NULL_SETS = {"spearman": 2000, "pearson": 2000}  # enough that a rate of 0.075 fails (p < 1e-6)
 NULL_N = 150
 
 
@@ -219,7 +219,7 @@ def _partial_pearson_at_threshold() -> Verdicts:
         x, y, z = _partial_data(rng, NULL_N, THRESHOLD)
         return partial_correlation(x, y, z, method="pearson", seed=seed)
 
-    return _simulate(300, 1000, one)
+    return _simulate(300, 3000, one)  # Fisher z is cheap: enough that 0.075 fails
 
 
 def test_partial_pearson_false_pass_rate_at_threshold() -> None:
@@ -493,14 +493,14 @@ def test_fixed_point_rejects_growing_processes(process: str) -> None:
 
 def test_fixed_point_calibrated_at_its_margin() -> None:
     """Relative late change exactly 0.1 (the default max_change): neither PASS nor FAIL more
-    often than α. Without vectors fixed_point is cheap: 500 data sets; the rates are printed
-    and docs/statistics.md gives those of a longer run."""
+    often than α. Without vectors fixed_point is cheap: 1,500 data sets, enough that a rate of
+    0.075 fails (p < 1e-4); the rates are printed."""
 
     def one(rng: np.random.Generator, seed: int) -> Result:
         return fixed_point(*_growth_data("late_change_at_margin", rng), n_resamples=B,
                            seed=seed)
 
-    verdicts = _simulate(512, 500, one)
+    verdicts = _simulate(512, 1500, one)
     label = "relative late change exactly 0.1, fixed_point"
     rates.assert_at_most_alpha(verdicts, Verdict.PASS, f"{label}: false PASS")
     rates.assert_at_most_alpha(verdicts, Verdict.FAIL, f"{label}: false FAIL")
@@ -559,8 +559,9 @@ def test_linear_growth_calibrated_at_its_curvature_margin() -> None:
     bootstrap interval of the curvature share is too narrow, and the false-PASS rate at the
     margin is above α: 115/1800 = 0.064 over three streams (511, 900, 901) with the
     bias-corrected percentile bootstrap (0.066 with the plain percentile method). This stream
-    (511, the first one ever run) gives 46/500. The test therefore cannot assert ≤ α; it
-    asserts the documented ceiling 2α so that any worsening fails, and prints the rate."""
+    (511, the first one ever run) gives 40/500 read with the few-units widening (42/500
+    without it). The test therefore cannot assert ≤ α; it asserts the documented ceiling 2α so
+    that any worsening fails, and prints the rate."""
 
     def one(rng: np.random.Generator, seed: int) -> Result:
         return linear_growth(*_growth_data("curvature_at_margin", rng), n_resamples=B, seed=seed)

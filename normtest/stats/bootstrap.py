@@ -183,7 +183,9 @@ def unit_measurement(
     method: str, n_resamples: int, seed: int, alpha: float = 0.05,
     settings: dict[str, object] | None = None, inputs: tuple[object, ...] | None = None,
 ) -> Measurement:
-    """A statistic of (b, n_units) unit weights: its estimate at unit weights and a bootstrap.
+    """A statistic of (b, n_units) unit weights: its estimate at unit weights and a bootstrap,
+    read with the few-units widening at ``n_units``
+    (:func:`normtest.verdict.sampling.few_units_widening`).
 
     Not estimable (with the reason) when the statistic is undefined on the data themselves.
     The weights are read-only (kept draws, shared with other measurements). The units are drawn
@@ -207,7 +209,9 @@ def unit_measurement(
         reps = np.concatenate([compute(w) for w in seeded_weights(n_units, n_resamples, seed)])
         return Measurement(
             statistic=statistic, estimate=estimate, n=n, method=method,
-            sampling=Sampling.bootstrap(reps, estimate), confidence=1 - 2 * alpha, seed=seed,
+            # few independent units (documents): read with the small-sample widening
+            sampling=Sampling.bootstrap(reps, estimate, units=n_units),
+            confidence=1 - 2 * alpha, seed=seed,
             settings={"n_resamples": n_resamples, **(settings or {})}, inputs=digest_of,
             draws=draws,
         )
