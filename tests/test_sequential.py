@@ -74,6 +74,30 @@ def test_the_sequential_design_keeps_the_error_rates_at_the_threshold() -> None:
 
 
 @pytest.mark.slow
+def test_looking_three_times_unadjusted_inflates_the_error_rates() -> None:
+    """Why the spending function: the same three looks, each judged at the full α and stopped
+    at the first decision, pass or fail a row whose ρ sits exactly at the threshold far more
+    often than α (docs/statistics.md's calibration table, "the same, unadjusted")."""
+    runs = 400
+    r = _pearson_for_spearman(0.3)
+    false_pass = false_fail = 0
+    for i in range(runs):
+        rng = np.random.default_rng([702, i])
+        x = rng.standard_normal(240)
+        y = r * x + math.sqrt(1 - r * r) * rng.standard_normal(240)
+        for n in (60, 120, 240):
+            m = measure_correlation(x[:n], y[:n], n_resamples=400, seed=i)
+            verdict = Result.judged(m, Criterion.minimum_effect(0.3)).verdict
+            if verdict in (Verdict.PASS, Verdict.FAIL):
+                false_pass += verdict is Verdict.PASS
+                false_fail += verdict is Verdict.FAIL
+                break
+    print(f"sequential, 3 looks unadjusted, ρ at the threshold: false PASS "
+          f"{false_pass / runs:.3f}, false FAIL {false_fail / runs:.3f}")
+    assert false_pass / runs > 2 * ALPHA and false_fail / runs > 2 * ALPHA
+
+
+@pytest.mark.slow
 def test_the_sequential_design_decides_clear_effects_early() -> None:
     runs = 300
     verdicts, stages = _simulate(0.6, runs, 701)
