@@ -214,17 +214,10 @@ class Figures:
             for item in assessed)
         out = ['<section id="robustness"><h2>Robustness: would another reasonable analysis say '
                "the same?</h2>",
-               '<p class="note">Three numbers per line. The <b>multiverse</b>: the line '
-               "re-decided on the full sample under each analysis of the same quantity, each "
-               "counted once; those without power 0.8 at the margin, the audit's own included, "
-               "are left out. “Holds in 89% of 9 analyses”: the share giving a decided line its "
-               "status, <b>robust</b> from 80% of at least three. The <b>halves</b> of the "
-               "sample that agree with each analysis; the line <b>by subpopulation</b>, another "
-               "question, shown apart. In "
-               "each figure: the "
-               "line's status under each specification (the audit's own boxed), each deciding "
-               "row's estimate and interval (its threshold dashed), and beneath, which choices "
-               "each specification makes.</p>"]
+               '<p class="note">Per line: the <b>multiverse</b> (the full sample\'s analyses of '
+               "the same quantity that can tell, the audit's own included: robust from 80% of at "
+               "least three), the <b>halves</b> of the sample that agree with each analysis, and "
+               "the line <b>by subpopulation</b>, another question shown apart.</p>"]
         out.append(f"<ul>{summary}</ul>")
         if not self.can_plot:
             out.append('<p class="note">No plots (matplotlib is not installed).</p>')
@@ -233,8 +226,9 @@ class Figures:
                               for c, v, s in item.flips) or "no single choice flips it"
             notes = "".join(f"<br>{esc(n)}" for n in item.notes)
             caption = (f"x: the {len(item.specifications)} specifications, sorted by the "
-                       "line's status and the first row's estimate; y: the line's status, each "
-                       "deciding row's estimate and interval, then the choices made. "
+                       "line's status and the first row's estimate; y: the line's status (the "
+                       "audit's own boxed), each deciding row's estimate and interval (its "
+                       "threshold dashed), then the choices each makes. "
                        f"<b>{esc(item.line)}</b>: {esc(item.status)} under the audit's own "
                        f"analysis; {esc(item.label)}"
                        f"{' (robust)' if item.robust else ''}. {flips}.{notes}")

@@ -182,10 +182,13 @@ def unit_measurement(
     statistic: str, compute: Callable[[np.ndarray], np.ndarray], n_units: int, n: int,
     method: str, n_resamples: int, seed: int, alpha: float = 0.05,
     settings: dict[str, object] | None = None, inputs: tuple[object, ...] | None = None,
+    widen: bool = True,
 ) -> Measurement:
     """A statistic of (b, n_units) unit weights: its estimate at unit weights and a bootstrap,
-    read with the few-units widening at ``n_units``
-    (:func:`normtest.verdict.sampling.few_units_widening`).
+    read with the few-units widening at ``n_units`` where the units are few independent groups
+    (documents, clusters: ``widen``; rows drawn alone are read as they are, as
+    :func:`~normtest.stats.correlation.measure_correlation` reads them;
+    :func:`normtest.verdict.sampling.few_units_widening`).
 
     Not estimable (with the reason) when the statistic is undefined on the data themselves.
     The weights are read-only (kept draws, shared with other measurements). The units are drawn
@@ -210,7 +213,7 @@ def unit_measurement(
         return Measurement(
             statistic=statistic, estimate=estimate, n=n, method=method,
             # few independent units (documents): read with the small-sample widening
-            sampling=Sampling.bootstrap(reps, estimate, units=n_units),
+            sampling=Sampling.bootstrap(reps, estimate, units=n_units if widen else None),
             confidence=1 - 2 * alpha, seed=seed,
             settings={"n_resamples": n_resamples, **(settings or {})}, inputs=digest_of,
             draws=draws,

@@ -160,4 +160,5 @@ def measure_correlation_difference(
         return rho_a(rows) - rho_b(rows)
 
     return bootstrap.unit_measurement("rho_difference", difference, n_units, n, method,
-                                      n_resamples, seed, alpha, settings)
+                                      n_resamples, seed, alpha, settings,
+                                      widen=clusters is not None)
