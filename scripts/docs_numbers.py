@@ -142,6 +142,30 @@ def power_block(numbers: Mapping[str, Any]) -> str:
     return "".join(out).rstrip("\n")
 
 
+def answer_numbers(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The answer ``normtest audit`` prints for the first report (the embedded default model),
+    as plain text: the terminal view re-rendered from the stored report
+    (``normtest.render.terminal.audit_text``, what a pipe receives)."""
+    from normtest.audit.report import Report
+    from normtest.render.terminal import audit_text
+
+    report = Report.from_json(json.dumps(reports[0]))
+    return {"model": report.model.get("name"), "text": audit_text(report).rstrip("\n")}
+
+
+def answer_block(numbers: Mapping[str, Any]) -> str:
+    """README's quick look: the answer up to the scorecard's tally."""
+    lines = numbers["text"].splitlines()
+    end = next(i for i, line in enumerate(lines) if line.startswith("scorecard:"))
+    return "```\n" + "\n".join(lines[:end + 1]) + "\n```"
+
+
+def answer_full_block(numbers: Mapping[str, Any]) -> str:
+    """The guide's first example: the whole answer, and where the reports went."""
+    return ("```\n" + numbers["text"] + "\nreports written to reports/: report.json, "
+            "report.md, report.html\n```")
+
+
 #: Each block: the data file it is written from, how to compute it, how to render it, and the
 #: document it lives in.
 BLOCKS: dict[str, tuple[str, Callable[[Sequence[Mapping[str, Any]]], dict[str, Any]],
@@ -149,6 +173,8 @@ BLOCKS: dict[str, tuple[str, Callable[[Sequence[Mapping[str, Any]]], dict[str, A
     "robustness": ("robustness.json", robustness_numbers, robustness_block,
                    "docs/statistics.md"),
     "power": ("power.json", power_numbers, power_block, "docs/statistics.md"),
+    "answer": ("answer.json", answer_numbers, answer_block, "README.md"),
+    "answer_full": ("answer.json", answer_numbers, answer_full_block, "docs/guide.md"),
 }
 
 
