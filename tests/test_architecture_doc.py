@@ -132,9 +132,9 @@ def _module_file(dotted: str) -> Path | None:
 
 
 def _resolves(dotted: str) -> bool:
-    """A module or package of the tree, or names of one (``normtest.models.cache.CachedAdapter``,
-    ``normtest.audit.run_audit`` re-exported on first use): each name after the longest module
-    prefix is found in that module's source."""
+    """A module or package of the tree, or names of one
+    (``normtest.models.cache.adapter.CachedAdapter``): each name after the longest module prefix
+    is found in that module's source."""
     parts = dotted.split(".")
     for k in range(len(parts), 0, -1):
         module = _module_file(".".join(parts[:k]))

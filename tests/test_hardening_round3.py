@@ -141,16 +141,20 @@ def test_pytest_reports_a_bad_configuration_as_a_usage_error(tmp_path: Path, lin
 
 
 # -- 8. matplotlib's font cache under normtest's cache root ---------------------------------------
-DRAW = """
-import os, sys
-from pathlib import Path
-from normtest.render.layers import layer_profiles, save_layer_plot
+#: Three layers' rows of one claim, for the scripts below (each runs in a fresh process).
+LAYER_ROWS = """
 from normtest.verdict.result import Criterion, Measurement, Result, Sampling
 rows = [Result.judged(Measurement("spearman_rho", 0.4 + 0.1 * i, 300, "bootstrap",
                                   Sampling("normal", 0.4 + 0.1 * i, 0.02)),
                       Criterion("greater", threshold=0.3), claim="word.norm_ic",
                       variant={"representation": layer, "transform": "raw"})
         for i, layer in enumerate(["0", "1", "last"])]
+"""
+DRAW = """
+import os, sys
+from pathlib import Path
+from normtest.render.layers import layer_profiles, save_layer_plot
+""" + LAYER_ROWS + """
 save_layer_plot(layer_profiles(rows, 2), 2, Path(sys.argv[1]))
 print(os.environ["MPLCONFIGDIR"])
 """
@@ -336,12 +340,7 @@ import os, sys
 from pathlib import Path
 from normtest.audit.report import Report
 from normtest.render.formats import render
-from normtest.verdict.result import Criterion, Measurement, Result, Sampling
-rows = [Result.judged(Measurement("spearman_rho", 0.4 + 0.1 * i, 300, "bootstrap",
-                                  Sampling("normal", 0.4 + 0.1 * i, 0.02)),
-                      Criterion("greater", threshold=0.3), claim="word.norm_ic",
-                      variant={"representation": layer, "transform": "raw"})
-        for i, layer in enumerate(["0", "1", "last"])]
+""" + LAYER_ROWS + """
 report = Report(rows, {"name": "m"}, {"layers": ["0", "1", "last"], "n_layers": 2})
 Path(sys.argv[1]).write_text(render(report, "html"), encoding="utf-8")
 print(os.environ["MPLCONFIGDIR"])
