@@ -166,6 +166,219 @@ def answer_full_block(numbers: Mapping[str, Any]) -> str:
             "report.md, report.html\n```")
 
 
+def _sample(m: Any, claim: str) -> str:
+    """A row's sample in words: ``8,276 words``, ``819 sentences in 82 documents``."""
+    settings = m.settings if isinstance(m.settings, dict) else {}
+    if claim.startswith("cer."):
+        return f"{settings.get('documents', m.n):,} documents"
+    if claim.startswith("text."):
+        clusters = settings.get("clusters")
+        return f"{m.n:,} sentences" + (f" in {clusters:,} documents" if clusters else "")
+    if settings.get("pairs") and claim.startswith("cond.inner"):
+        return f"{settings['pairs']:,} word pairs"
+    return f"{m.n:,} words"
+
+
+def detectable_numbers(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The minimum detectable effect of the first report's confirmatory rows, by claim
+    (``normtest.scorecard.power.detectable_effect`` at the line's PASS level, power 0.9): the
+    smallest and largest over the claim's rows, in the claim's statistic."""
+    from normtest.audit.report import Report
+    from normtest.scorecard.power import POWER, detectable_effect, line_levels
+
+    report = Report.from_json(json.dumps(reports[0]))
+    claims: dict[str, dict[str, Any]] = {}
+    for r in report.results:
+        if not r.confirmatory or r.measurement is None:
+            continue
+        alpha, _ = line_levels(r, report.results)
+        mde = detectable_effect(r, alpha)
+        if mde is None:
+            continue
+        entry = claims.setdefault(r.claim, {"statistic": r.measurement.statistic,
+                                            "sample": _sample(r.measurement, r.claim),
+                                            "rows": 0, "low": mde, "high": mde})
+        entry["rows"] += 1
+        entry["low"], entry["high"] = min(entry["low"], mde), max(entry["high"], mde)
+    for entry in claims.values():
+        entry["low"], entry["high"] = (float(f"{entry['low']:.2g}"),
+                                       float(f"{entry['high']:.2g}"))
+    return {"model": report.model.get("name"), "power": POWER,
+            "claims": dict(sorted(claims.items()))}
+
+
+def detectable_block(numbers: Mapping[str, Any]) -> str:
+    """docs/statistics.md's table of minimum detectable effects."""
+    out = [f"| {numbers['model']}: claim | statistic | sample | confirmatory rows | "
+           f"minimum detectable effect (power {numbers['power']:g}) |\n",
+           "|---|---|---|---|---|\n"]
+    for claim, entry in numbers["claims"].items():
+        effect = f"{entry['low']:g}" if entry["low"] == entry["high"] \
+            else f"{entry['low']:g} to {entry['high']:g}"
+        out.append(f"| `{claim}` | {entry['statistic']} | {entry['sample']} | {entry['rows']} "
+                   f"| {effect} |\n")
+    return "".join(out).rstrip("\n")
+
+
+def baselines_numbers(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The worked example of the beyond reading: each report's confirmatory rows that declare a
+    baseline, their reading as stated and the four readings beside it, as the report's tables
+    write them (``normtest.verdict.formatting.beside``)."""
+    from normtest.audit.report import Report
+    from normtest.verdict.formatting import BESIDE, beside, bounds, number
+
+    models = []
+    for data in reports:
+        report = Report.from_json(json.dumps(data))
+        rows = []
+        for r in report.results:
+            m = r.measurement
+            if not r.confirmatory or m is None or "baseline" not in m.components:
+                continue
+            alpha = r.criterion.alpha if r.criterion is not None else 0.05
+            stated = f"{number(m.estimate)} {bounds(m.interval(1 - 2 * alpha))} {r.verdict.value}"
+            rows.append({"id": r.id, "stated": stated,
+                         **{part: beside(r, part) for part, _ in BESIDE}})
+        models.append({"model": report.model.get("name"), "rows": rows})
+    return {"columns": [[part, heading] for part, heading in BESIDE], "models": models}
+
+
+def baselines_block(numbers: Mapping[str, Any]) -> str:
+    """A table per model: the row, as stated, then baseline ρ, the difference, the beyond
+    reading (its verdict, what it was held to, by stratum or source) and the artefact."""
+    out = []
+    for model in numbers["models"]:
+        if not model["rows"]:
+            continue
+        out.append(f"| {model['model']}: row | as stated | "
+                   + " | ".join(heading for _, heading in numbers["columns"]) + " |\n")
+        out.append("|---|---|" + "---|" * len(numbers["columns"]) + "\n")
+        for row in model["rows"]:
+            out.append(f"| `{row['id']}` | {row['stated']} | "
+                       + " | ".join(row[part].replace("|", "\\|")
+                                    for part, _ in numbers["columns"]) + " |\n")
+        out.append("\n")
+    return "".join(out).rstrip("\n")
+
+
+#: The rows the guide's findings quote beside the confirmatory ones: the plain mean, which the
+#: paper expects to fail (claim, composition), at the raw last layer.
+FINDINGS_EXTRA = (("word.norm_ic", "sum"), ("word.norm_ic", "mean"),
+                  ("text.norm_surprisal", "mean"), ("cer.linear", "sum"),
+                  ("cer.linear", "mean"))
+
+
+def findings_numbers(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The guide's "What the embedded models show": each model's sample and scorecard, and the
+    estimate [interval] and verdict of every confirmatory row and of the plain compositions the
+    paper expects to fail, per model (a row a model lacks is left empty)."""
+    from normtest.audit.report import Report
+    from normtest.verdict.formatting import bounds, number
+
+    models, order, cells = [], [], {}
+    for data in reports:
+        report = Report.from_json(json.dumps(data))
+        name = report.model.get("name")
+        provenance = report.provenance
+        models.append({"model": name, "words": provenance.get("words"),
+                       "sentences": provenance.get("sentences"),
+                       "documents": provenance.get("documents"),
+                       "scorecard": [[line.key, line.short, line.verdict]
+                                     for line in report.scorecard]})
+        for r in report.results:
+            m, variant = r.measurement, r.variant
+            extra = (r.claim, variant.get("composition")) in FINDINGS_EXTRA \
+                and variant.get("transform", "raw") == "raw" and r.role == "exploratory"
+            if m is None or not (r.confirmatory or extra):
+                continue
+            alpha = r.criterion.alpha if r.criterion is not None else 0.05
+            if r.id not in cells:
+                order.append(r.id)
+            cells.setdefault(r.id, {})[name] = (f"{number(m.estimate)} "
+                                                f"{bounds(m.interval(1 - 2 * alpha))} "
+                                                f"{r.verdict.value}")
+    return {"models": models,
+            "rows": [{"id": row, "cells": cells[row]} for row in sorted(order)]}
+
+
+def findings_block(numbers: Mapping[str, Any]) -> str:
+    """Two tables: the scorecards side by side, then the rows."""
+    names = [m["model"] for m in numbers["models"]]
+    out = ["| sample | " + " | ".join(f"`{n}`" for n in names) + " |\n",
+           "|---|" + "---|" * len(names) + "\n",
+           "| words, documents, sentences | " + " | ".join(
+               f"{m['words']:,}, {m['documents']:,}, {m['sentences']:,}"
+               for m in numbers["models"]) + " |\n"]
+    lines: dict[str, dict[str, str]] = {}
+    titles: dict[str, str] = {}
+    for m in numbers["models"]:
+        for key, short, verdict in m["scorecard"]:
+            titles.setdefault(key, short)
+            lines.setdefault(key, {})[m["model"]] = verdict
+    for key, short in titles.items():
+        out.append(f"| {short} (`{key}`) | "
+                   + " | ".join(lines[key].get(n, "—") for n in names) + " |\n")
+    out.append("\n| row | " + " | ".join(f"`{n}`" for n in names) + " |\n")
+    out.append("|---|" + "---|" * len(names) + "\n")
+    for row in numbers["rows"]:
+        out.append(f"| `{row['id']}` | "
+                   + " | ".join(row["cells"].get(n, "—") for n in names) + " |\n")
+    return "".join(out).rstrip("\n")
+
+
+def sizing_numbers(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """How each default audit sized itself (``provenance.sizing``) and what its controls then
+    read at the chosen sizes (``controls``): per line, the setting that sizes it, its joint
+    power at the pilot's size, the power each checking round read, the chosen size, the
+    positive control's power and the three controls' statuses."""
+    models = []
+    for report in reports:
+        sizing = report.get("provenance", {}).get("sizing") or {}
+        controls = {c["line"]: c for c in report.get("controls", [])}
+        lines = []
+        for entry in sizing.get("lines", []):
+            name, setting = entry["line"], entry.get("setting")
+            control = controls.get(name, {})
+            lines.append({
+                "line": name, "setting": setting,
+                "pilot": sizing.get("pilot", {}).get(setting),
+                "pilot_power": entry.get("power"),
+                "rounds": [[r["sizes"].get(setting), next(
+                    (x["power"] for x in r["lines"] if x["line"] == name), None)]
+                    for r in sizing.get("rounds", [])],
+                "chosen": sizing.get("chosen", {}).get(setting, sizing.get("pilot", {})
+                                                        .get(setting)),
+                "power": (control.get("positive") or {}).get("power"),
+                "controls": [(control.get(kind) or {}).get("status") or "—"
+                             for kind in ("positive", "negative", "confound")],
+                "beyond_power": entry.get("beyond_power"),
+                "beyond_needed": entry.get("beyond_needed")})
+        models.append({"model": report["model"]["name"], "lines": lines})
+    return {"models": models}
+
+
+def sizing_block(numbers: Mapping[str, Any]) -> str:
+    """A table per model: each sized line, from the pilot to the chosen size."""
+    def power(value: Any) -> str:
+        return "—" if value is None else f"{value:.2f}"
+
+    out = []
+    for model in numbers["models"]:
+        out.append(f"| {model['model']}: line | sized by | power at the pilot | checking rounds "
+                   "| chosen | positive control's power there | controls (positive, negative, "
+                   "confound) | beyond: power at the pilot (sample for 0.8) |\n")
+        out.append("|---|---|---|---|---|---|---|---|\n")
+        for line in model["lines"]:
+            rounds = ", ".join(f"{power(p)} at {n:,}" for n, p in line["rounds"]) or "—"
+            beyond = "—" if line["beyond_power"] is None else power(line["beyond_power"]) + (
+                f" ({line['beyond_needed']:,})" if line["beyond_needed"] else "")
+            out.append(f"| {line['line']} | `--{line['setting']}` | {power(line['pilot_power'])} "
+                       f"at {line['pilot']:,} | {rounds} | {line['chosen']:,} | "
+                       f"{power(line['power'])} | {', '.join(line['controls'])} | {beyond} |\n")
+        out.append("\n")
+    return "".join(out).rstrip("\n")
+
+
 #: Each block: the data file it is written from, how to compute it, how to render it, and the
 #: document it lives in.
 BLOCKS: dict[str, tuple[str, Callable[[Sequence[Mapping[str, Any]]], dict[str, Any]],
@@ -175,6 +388,11 @@ BLOCKS: dict[str, tuple[str, Callable[[Sequence[Mapping[str, Any]]], dict[str, A
     "power": ("power.json", power_numbers, power_block, "docs/statistics.md"),
     "answer": ("answer.json", answer_numbers, answer_block, "README.md"),
     "answer_full": ("answer.json", answer_numbers, answer_full_block, "docs/guide.md"),
+    "detectable": ("detectable.json", detectable_numbers, detectable_block,
+                   "docs/statistics.md"),
+    "baselines": ("baselines.json", baselines_numbers, baselines_block, "docs/statistics.md"),
+    "findings": ("findings.json", findings_numbers, findings_block, "docs/guide.md"),
+    "sizing": ("sizing.json", sizing_numbers, sizing_block, "docs/statistics.md"),
 }
 
 

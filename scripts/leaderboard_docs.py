@@ -9,6 +9,9 @@ line, the leaderboard rows, the cross-model claims) and its figure, both from th
     normtest compare --model nomic-embed-text-v1.5 --model minilm-l6 --model smollm2-135m \\
         --model gemma-3-270m --model glove-6b-50d --out reports/leaderboard
     python scripts/leaderboard_docs.py reports/leaderboard/comparison.json
+
+It also writes ``docs/numbers/leaderboard.json``, what the page is rendered from, so that
+``tests/test_docs_numbers.py`` can tell a hand-edited page from the generated one.
 """
 
 from __future__ import annotations
@@ -54,10 +57,60 @@ def scorecard_grid(names: list[str], rows: list[list[str]], path: Path) -> None:
     plt.close(fig)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Write the page and the figure; 0."""
-    from normtest.audit.compare import Comparison
+def leaderboard_numbers(comparison: object, created: str, command: str) -> dict[str, object]:
+    """What the page and the figure are written from: the date, the command, the scorecard grid
+    and the comparison's own Markdown, its sections reordered so that the answer comes first
+    (the scorecards, the leaderboard, then the long table of comparative claims). The stored
+    comparison is too large to keep (its bootstrap replicates); this is what the page quotes."""
     from normtest.render.comparison import render_comparison_markdown, scorecards
+
+    names, grid = scorecards(comparison)
+    head, *parts = render_comparison_markdown(comparison).split("\n### ")
+    sections = {part.split("\n", 1)[0]: "### " + part.strip() for part in parts}
+    first = [s for s in ("Scorecards", "Leaderboard") if s in sections]
+    body = "\n\n".join([head.split("\n", 1)[1].strip() if head.startswith("## ") else head,
+                        *(sections[s] for s in first),
+                        *(v for k, v in sections.items() if k not in first)])
+    return {"created": created, "command": command, "names": list(names),
+            "grid": [list(row) for row in grid], "body": body.strip()}
+
+
+def leaderboard_page(numbers: dict) -> str:  # type: ignore[type-arg]
+    """docs/leaderboard.md from its numbers."""
+    return "\n".join([
+        "# The scorecard across every real model",
+        "",
+        f"Every real model normtest installs, audited at the standard profile's sizes on one "
+        f"paired sample ({numbers['created']}, two CPU cores; a comparison keeps one sample "
+        "for every model, so it does not size itself as `normtest audit` does: a line a "
+        "model's sample lacks the power for says so), with:",
+        "",
+        "```sh",
+        numbers["command"],
+        "```",
+        "",
+        "`make models` installs the two installable ones first (docs/models.md). Each model's "
+        "scorecard comes first, line by line, then the leaderboard rows (each row's estimate "
+        "and interval per model) and the comparative claims. A row marked "
+        "*exploratory (proxy)* stands for a pair the paper names whose models normtest cannot "
+        "load offline (ModernBERT vs BERT: nomic-embed-text-v1.5, a rotary SwiGLU encoder, "
+        "against MiniLM's BERT); it never decides a line. Written by "
+        "`scripts/leaderboard_docs.py` from `docs/numbers/leaderboard.json` "
+        "(`tests/test_docs_numbers.py` holds the two together).",
+        "",
+        "![The scorecards side by side: each hypothesis (rows) on each model (columns)]"
+        "(images/leaderboard.svg)",
+        "",
+        numbers["body"],
+        "",
+    ])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the numbers, the page and the figure; 0."""
+    import json
+
+    from normtest.audit.compare import Comparison
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("comparison", type=Path, help="comparison.json of normtest compare")
@@ -70,44 +123,15 @@ def main(argv: list[str] | None = None) -> int:
     names = list(comparison.provenance["models"])
     created = args.date or datetime.date.today().isoformat()
     command = args.command or "normtest compare " + " ".join(f"--model {n}" for n in names)
+    numbers = leaderboard_numbers(comparison, created, command)
+    data = args.docs / "numbers" / "leaderboard.json"
+    data.parent.mkdir(parents=True, exist_ok=True)
+    data.write_text(json.dumps(numbers, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     figure = args.docs / "images" / "leaderboard.svg"
     figure.parent.mkdir(parents=True, exist_ok=True)
-    scorecard_grid(*scorecards(comparison), figure)
-    # the comparison's own Markdown, its sections reordered so that the answer comes first:
-    # the scorecards, the leaderboard, then the long table of comparative claims
-    head, *parts = render_comparison_markdown(comparison).split("\n### ")
-    sections = {part.split("\n", 1)[0]: "### " + part.strip() for part in parts}
-    first = [s for s in ("Scorecards", "Leaderboard") if s in sections]
-    body = "\n\n".join([head.split("\n", 1)[1].strip() if head.startswith("## ") else head,
-                        *(sections[s] for s in first),
-                        *(v for k, v in sections.items() if k not in first)])
-    page = "\n".join([
-        "# The scorecard across every real model",
-        "",
-        f"Every real model normtest installs, audited at the standard profile's sizes on one "
-        f"paired sample ({created}, two CPU cores; a comparison keeps one sample for every "
-        "model, so it does not size itself as `normtest audit` does: a line a model's sample "
-        "lacks the power for says so), with:",
-        "",
-        "```sh",
-        command,
-        "```",
-        "",
-        "`make models` installs the two installable ones first (docs/models.md). Each model's "
-        "scorecard comes first, line by line, then the leaderboard rows (each row's estimate "
-        "and interval per model) and the comparative claims. A row marked "
-        "*exploratory (proxy)* stands for a pair the paper names whose models normtest cannot "
-        "load offline (ModernBERT vs BERT: nomic-embed-text-v1.5, a rotary SwiGLU encoder, "
-        "against MiniLM's BERT); it never decides a line.",
-        "",
-        f"![The scorecards side by side: each hypothesis (rows) on each model (columns)]"
-        f"(images/{figure.name})",
-        "",
-        body.strip(),
-        "",
-    ])
-    (args.docs / "leaderboard.md").write_text(page, encoding="utf-8")
-    print(f"wrote {args.docs / 'leaderboard.md'} and {figure}")
+    scorecard_grid(numbers["names"], numbers["grid"], figure)
+    (args.docs / "leaderboard.md").write_text(leaderboard_page(numbers), encoding="utf-8")
+    print(f"wrote {data}, {args.docs / 'leaderboard.md'} and {figure}")
     return 0
 
 

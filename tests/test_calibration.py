@@ -163,17 +163,18 @@ def test_correlation_with_units_power_above_threshold() -> None:
     rates.assert_rate_at_least(verdicts, Verdict.PASS, POWER_FLOOR, "spearman ρ=0.5, units: power")
 
 
-def test_kendall_at_threshold_light() -> None:
-    """Kendall at τ = 0.3, a light check: scipy is called once per resample (~0.6 ms each), so
-    500 data sets × 1000 resamples would take minutes. 80 data sets with B = 100 (the smallest
-    bootstrap the library accepts) only catch a gross miscalibration, in either direction."""
+@pytest.mark.slow
+def test_kendall_calibrated_at_threshold() -> None:
+    """Kendall at τ = 0.3, n = 100: scipy is called once per resample (~0.5 ms each), so the
+    800 data sets (enough that a rate of 0.075 fails: p = 0.001) use B = 100, the smallest
+    bootstrap the library accepts; neither PASS nor FAIL more often than α."""
     r = _pearson_for("kendall", THRESHOLD)
 
     def one(rng: np.random.Generator, seed: int) -> Result:
         x, y = _bivariate_normal(rng, 100, r)
         return correlation(x, y, method="kendall", n_resamples=100, seed=seed)
 
-    verdicts = _simulate(107, 80, one)
+    verdicts = _simulate(107, 800, one)
     rates.assert_at_most_alpha(verdicts, Verdict.PASS, "kendall τ=0.3, n=100, B=100: false PASS")
     rates.assert_at_most_alpha(verdicts, Verdict.FAIL, "kendall τ=0.3, n=100, B=100: false FAIL")
 
@@ -377,12 +378,13 @@ def _pairs_at(rho: float) -> float:
 @pytest.mark.slow
 def test_two_way_clusters_keep_pairs_false_pass_rate_at_alpha() -> None:
     """C1's pairs: with ρ exactly at the threshold (0.3), resampling pairs by their first word
-    alone passes far more often than α (the second word recurs across clusters: measured 0.135
-    of 1,000 sets); two-way clusters — each word drawn, a pair weighing both its words'
-    draws — keep it at most α (0.032 of 1,000); with ρ = 0.5 they pass 98.5% of 200 sets."""
+    alone passes far more often than α (the second word recurs across clusters: 120 of 800
+    sets); two-way clusters — each word drawn, a pair weighing both its words' draws — keep it
+    at most α (23 of 800; 800 sets, so that 0.075 would fail: p = 0.001); with ρ = 0.5 they
+    pass 54 or more of 60 sets."""
     r = _pairs_at(0.3)
     one, two = [], []
-    for k in range(300):
+    for k in range(800):
         x, y, u, v = _pairs(np.random.default_rng(100 + k), r)
         for clusters, out in ((x, one), (np.column_stack([x, y]), two)):
             out.append(_at_threshold(measure_correlation(u, v, clusters=clusters,
@@ -441,6 +443,21 @@ def _growth_data(
     level = rng.normal(50.0, 10.0, DOCS)[_DOC]
     values = level + _mean_curve(process) + rng.normal(0.0, NOISE, _L.size)
     return _L, values, _DOC
+
+
+#: The audit's own growth design: 150 documents, eight prefixes each (32, 64, …, 256 tokens).
+AUDIT_DOCS, AUDIT_LENGTHS = 150, np.arange(32.0, 257.0, 32.0)
+
+
+def _curvature_at_margin_on_the_audit_design(
+        rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The curvature-at-margin process (share exactly 0.2) on :data:`AUDIT_DOCS` documents."""
+    docs = np.repeat(np.arange(AUDIT_DOCS), AUDIT_LENGTHS.size)
+    lengths = np.tile(AUDIT_LENGTHS, AUDIT_DOCS)
+    u = lengths / L_MAX
+    level = rng.normal(50.0, 10.0, AUDIT_DOCS)[docs]
+    values = level + 200 * u + 62.5 * u * u + rng.normal(0.0, NOISE, lengths.size)
+    return lengths, values, docs
 
 
 @functools.cache
@@ -564,6 +581,21 @@ def test_linear_growth_calibrated_at_its_curvature_margin() -> None:
 
     verdicts = _simulate(511, 2000, one)
     label = "curvature share exactly 0.2, linear_growth, 30 documents"
+    rates.assert_at_most_alpha(verdicts, Verdict.PASS, f"{label}: false PASS")
+    rates.assert_at_most_alpha(verdicts, Verdict.FAIL, f"{label}: false FAIL")
+
+
+@pytest.mark.slow
+def test_linear_growth_calibrated_at_its_curvature_margin_on_the_audit_design() -> None:
+    """The same margin on the audit's own design — 150 documents, eight prefixes each — over
+    2,000 data sets: neither PASS nor FAIL more often than α beyond Monte-Carlo error."""
+
+    def one(rng: np.random.Generator, seed: int) -> Result:
+        return linear_growth(*_curvature_at_margin_on_the_audit_design(rng), n_resamples=B,
+                             seed=seed)
+
+    verdicts = _simulate(512, 2000, one)
+    label = f"curvature share exactly 0.2, linear_growth, {AUDIT_DOCS} documents × 8 prefixes"
     rates.assert_at_most_alpha(verdicts, Verdict.PASS, f"{label}: false PASS")
     rates.assert_at_most_alpha(verdicts, Verdict.FAIL, f"{label}: false FAIL")
 

@@ -1,6 +1,7 @@
 """The numbers the docs quote are the tool's own: each generated block of the docs
-(``scripts/docs_numbers.py``) is what its data file under ``docs/numbers/`` renders to, so a
-hand-edited number, or a data file regenerated without its block, fails here."""
+(``scripts/docs_numbers.py``) and the leaderboard page (``scripts/leaderboard_docs.py``) is what
+its data file under ``docs/numbers/`` renders to, so a hand-edited number, or a data file
+regenerated without its block, fails here."""
 
 from __future__ import annotations
 
@@ -13,21 +14,33 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _script():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("docs_numbers",
-                                                  ROOT / "scripts" / "docs_numbers.py")
+def _script(name: str):  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-docs_numbers = _script()
+docs_numbers = _script("docs_numbers")
+leaderboard_docs = _script("leaderboard_docs")
 
 
 @pytest.mark.parametrize("name", sorted(docs_numbers.BLOCKS))
 def test_each_generated_block_is_what_its_numbers_render_to(name: str) -> None:
     assert docs_numbers.in_document(name) == docs_numbers.rendered(name)
+
+
+def test_the_leaderboard_page_is_what_its_numbers_render_to() -> None:
+    """docs/leaderboard.md is written whole from docs/numbers/leaderboard.json (the stored
+    comparison is too large to keep); a hand edit of the page fails here."""
+    numbers = json.loads((ROOT / "docs" / "numbers" / "leaderboard.json").read_text(
+        encoding="utf-8"))
+    page = (ROOT / "docs" / "leaderboard.md").read_text(encoding="utf-8")
+    assert page == leaderboard_docs.leaderboard_page(numbers)
+    assert [row[0] for row in numbers["grid"]] and len(numbers["names"]) == 5
+    edited = page.replace(" PASS |", " FAIL |", 1)
+    assert edited != page and edited != leaderboard_docs.leaderboard_page(numbers)
 
 
 def test_a_hand_edited_number_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

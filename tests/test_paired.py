@@ -610,15 +610,16 @@ def test_rho_population_values() -> None:
 
 @pytest.mark.slow
 def test_rho_difference_false_pass_rate_at_threshold() -> None:
-    """ρ_first = 0.5, ρ_second = 0.4 (difference exactly 0.1), 100 clusters of 4 rows."""
-    verdicts = _rho_verdicts(0.5, 0.4, 621, 400)
+    """ρ_first = 0.5, ρ_second = 0.4 (difference exactly 0.1), 100 clusters of 4 rows, 1,000
+    sets: enough that a rate of 0.075 fails (p = 0.0004)."""
+    verdicts = _rho_verdicts(0.5, 0.4, 621, 1000)
     rates.assert_at_most_alpha(verdicts, Verdict.PASS,
                           f"ρ difference 0.1, {RHO_CLUSTERS}×{RHO_PER} rows: false PASS")
 
 
 @pytest.mark.slow
 def test_rho_difference_false_fail_rate_at_threshold() -> None:
-    verdicts = _rho_verdicts(0.5, 0.4, 621, 400)
+    verdicts = _rho_verdicts(0.5, 0.4, 621, 1000)
     rates.assert_at_most_alpha(verdicts, Verdict.FAIL,
                           f"ρ difference 0.1, {RHO_CLUSTERS}×{RHO_PER} rows: false FAIL")
 

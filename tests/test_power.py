@@ -10,7 +10,7 @@ import pytest
 
 from normtest.base.settings import AuditSettings
 from normtest.scorecard.lines import build
-from normtest.scorecard.power import POWER, annotate, required
+from normtest.scorecard.power import POWER, annotate, detectable_effect, required
 from normtest.stats.correlation import correlation, measure_correlation
 from normtest.verdict.result import Criterion, Measurement, Result, Verdict
 from normtest.verdict.sampling import Sampling
@@ -337,3 +337,27 @@ def test_the_beyond_power_matches_the_rate_an_ideal_norm_passes_beyond() -> None
                  .details["beyond"]["verdict"] == "PASS" for i in range(draws))
     print(f"beyond power planned {planned.power:.3f}; passed beyond {passed / draws:.3f}")
     assert abs(planned.power - passed / draws) < 0.15
+
+
+def test_the_detectable_effect_is_passed_with_the_stated_power_and_not_below_it() -> None:
+    """A row whose true value lies its minimum detectable effect beyond the threshold passes
+    with power 0.9 at its level; one at half that distance much less often (4,000 draws)."""
+    scale, threshold = 0.04, 0.3
+
+    def row(estimate: float) -> Result:
+        m = Measurement("spearman_rho", estimate, 400, "normal",
+                        sampling=Sampling("normal", center=estimate, scale=scale))
+        criterion = Criterion("greater", threshold=threshold)
+        judged = Result.judged(m, criterion)
+        return Result(judged.verdict, judged.reason, m, criterion, p_value=judged.p_value)
+
+    mde = detectable_effect(row(threshold), ALPHA)
+    assert mde is not None and math.isclose(mde, 2.926 * scale, rel_tol=1e-3)
+    rng = np.random.default_rng(5)
+    rates = {}
+    for distance in (mde, mde / 2):
+        draws = threshold + distance + scale * rng.standard_normal(4000)
+        rates[distance] = float(np.mean([row(x).verdict is Verdict.PASS for x in draws]))
+    print(f"PASS rate at the MDE {rates[mde]:.3f}, at half of it {rates[mde / 2]:.3f}")
+    assert abs(rates[mde] - POWER) < 0.015
+    assert rates[mde / 2] < 0.6

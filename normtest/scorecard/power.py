@@ -172,6 +172,22 @@ def power_at(result: Result, alpha: float, factor: float,
     return float(min(special.ndtr(z * root - level) for z in pass_side))
 
 
+def detectable_effect(result: Result, alpha: float, power: float = POWER) -> float | None:
+    """The minimum detectable effect of ``result`` at its sample: how far beyond its threshold
+    (or inside its margin's nearer edge) the true value must lie for the row to pass at level
+    ``alpha`` with probability ``power`` — (z₁₋α + z_power) × SE, the standard error read from
+    the row's own (1 − 2α_c) interval at its criterion's α_c. None where the row has no
+    readable interval."""
+    m, c = result.measurement, result.criterion
+    if m is None or c is None or m.sampling is None:
+        return None
+    low, high = m.interval(1 - 2 * c.alpha)
+    if not (math.isfinite(low) and math.isfinite(high)) or high <= low:
+        return None
+    error = (high - low) / (2 * float(special.ndtri(1 - c.alpha)))
+    return (float(special.ndtri(1 - alpha)) + float(special.ndtri(power))) * error
+
+
 @dataclass(frozen=True)
 class LinePower:
     """The power of a line's criterion at the smallest effect it must detect: the chance that
