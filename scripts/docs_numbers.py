@@ -154,10 +154,14 @@ def answer_numbers(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def answer_block(numbers: Mapping[str, Any]) -> str:
-    """README's quick look: the answer up to the scorecard's tally."""
+    """README's quick look: the answer up to the scorecard's tally, then what to do next (the
+    rerun command and the lines out of reach), the tables between left out."""
     lines = numbers["text"].splitlines()
     end = next(i for i, line in enumerate(lines) if line.startswith("scorecard:"))
-    return "```\n" + "\n".join(lines[:end + 1]) + "\n```"
+    start = next((i for i, line in enumerate(lines) if line.startswith("next: ")), None)
+    tail = [] if start is None else ["  …"] + [
+        line for line in lines[start:] if line.startswith(("next: ", "      "))]
+    return "```\n" + "\n".join(lines[:end + 1] + tail) + "\n```"
 
 
 def answer_full_block(numbers: Mapping[str, Any]) -> str:

@@ -1,7 +1,8 @@
 """docs/images/report.png: the first screen of an HTML report, as a reader's browser shows it.
 
 The screenshot in docs/reports.md and docs/guide.md is the top of the default MiniLM audit's
-report.html (1280 × 800, a laptop's first screen), taken by headless Chromium::
+report.html (1280 × 1500: the answer at a glance and the first line's deciding plots, before
+any robustness or controls), taken by headless Chromium::
 
     normtest audit --model minilm-l6 --out reports/minilm-l6
     python scripts/report_screenshot.py reports/minilm-l6/report.html
@@ -20,8 +21,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-#: A laptop's first screen, as tests/test_render_browser.py reads it.
-WIDTH, HEIGHT = 1280, 800
+#: A laptop's width; tall enough for the glance and the first line's plots.
+WIDTH, HEIGHT = 1280, 1500
 
 
 def screenshot(page: Path, out: Path, width: int = WIDTH, height: int = HEIGHT) -> None:

@@ -18,6 +18,7 @@ from normtest.adapters.static import (
     load_keyed_vectors,
     load_npy,
 )
+from normtest.base.progress import without_progress
 from normtest.errors import NormtestError
 from normtest.testing.conformance import check_adapter
 
@@ -208,7 +209,7 @@ def test_damaged_word2vec_headers_on_the_command_line(
 
     path, message = _header_files(tmp_path)[case]
     code = main(["audit", "--model", str(path), "--suite", "word", "--words", "10"])
-    err = capsys.readouterr().err
+    err = without_progress(capsys.readouterr().err)
     assert code == 2, err
     assert "Traceback" not in err
     assert err.startswith("normtest: error: ") and err.count("\n") == 1, err

@@ -19,6 +19,7 @@ import pytest
 
 from normtest.audit.report import SCHEMA, Report
 from normtest.audit.run import AuditSettings
+from normtest.base.progress import without_progress
 from normtest.cli.common import EXIT_OK, EXIT_USAGE
 from normtest.cli.main import main
 from normtest.errors import NormtestError
@@ -27,10 +28,11 @@ OFFLINE = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 
 
 def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """``normtest ARGS`` in this process: (exit code, stdout, stderr)."""
+    """``normtest ARGS`` in this process: (exit code, stdout, stderr without the progress
+    lines a command prints off a terminal)."""
     code = main(args)
     captured = capsys.readouterr()
-    return code, captured.out, captured.err
+    return code, captured.out, without_progress(captured.err)
 
 
 def assert_clear_error(code: int, err: str, *needles: str) -> None:

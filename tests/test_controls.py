@@ -164,12 +164,13 @@ def test_invalid_lines_everywhere(minilm_report: Report) -> None:
                     minilm_report.data, controls=(bad, *others))
     line = next(x for x in report.scorecard if x.key == "word_level")
     assert line.status == "invalid" and line.measured == "replicated"
-    text = audit_text(report)
-    shown = next(row for row in text.splitlines() if "Word level" in row)
-    assert "INVALID" in shown and "positive: undecided" in shown
-    assert "controls ok" in next(row for row in text.splitlines() if "Fixed points" in row)
+    lines = audit_text(report, width=None).splitlines()
+    at = next(i for i, row in enumerate(lines) if row.split()[:2] == ["INVALID", "word_level"])
+    assert "invalid: its positive control (built to be replicated) came out undecided" in \
+        "\n".join(lines[at + 1:at + 3])
+    assert "1 line invalid by its controls" in next(x for x in lines if x.startswith("scorecard"))
     page = render_html(report)
-    assert 'id="controls"' in page and "built to be replicated" in page
+    assert 'id="controls-word_level"' in page and "built to be replicated" in page
     again = Report.from_json(report.to_json())
     assert next(x for x in again.scorecard if x.key == "word_level").status == "invalid"
     stored = {c["line"]: c for c in json.loads(report.to_json())["controls"]}

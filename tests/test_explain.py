@@ -84,3 +84,72 @@ def test_explain_an_unknown_name_says_what_there_is(capsys: pytest.CaptureFixtur
     assert main(["explain", "compositon"]) == EXIT_USAGE
     err = capsys.readouterr().err
     assert "did you mean 'composition'" in err and "lines:" in err
+
+
+def test_show_explain_and_claims_take_the_same_ids_and_give_the_same_hint(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A line, a claim, a claim's rows or a suite: ``show`` and ``explain`` take each, and a
+    misspelt one gets the one message every command gives (``--claims`` before any model
+    loads)."""
+    assert main(["show", "composition"]) == EXIT_OK
+    shown = capsys.readouterr().out
+    assert shown.startswith("composition: ") and "word.norm_ic.contrast  [word]" in shown
+    assert main(["show", "word.norm_ic[composition=sqrt_n]"]) == EXIT_OK
+    assert capsys.readouterr().out.startswith("word.norm_ic  [word]")
+    messages = []
+    for args in (["show", "word_leve"], ["explain", "word_leve"],
+                 ["audit", "--model", "no-such-model", "--claims", "word_leve"]):
+        assert main(args) == EXIT_USAGE
+        messages.append(capsys.readouterr().err.strip().splitlines()[-1])
+    assert len(set(messages)) == 1, messages
+    assert "did you mean 'word_level'?" in messages[0] and "lines: word_level" in messages[0]
+
+
+def test_list_lists_the_lines_and_their_claims(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert out.startswith("The scorecard's lines")
+    for line in declared_lines():
+        shown = next(x for x in out.splitlines() if x.split()[:1] in ([line.key],
+                                                                      [line.key + "*"]))
+        assert all(c in shown for c in claims_of_line(line.key))
+
+
+@pytest.fixture(scope="module")
+def glove_report_file(glove: object, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real audit of GloVe at a small size, stored as a report.json."""
+    from normtest.audit.run import AuditSettings, run_audit
+
+    report = run_audit(glove, settings=AuditSettings(words=600, resamples=200))
+    return report.write(tmp_path_factory.mktemp("explained") / "report.json")
+
+
+@pytest.mark.slow
+def test_explain_with_a_report_says_why_this_line_came_out_so(
+        glove_report_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``normtest explain LINE --report R`` names the rows that decided the line with their
+    numbers, its controls with what each came out as, its robustness and what a larger sample
+    would (not) change; the folder of the report will do, and a claim lists its rows."""
+    from normtest.audit.report import Report
+    from normtest.verdict.formatting import number
+
+    report = Report.read(glove_report_file)
+    line = next(x for x in report.scorecard if x.key == "word_level")
+    assert main(["explain", "word_level", "--report", str(glove_report_file.parent)]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert out.startswith(f"word_level: {line.status.upper()} in the audit of glove-6b-50d")
+    flat = " ".join(out.split())  # wrapped at 100 columns
+    for r in line.rows:
+        assert r.id in flat and f"{number(r.estimate)} [" in flat
+    controls = report.controls_of("word_level")
+    assert controls is not None and "its controls" in flat
+    for c in controls.ran:
+        assert f"{c.kind} (built to be {c.expected}" in flat and c.came_out in flat
+    assert "robustness:" in flat
+    assert main(["explain", "cond.inner_pmi", "--report", str(glove_report_file)]) == EXIT_OK
+    rows = [r for r in report.results if r.claim == "cond.inner_pmi"]
+    flat = " ".join(capsys.readouterr().out.split())
+    assert rows and all(r.id in flat for r in rows), flat
+    # a line the audit could not test says why
+    assert main(["explain", "text_level", "--report", str(glove_report_file)]) == EXIT_OK
+    assert capsys.readouterr().out.startswith("text_level: NOT TESTED")

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import normtest
+from normtest.base.progress import without_progress
 from normtest.cli.common import EXIT_OK, EXIT_USAGE
 from normtest.cli.main import main
 from normtest.errors import NormtestError
@@ -115,7 +116,7 @@ def test_the_command_line_audits_an_id(offline_cache: Path, tmp_path: Path,
     report = json.loads((tmp_path / "out" / "report.json").read_text(encoding="utf-8"))
     assert report["model"]["name"] == REPO
     code = main(["audit", "--model", "lab/absent", "--suite", "word", "--words", "60"])
-    err = capsys.readouterr().err
+    err = without_progress(capsys.readouterr().err)
     assert code == EXIT_USAGE and "Traceback" not in err
     (line,) = [x for x in err.splitlines() if x.strip()]
     assert line.startswith("normtest: error: 'lab/absent' is not in the Hugging Face cache")

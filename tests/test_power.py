@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+from normtest.base.progress import without_progress
 from normtest.base.settings import AuditSettings
 from normtest.scorecard.lines import build
 from normtest.scorecard.power import POWER, annotate, detectable_effect, required
@@ -212,7 +213,7 @@ def test_a_plan_whose_pilot_leaves_no_confirmatory_row_says_why(
     monkeypatch.setattr("normtest.audit.run.run_audit", lambda *a, **k: Report(results=[row]))
     monkeypatch.setattr("normtest.models.registry.load", lambda *a, **k: object())
     code = cli.main(["plan", "--model", "glove-6b-50d", "--suite", "word", "--words", "60"])
-    err = capsys.readouterr().err
+    err = without_progress(capsys.readouterr().err)
     assert code == 2 and "Traceback" not in err
     (line,) = [x for x in err.splitlines() if x.strip()]
     assert "nothing to plan for glove-6b-50d: suite word has no confirmatory row" in line

@@ -1,5 +1,5 @@
-"""Progress on long work: shown on a terminal (a pseudo-terminal here), never in a pipe or with
---quiet, and gone before the answer is printed."""
+"""Progress on long work: live bars on a terminal (a pseudo-terminal here), gone before the
+answer is printed; one plain line per phase in a pipe; nothing with --quiet."""
 
 from __future__ import annotations
 
@@ -63,15 +63,39 @@ def test_a_terminal_shows_progress_and_then_the_answer_alone(tmp_path: Path) -> 
     assert re.search(r"^\s*word\.norm_ic\s+\d+\s+\d+\s+\d+", tail, flags=re.M), tail
 
 
-def test_a_pipe_and_quiet_show_no_progress(tmp_path: Path) -> None:
+def test_a_pipe_gets_one_plain_line_per_phase_and_quiet_none(tmp_path: Path) -> None:
+    """Off a terminal (a pipe, a CI log) the audit says what it is doing as it goes: one plain
+    line per phase on standard error, never a bar or an escape code, nothing on standard
+    output but the answer; --quiet says nothing."""
     piped = subprocess.run([sys.executable, *AUDIT, "--out", str(tmp_path)], env=_environment(),
                            capture_output=True, timeout=600)
     assert piped.returncode == 0, piped.stderr
-    assert not any(w in piped.stderr + piped.stdout for w in WORKING), piped.stderr
-    assert b"\x1b[" not in piped.stdout
+    lines = piped.stderr.decode().splitlines()
+    assert lines and all(progress.PROGRESS_LINE.fullmatch(line) for line in lines), lines
+    assert any("loading glove-6b-50d" in line for line in lines)
+    assert any("measuring claims" in line for line in lines)
+    assert progress.without_progress(piped.stderr.decode()) == ""
+    assert not any(w in piped.stdout for w in WORKING) and b"\x1b[" not in piped.stdout + \
+        piped.stderr
+    quietly = subprocess.run([sys.executable, *AUDIT, "--out", str(tmp_path), "--quiet"],
+                             env=_environment(), capture_output=True, timeout=600)
+    assert quietly.returncode == 0 and quietly.stderr == b"", quietly.stderr
     quiet = ANSI.sub(b"", _on_a_terminal([*AUDIT, "--out", str(tmp_path), "--quiet"]))
     assert not any(w in quiet for w in WORKING), quiet[-2000:]
     assert b"Does the model behave as the paper says?" in quiet
+
+
+def test_the_plain_display_prints_the_phases_two_deep(capsys: pytest.CaptureFixture[str]) -> None:
+    with progress.showing("lines"):
+        assert progress.active()
+        with progress.task("outer"), progress.task("inner") as bar:
+            bar.update(3)
+            bar.describe("not printed")
+            with progress.task("too deep"):
+                pass
+    err = capsys.readouterr().err.splitlines()
+    assert [line.split("] ", 1)[1] for line in err] == ["outer", "  inner"]
+    assert not progress.active()
 
 
 def test_tasks_cost_nothing_without_a_display() -> None:

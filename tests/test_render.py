@@ -23,7 +23,7 @@ from normtest.render.markdown import md_code, md_text
 from normtest.render.thresholds import parse_threshold, with_thresholds
 from normtest.stats.correlation import correlation
 from normtest.stats.growth import linear_growth
-from normtest.verdict.result import Result, Verdict
+from normtest.verdict.result import Result, Verdict, variant_key
 
 SCRIPT = "<script>alert(1)</script>"
 DATA_URI = re.compile(r'<img src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"')
@@ -165,7 +165,7 @@ def test_markdown_of_a_crafted_report_holds_no_raw_markup() -> None:
     for line in text.splitlines():  # every table row keeps its column count
         if line.startswith("| ") and "---" not in line:
             cells = re.split(r"(?<!\\)\|", line)
-            assert len(cells) - 2 in (4, 6, 7, 9), line
+            assert len(cells) - 2 in (4, 5, 6, 7, 9), line
     page = commonmark(text)
     assert set(re.findall(r"<(\w+)", page)) <= {
         "h2", "h3", "p", "strong", "code", "table", "thead", "tbody", "tr", "th", "td", "ul",
@@ -244,14 +244,17 @@ def test_html_page_is_self_contained_with_every_section(glove_report: Report) ->
     assert "<script" not in page.lower()
     assert not re.search(r"(src|href)=\"(?!data:|#)", page)  # nothing loaded from anywhere
     assert "http://" not in page and "https://" not in page
-    for section in ("scorecard", "contents", "summary", "robustness", "controls", "effects",
-                    "words", "cer", "confirmatory", "exploratory", "provenance"):
+    tested = [line.key for line in glove_report.scorecard if line.status != "not tested"]
+    for section in ("scorecard", "contents", *(f"line-{k}" for k in tested),
+                    *(f"robustness-{k}" for k in tested), *(f"controls-{k}" for k in tested),
+                    "summary", "effects", "words", "cer", "exploratory", "provenance"):
         assert f'id="{section}"' in page
     images = svgs(page)
     variants = glove_report.data["words"]["squared_norms"]
     curves = [r for r in glove_report.robustness if r.specifications]
     # one specification curve per assessed line, one forest plot, one scatter per transform
-    assert curves and len(images) == len(curves) + 1 + len(variants)
+    # in the gallery, and each tested line's own plots (its deciding plot at least)
+    assert curves and len(images) >= len(curves) + 1 + len(variants) + len(tested)
     for svg in images:
         root = ET.fromstring(svg)  # well-formed
         assert root.tag.endswith("svg")
@@ -267,17 +270,20 @@ def test_html_page_is_self_contained_with_every_section(glove_report: Report) ->
 def test_html_opens_with_the_scorecard_then_contents_then_plots_then_tables(
         glove_report: Report) -> None:
     page = render(glove_report, "html")
-    marks = ["<header>", 'class="answer"', 'id="scorecard"', 'id="contents"', 'id="summary"',
-             'id="robustness"', "<img ", 'id="controls"', 'id="effects"', 'id="words"',
-             'id="cer"', 'id="confirmatory"', '<table class="claims"', 'id="exploratory"',
-             'id="provenance"']
+    marks = ["<header>", 'class="answer"', 'id="scorecard"', 'class="glance"', 'id="contents"',
+             'id="line-word_level"', "<img ", '<table class="claims"',
+             'id="robustness-word_level"', 'id="controls-word_level"', 'id="summary"',
+             'id="effects"', 'id="words"', 'id="cer"', 'id="exploratory"', 'id="provenance"']
     at = [page.index(mark) for mark in marks]
     assert at == sorted(at), dict(zip(marks, at, strict=True))
     assert "Of the paper's 6 hypotheses: <b>1 replicated" in page  # the one-line answer
     parsed = outline(page)
     contents = [link for link in parsed.links if link.startswith("#")]
-    assert contents == ["#scorecard", "#summary", "#robustness", "#controls", "#effects",
-                        "#words", "#cer", "#confirmatory", "#exploratory", "#provenance"]
+    # the glance links each tested line to its section, then the table of contents
+    tested = [line.key for line in glove_report.scorecard if line.status != "not tested"]
+    lines = [f"#line-{k}" for k in tested]
+    assert contents == [*lines, "#scorecard", *lines, "#summary", "#effects", "#words", "#cer",
+                        "#exploratory", "#provenance"]
     assert all(link[1:] in parsed.ids for link in contents)  # every anchor resolves
     assert len(parsed.ids) == len(set(parsed.ids))  # once each
 
@@ -288,15 +294,18 @@ def test_html_folds_the_exploratory_rows(glove_report: Report) -> None:
     confirmatory = [r for r in glove_report.results if r.confirmatory]
     others = [r for r in glove_report.results if not r.confirmatory]
     table = [(cells, folded) for cells, folded in parsed.rows if "\t" in cells]
-    claims = table[-len(glove_report.results):]  # the two rows tables close the page
-    assert [folded for _, folded in claims] == [False] * len(confirmatory) + [True] * len(others)
+    closing = table[-len(others):]  # the exploratory rows close the page, folded
+    assert all(folded for _, folded in closing) and len(closing) == len(others)
     assert parsed.folds and not any(parsed.folds)  # every fold starts closed
     exploratory = page[page.index('id="exploratory"'):page.index('id="provenance"')]
     assert f"Show the {sum(r.role == 'exploratory' for r in others)} exploratory rows" in \
         exploratory and "<details" in exploratory
-    # the confirmatory table is open, with the paper's expectation
-    table_open = page[page.index('id="confirmatory"'):page.index('id="exploratory"')]
-    assert "<details" not in table_open and "<th>paper</th>" in table_open
+    # each confirmatory row is in its line's section, open, with the paper's expectation
+    for r in confirmatory:
+        section = page.split(f'<section id="line-{r.hypothesis}"', 1)[1].split("</section>")[0]
+        rows = section.split("<table", 1)[1].split("</table>")[0]
+        assert "<details" not in rows and "<th>paper</th>" in rows
+    assert 'id="confirmatory"' not in page  # no second copy of them
 
 
 def test_html_explains_every_axis_and_why_whitened_norms_are_large(
@@ -308,8 +317,9 @@ def test_html_explains_every_axis_and_why_whitened_norms_are_large(
     assert "inverse square root of its frequency-weighted variance" in page
     assert "reach 10⁴–10⁶" in page and "logarithmic axis" in page
     assert "d (here 50)" in page  # the model's dimension, from the report
+    # the whitened scatter: in the word line's section (it decides the line) and the gallery
     whitened = [c for c in parsed.captions if c.startswith("whiten_zipf")]
-    assert len(whitened) == 1
+    assert len(whitened) == 2 and whitened[0] == whitened[1]
     assert "Zipf-whitened (log scale), here" in whitened[0]
     assert "units of each direction's frequency-weighted variance" in whitened[0]
     raw = next(c for c in parsed.captions if c.startswith("raw"))
@@ -331,11 +341,12 @@ def test_html_escapes_every_string_from_data() -> None:
     assert "rev&quot;&#x27;&gt;&lt;script&gt;" in page
     # ids quoted by the scorecard become code, still escaped; a hypothesis named with markup
     assert "<code>word.norm_ic[transform=raw&lt;i&gt;$x$&lt;/i&gt;]</code> PASS" in page
-    assert "<b>line&lt;script&gt;alert(1)&lt;/script&gt;</b>" in page
+    assert "line&lt;script&gt;alert(1)&lt;/script&gt;" in page
     images = svgs(page)
-    assert len(images) == 4  # two forest plots, one scatter, one CER plot
-    # the CER claim has no confirmatory row here: its plots are folded, and still escaped
-    assert page.count("<details") == 3 and "with exploratory rows only (folded)" in page
+    # the line's deciding scatter, then the galleries: two forest plots, one scatter, one CER
+    # plot — folded, since the line's section shows the one that decides, and still escaped
+    assert len(images) == 5
+    assert page.count("<details") == 4 and "each line's section above shows" in page
     pipe = render(replace(crafted_report(), model={"name": "a|b <script>x</script>"}), "html")
     assert "<script" not in pipe.lower()
     assert '<h1>normtest audit of <span class="id">a|b &lt;script&gt;x&lt;/script&gt;' in pipe
@@ -428,7 +439,10 @@ def test_thresholds_rejudge_and_readjust(glove_report: Report) -> None:
     assert after["word.norm_ic[transform=whiten_zipf]"].verdict is Verdict.FAIL
     assert all(r.p_adjusted is not None for r in after.values())  # Holm again
     assert strict.provenance["rejudged"] == {"word.norm_ic": 0.99}
-    assert "Re-judged under other thresholds" in render(strict, "md")
+    page = render(strict, "md")
+    assert "**Re-judged:** re-judged at word.norm_ic=0.99" in page
+    if strict.robustness or strict.controls:  # computed at the audit's thresholds, and said so
+        assert "are the audit's, computed at its own thresholds" in page
     assert all(r.verdict is before[r.id] for r in with_thresholds(glove_report, []).results)
 
 
@@ -513,5 +527,29 @@ def test_audit_writes_every_format_by_default(tmp_path: Path,
     out = capsys.readouterr().out
     for name in ("report.json", "report.md", "report.html"):
         assert (tmp_path / name).is_file() and name in out
-    # a forest plot, three scatter plots and the word line's specification curve
-    assert (tmp_path / "report.html").read_text(encoding="utf-8").count("<img ") == 5
+    # the word line's deciding scatter and its specification curve; the gallery's forest plot
+    # and three scatter plots
+    assert (tmp_path / "report.html").read_text(encoding="utf-8").count("<img ") == 6
+
+
+@pytest.mark.slow
+def test_the_conditions_section_opens_with_inner_products_against_pmi() -> None:
+    """C1 plotted: the report keeps the one-token pairs (each pair's words, PMI and inner
+    product per variant), and the conditions line's section opens with ⟨e(x), e(y)⟩ against
+    PMI for each of its C1 rows."""
+    import normtest
+    from normtest.audit.run import AuditSettings, run_audit
+
+    report = run_audit(normtest.load("glove-6b-50d"), claim_ids=["conditions"],
+                       settings=AuditSettings(words=600, resamples=200, robustness=False,
+                                              controls=False))
+    pairs = report.data["words"]["pairs"]
+    rows = [r for r in report.results if r.claim == "cond.inner_pmi"]
+    assert len(pairs["pmi"]) == len(pairs["words"]) > 100
+    assert set(pairs["inner_products"]) == {variant_key(r.variant) for r in rows}
+    again = Report.from_json(report.to_json())  # stored and read back, schema-checked
+    assert again.data["words"]["pairs"]["pmi"] == pairs["pmi"]
+    page = render(report, "html")
+    section = page.split('<section id="line-conditions"', 1)[1].split("</section>", 1)[0]
+    assert section.find('alt="inner product against PMI') < section.find("<table")
+    assert "Condition C1 holds when the inner product tracks PMI" in section

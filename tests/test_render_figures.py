@@ -296,3 +296,58 @@ def test_a_legend_goes_where_it_hides_the_least() -> None:
     label = next(t for t in ET.fromstring(picture.svg()).iter(f"{SVG}text"))
     assert label.text == "the line"
     assert float(label.get("x", "0")) < 100 and float(label.get("y", "0")) < 100  # upper left
+
+
+def test_the_beyond_plot_shows_each_stratum_the_pooled_reading_and_its_threshold() -> None:
+    svg = plots.strata_plot(["1", "2", "3"], [0.31, 0.05, None], pooled=0.19,
+                            interval=(0.17, 0.21), threshold=0.202, verdict="INCONCLUSIVE",
+                            xlabel="token count stratum")
+    shown = texts(svg)
+    assert "beyond: ρ = 0.19   INCONCLUSIVE" in shown
+    assert {"threshold it is held to", "ρ within one stratum", "token count stratum", "1", "2",
+            "3"} <= set(shown)
+    assert svg.count("<circle") == 3  # two strata (one without a ρ), the legend's mark
+    with pytest.raises(NormtestError, match="at least one stratum"):
+        plots.strata_plot([], [], pooled=0.0, interval=(0.0, 0.0), threshold=None)
+
+
+def test_the_power_curve_marks_this_sample_and_the_rerun() -> None:
+    sizes = np.linspace(200, 20_000, 40)
+    powers = 1 - np.exp(-sizes / 6_000)
+    shown = texts(plots.power_plot(sizes, powers, now=819, chosen=15_560, setting="sentences"))
+    assert {"power against --sentences", "this audit: 819", "the rerun: 15,560", "power 0.9",
+            "--sentences"} <= set(shown)
+    with pytest.raises(NormtestError, match="as many powers as sizes"):
+        plots.power_plot(sizes, powers[:3], now=819, chosen=None, setting="sentences")
+
+
+def test_each_line_section_opens_with_the_plot_that_decides_it() -> None:
+    """The rich report's rows made confirmatory rows of their lines: the word line's section
+    opens with the scatter of its deciding row, the text line's (undecided, with the sample
+    that would decide it) with its scatter and then its power curve; the galleries below are
+    folded."""
+    report = rich_report()
+    lines = {"word.norm_ic": "word_level", "text.norm_surprisal": "text_level",
+             "cer.linear": "cer_growth"}
+    power = {"factor": 4.0, "alpha": 0.05, "power": 0.9, "setting": "sentences", "now": 80,
+             "needed": 320, "capacity": 20_411, "out_of_reach": False}
+    rows = []
+    for r in report.results:
+        if not r.confirmatory:
+            rows.append(r)
+            continue
+        undecided = r.claim == "text.norm_surprisal"
+        rows.append(replace(r, hypothesis=lines[r.claim], expected=Verdict.PASS,
+                            verdict=Verdict.INCONCLUSIVE if undecided else r.verdict,
+                            details={**r.details, "power": power} if undecided else r.details))
+    page = render(replace(report, results=rows,
+                          provenance={"sentences": 80, "words": 300, "documents": 12}), "html")
+    section = page.split('<section id="line-text_level"', 1)[1].split("</section>", 1)[0]
+    alts = [alt for alt, _ in figures(section)]
+    assert alts[0].startswith("‖e(t)‖²") and "against IC(t)" in alts[0]
+    assert "power against --sentences" in alts
+    assert section.find("<img ") < section.find("<table")
+    word = page.split('<section id="line-word_level"', 1)[1].split("</section>", 1)[0]
+    first = figures(word)[0][0]
+    assert first.startswith("‖e(w)‖²") and "against IC(w)" in first
+    assert "each line's section above shows the ones that decide it" in page

@@ -162,14 +162,16 @@ def test_robustness_is_stored_and_read_back(rare_only: Report) -> None:
 
 
 def test_the_terminal_html_and_gate_show_it(centred_only: Report, faithful: Report) -> None:
-    text = audit_text(centred_only)
-    word = next(line for line in text.splitlines() if "Word level" in line)
-    assert "holds in " in word and " analyses" in word
-    faithful_line = next(line for line in audit_text(faithful).splitlines()
-                         if "Word level" in line)
-    assert "holds in 100% of" in faithful_line
+    def under(report: Report, key: str) -> str:  # the line under the scorecard line ``key``
+        lines = audit_text(report, width=None).splitlines()
+        at = next(i for i, line in enumerate(lines) if line.split()[1:2] == [key])
+        return lines[at + 1]
+
+    assert under(centred_only, "word_level").split()[0] == "fragile:"
+    assert "gives contradicted" in under(centred_only, "word_level")
+    assert under(faithful, "word_level").split()[:3] == ["robust", "(100%", "of"]
     page = render_html(centred_only)
-    assert 'id="robustness"' in page and "specification curve of word_level" in page
+    assert 'id="robustness-word_level"' in page and "specification curve of word_level" in page
     failed = evaluate(centred_only, GateConfig(require_robust=("word_level",)))
     passed = evaluate(faithful, GateConfig(require_robust=("word_level",)))
     assert not failed.passed and passed.passed
@@ -253,15 +255,17 @@ def test_share_modal_status_and_one_wording() -> None:
     unpowered = LineRobustness("h", "replicated", reference, (
         spec("replicated", False), spec("replicated", transform="center_zipf")))
     assert unpowered.counted == (unpowered.specifications[1],)
-    # the terminal keeps the share whole in its column, the modal status on the line below
+    # the terminal says it in words to act on — fragile, and the choice that flips it — and
+    # the modal status, under the line
     from normtest.render.terminal import scorecard_part
     from normtest.scorecard.lines import Line
 
+    assert mostly.advice == "fragile: transform=center_zipf gives undecided"
     shown = scorecard_part([Line("h", "Word level", "replicated", "ok", short="Word level")],
-                           robustness={"h": mostly}, width=70)
+                           robustness={"h": mostly}, width=90)
     text = "\n".join(part.plain for part in shown if hasattr(part, "plain"))
-    assert "holds in 25% of 4 analyses\n" in text + "\n", text
-    assert "mostly UNDECIDED across its analyses" in text, text
+    assert "fragile: transform=center_zipf gives undecided · mostly UNDECIDED across its " \
+           "analyses" in text, text
     few = LineRobustness("h", "replicated", reference, specs[:1], left_out={"too small": 26})
     assert few.label == "too few analyses: 1 of 1 can tell" and not few.robust
     empty = LineRobustness("h", "undecided", {})

@@ -27,6 +27,8 @@ from normtest.render.terminal import (
     print_audit,
     short_id,
 )
+from normtest.scorecard.lines import deciding_row
+from normtest.verdict.formatting import number
 from normtest.verdict.result import Criterion, Measurement, Result, Verdict
 from normtest.verdict.sampling import Sampling
 
@@ -97,13 +99,19 @@ def test_the_scorecard_comes_first(glove_report: Report) -> None:
     assert lines[0] == f"normtest audit of glove-6b-50d (static). {QUESTION}"
     card = glove_report.scorecard
     tally = next(i for i, line in enumerate(lines) if line.startswith("scorecard: "))
-    # one line per hypothesis; its other readings, where they differ, indented under it
+    # one line per hypothesis — its status, its id (* marks a reconstructed criterion) and the
+    # effect of the row that decides it; what else it says (robustness, other readings, what
+    # would decide it) indented under it
     heads = [line for line in lines[1:tally] if not line.startswith("    ")]
     assert len(heads) == len(card)
     for line, shown in zip(card, heads, strict=True):
-        assert shown.split()[0] == line.status.upper().split()[0]
-        assert line.short in shown  # * marks a reconstructed criterion
-        assert (line.short + "*" in shown) == (line.basis == "reconstructed")
+        status = line.status.upper()
+        assert shown.strip().startswith(status)
+        key = shown.strip()[len(status):].split()[0]
+        assert key == line.key + ("*" if line.basis == "reconstructed" else "")
+        decider = deciding_row(line)
+        if decider is not None:  # its estimate and interval, as the rows tables write them
+            assert f"{number(decider.estimate, minus='-')} [" in shown
     # then one line per claim, under a header
     assert lines[tally + 2].split()[:2] == ["claim", "PASS"]
     claims = {r.claim for r in glove_report.results}
@@ -209,10 +217,14 @@ def test_the_command_line_answers_first(tmp_path: Path, capsys: pytest.CaptureFi
     assert lines[0].startswith("normtest audit of glove-6b-50d") and QUESTION in lines[0]
     assert lines[1].split()[0] in ("REPLICATED", "CONTRADICTED", "UNDECIDED", "INVALID", "NOT")
     assert "\x1b" not in out and len(out.splitlines()) <= SCREEN
-    # every line fits the width but the last, which names the output folder (a path as long as
-    # the temporary folder's: longer under pytest-xdist)
-    assert max(len(line) for line in out.rstrip().splitlines()[:-1]) <= WIDTH
+    # off a terminal (a pipe, a log) no line is cut: every threshold and reason whole
+    assert "…" not in out.replace("… and ", "")
     assert out.rstrip().endswith(f"reports written to {tmp_path}/: report.json")
+    assert f"normtest explain LINE --report {tmp_path / 'report.json'}" in out
+    # --width cuts it to a terminal's width, as on a terminal
+    assert main([*args, "--width", "80"]) == EXIT_OK
+    narrow = capsys.readouterr().out.rstrip().splitlines()
+    assert max(len(line) for line in narrow[:-1]) <= 80 and narrow[0] == lines[0][:80]
     report = Report.read(tmp_path / "report.json")
     exploratory = [r.id for r in report.results if r.role == "exploratory"]
     assert exploratory and not any(i in out for i in exploratory)
@@ -228,3 +240,7 @@ def test_the_command_line_answers_first(tmp_path: Path, capsys: pytest.CaptureFi
     stored = capsys.readouterr().out
     assert stored.splitlines()[0].startswith("normtest report of glove-6b-50d (static). ")
     assert stored.splitlines()[1:] == out.splitlines()[1:-1]
+    # and takes --all as the audit does
+    assert main(["report", str(tmp_path / "report.json"), "--format", "text", "--all"]) \
+        == EXIT_OK
+    assert all(r.id in capsys.readouterr().out for r in report.results)

@@ -144,7 +144,9 @@ def build_smollm2_cache(
 
     target = Path(target)
     source = Path(gguf) if gguf is not None else smollm2_gguf_path()
-    log.warning("normtest: building a float32 copy of SmolLM2-135M in %s (once, ~30 s)", target)
+    log.warning("normtest: building a float32 copy of SmolLM2-135M in %s (once, ~30 s): it is "
+                "the model whose surprisal gives sentences their information content, whatever "
+                "model is audited", target)
 
     def fill(work: Path) -> dict[str, Any]:
         with library_bars(False), task("building SmolLM2's float32 copy (once)"):

@@ -9,12 +9,11 @@ declarations (``checks/``), so a user's own claims and lines explain themselves 
 
 from __future__ import annotations
 
-import difflib
 import textwrap
 from collections.abc import Iterable
 
 from normtest.audit.run import applicable_axes
-from normtest.audit.selection import Selector, result_id
+from normtest.audit.selection import Selector, result_id, unknown_id
 from normtest.claims.catalogue import (
     FAMILIES,
     REFERENCE,
@@ -61,15 +60,10 @@ def explain(name: str) -> str:
         return explain_rows(get(selector.claim), dict(selector.variant), name)
     if name.endswith(".json") or "/" in name:
         raise NormtestError(f"{name!r} is a file; explain takes an id (a scorecard line, a "
-                            "claim, a claim's variant or a suite): normtest report FILE renders "
-                            "a stored report")
-    guess = difflib.get_close_matches(name, keys + ids + list(SUITES), n=1, cutoff=0.5)
-    hint = f"; did you mean {guess[0]!r}?" if guess else ""
-    raise NormtestError(
-        f"{name!r} is not a scorecard line, a claim, a claim's variant (claim[axis=value]) or a "
-        f"suite{hint} (lines: {', '.join(keys)}; suites: {', '.join(SUITES)}; normtest list "
-        "shows the claims)"
-    )
+                            "claim, a claim's variant or a suite), then --report FILE for why "
+                            "that report's line came out as it did; normtest report FILE "
+                            "renders a stored report")
+    raise unknown_id(name)
 
 
 def explain_rows(claim: Claim, variant: dict[str, str], text: str | None = None) -> str:

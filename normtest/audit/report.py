@@ -117,6 +117,11 @@ class AuditProvenance:
     prefix_unit: str | None = None
     #: how the audit sized its sample (``normtest.audit.sizing.Sizing.to_dict``)
     sizing: Mapping[str, Any] | None = None
+    #: wall seconds: ``total`` (the audit, from the model loaded to the report), each kind of
+    #: data's building and measuring (``words``, ``texts``, ``prefixes``), and ``per_unit``: the
+    #: seconds one unit of a kind takes to make on this machine (a word, a sentence, a
+    #: document), where this audit made it or an earlier one recorded it
+    seconds: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The report's ``provenance`` mapping (keys in the order reports have always had)."""
@@ -134,6 +139,8 @@ class AuditProvenance:
         if self.sizing is not None:
             out["sizing"] = dict(self.sizing)
         out.update(scope=self.scope, profile=self.profile, multiplicity=dict(self.multiplicity))
+        if self.seconds is not None:
+            out["seconds"] = dict(self.seconds)
         return provenance(**out)
 
 
@@ -215,6 +222,25 @@ class Report:
             return r.rejudge(new) if r.measurement is not None else replace(r, criterion=new)
 
         return replace(self, results=adjust_audit([rejudged(r) for r in self.results]))
+
+    @property
+    def rejudged_note(self) -> str:
+        """For a report re-judged under other thresholds, what its views must be read with:
+        the rows and scorecard follow the new thresholds, robustness and controls do not (they
+        are the audit's, computed at its own); empty for a report as its audit wrote it."""
+        rejudged = self.provenance.get("rejudged")
+        if not isinstance(rejudged, Mapping) or not rejudged:
+            return ""
+        def shown(value: Any) -> str:
+            return f"{value[0]:g}:{value[1]:g}" if isinstance(value, list | tuple) \
+                else f"{value:g}"
+
+        changed = ", ".join(f"{claim}={shown(value)}" for claim, value in rejudged.items())
+        kept = [name for name, found in (("robustness", self.robustness),
+                                         ("controls", self.controls)) if found]
+        return (f"re-judged at {changed}: the rows and the scorecard follow these thresholds"
+                + (f"; {' and '.join(kept)} are the audit's, computed at its own thresholds"
+                   if kept else ""))
 
     def with_thresholds(self, thresholds: Mapping[str, float | Sequence[float]]) -> Report:
         """Re-judged under new thresholds (``CLAIM: value`` or ``CLAIM: (low, high)``).

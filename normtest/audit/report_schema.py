@@ -330,7 +330,9 @@ CONTROLS = obj(
 
 DATA = obj(optional={
     "words": obj(optional={"words": STRINGS, "information": NUMBERS, "token_counts": INTS,
-                           "squared_norms": mapping_of(NUMBERS)}),
+                           "squared_norms": mapping_of(NUMBERS),
+                           "pairs": obj(optional={"words": list_of(STRINGS), "pmi": NUMBERS,
+                                                  "inner_products": mapping_of(NUMBERS)})}),
     "texts": obj(optional={"sentences": STRINGS, "surprisal_model": nullable(STR),
                            "information": NUMBERS, "document": INTS, "document_ids": STRINGS,
                            "lengths": INTS, "squared_norms": mapping_of(NUMBERS)}),

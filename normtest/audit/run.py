@@ -16,6 +16,7 @@ tokens, no prefixes) is listed as SKIPPED with the reason, never run and never c
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, cast
@@ -32,6 +33,7 @@ from normtest.audit.report import (
     Report,
     sample_settings,
 )
+from normtest.audit.selection import selected_claims
 from normtest.base import progress
 from normtest.base.parallel import forked_map, worker_count
 from normtest.base.settings import AuditSettings
@@ -40,6 +42,8 @@ from normtest.claims.measuring import merge_identical, remeasure
 from normtest.data.common import profiled
 from normtest.data.kinds import AuditData
 from normtest.errors import NormtestError, nothing_ran
+from normtest.models.cache import rates
+from normtest.models.cache.adapter import computed_items
 from normtest.scorecard.power import annotate
 from normtest.stats.multiplicity import METHOD_OF_ROLE, adjust_audit, tested
 from normtest.verdict.result import Result, Verdict, variant_key
@@ -152,9 +156,10 @@ def run_audit(
 def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: str,
                settings: AuditSettings, words: Sequence[str] | None,
                source: Any | None) -> Report:
+    started = time.perf_counter()
     info = adapter_info(adapter)
     family = info.family
-    chosen = [get(i) for i in claim_ids] if claim_ids else claims(suite)
+    chosen = [get(i) for i in selected_claims(claim_ids)] if claim_ids else claims(suite)
     encoding = None
     if settings.corpus:  # a corpus in another encoding is refused before any work
         from normtest.data.information.corpus import corpus_encoding
@@ -182,9 +187,14 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
         v["composition"] for c in chosen if c.id in planned and c.data == "prefixes"
         for v in planned[c.id]))
     total = sum(len(v) for v in planned.values())
+    # the wall seconds each kind of data took to build and measure: what a larger sample of
+    # that kind would cost again (normtest.audit.next_steps estimates a rerun from it)
+    by_kind: dict[str, float] = {}
+    fresh: dict[str, int] = {}  # items each kind computed (not read from the cache)
     with progress.task("measuring claims", total=total, unit="rows") as bar:
         spread = worker_count(settings.workers, total) > 1
-        measured = measure_spread(chosen, planned, data, family, bar) if spread else {}
+        measured = measure_spread(chosen, planned, data, family, bar, by_kind, fresh) \
+            if spread else {}
         for claim in chosen:
             reason = skipped[claim.id]
             if reason is not None:
@@ -194,7 +204,10 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
                 results.extend(merge_identical(measured[claim.id]))
             else:
                 bar.describe(f"measuring {claim.id}")
+                begun, before = time.perf_counter(), computed_items()
                 results.extend(measure_claim(claim, data, family, states, bar, layers))
+                _spent(by_kind, str(claim.data), time.perf_counter() - begun)
+                fresh[str(claim.data)] = fresh.get(str(claim.data), 0) + computed_items() - before
     results = annotate(adjust_audit(results), settings)
     ran = [r for r in results if r.verdict not in (Verdict.SKIPPED, Verdict.ERROR)]
     if not ran:
@@ -232,6 +245,10 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
         from normtest.scorecard.controls import assess as assess_controls
 
         checked = assess_controls(results, data, family)
+    per_unit = _rates(info.name, by_kind, fresh, said)
+    record = replace(record, seconds={"total": round(time.perf_counter() - started, 2),
+                                      **{k: round(v, 2) for k, v in by_kind.items()},
+                                      **({"per_unit": per_unit} if per_unit else {})})
     return Report(results=results, model=model,
                   provenance=record.to_dict(),
                   data=plot_data(data, results), robustness=tuple(robustness),
@@ -301,8 +318,37 @@ def measure_variant(claim: Claim, data: AuditData, family: str,
     return remeasure(claim, data.get(claim.data), variant, data.settings, family=family)
 
 
+def _spent(by_kind: dict[str, float], kind: str, seconds: float) -> None:
+    by_kind[kind] = by_kind.get(kind, 0.0) + seconds
+
+
+#: The unit of each kind of data's sample (``provenance`` names its size), whose making a rate
+#: is kept for (:mod:`normtest.models.cache.rates`).
+UNIT_OF_KIND = {"words": "words", "texts": "sentences", "prefixes": "documents"}
+
+
+def _rates(model: str, by_kind: dict[str, float], fresh: dict[str, int],
+           sizes: Mapping[str, Any]) -> dict[str, float]:
+    """Seconds per unit of each kind this audit made fresh (at least one computed item per unit
+    of its sample: its time is the making's), recorded for later estimates; the others' rates
+    as last recorded on this machine."""
+    out: dict[str, float] = {}
+    for kind, unit in UNIT_OF_KIND.items():
+        units = sizes.get(unit)
+        if kind not in by_kind or not isinstance(units, int) or units <= 0:
+            continue
+        if fresh.get(kind, 0) >= rates.FRESH * units:
+            rates.record(model, kind, by_kind[kind], units)
+            out[kind] = round(by_kind[kind] / units, 5)
+        elif (known := rates.rate(model, kind)) is not None:
+            out[kind] = round(known, 5)
+    return out
+
+
 def measure_spread(chosen: Sequence[Claim], planned: Mapping[str, Sequence[Mapping[str, str]]],
-                   data: AuditData, family: str, bar: progress.Bar) -> dict[str, list[Result]]:
+                   data: AuditData, family: str, bar: progress.Bar,
+                   seconds: dict[str, float] | None = None,
+                   fresh: dict[str, int] | None = None) -> dict[str, list[Result]]:
     """Every planned row, measured over the audit's ``--workers`` (forked processes,
     :mod:`normtest.base.parallel`), by claim in variant order (not merged).
 
@@ -311,8 +357,15 @@ def measure_spread(chosen: Sequence[Claim], planned: Mapping[str, Sequence[Mappi
     forward pass runs twice, this process first makes the vectors of every planned variant
     (each kind's ``prepare``) and measures the first row of each claim (what that claim's rows
     share); the other rows, independent of each other, are then spread. The numbers are the
-    same as in one process: every draw is seeded by the settings.
+    same as in one process: every draw is seeded by the settings. ``seconds`` receives the
+    wall seconds of each kind of data (its preparation, its first rows, and its share of the
+    spread rows' time), ``fresh`` how many items each kind computed in this process.
     """
+    spent: dict[str, float] = {} if seconds is None else seconds
+    made: dict[str, int] = {} if fresh is None else fresh
+
+    def counted(kind: str, before: int) -> None:
+        made[kind] = made.get(kind, 0) + computed_items() - before
 
     todo = [c for c in chosen if c.id in planned]
     by_kind: dict[str, list[Mapping[str, str]]] = {}
@@ -320,25 +373,39 @@ def measure_spread(chosen: Sequence[Claim], planned: Mapping[str, Sequence[Mappi
         by_kind.setdefault(str(claim.data), []).extend(planned[claim.id])
     for kind, kind_variants in by_kind.items():
         bar.describe(f"preparing the {kind}")
+        begun, before = time.perf_counter(), computed_items()
         try:
-            made = data.get(kind)
+            built = data.get(kind)
         except NormtestError:  # the rows that read it say why
             continue
-        made.prepare(kind_variants, worker_count(data.settings.workers, len(kind_variants)))
+        built.prepare(kind_variants, worker_count(data.settings.workers, len(kind_variants)))
+        _spent(spent, kind, time.perf_counter() - begun)
+        counted(kind, before)
     out: dict[str, list[Result]] = {}
     for claim in todo:
         if planned[claim.id]:
             bar.describe(f"measuring {claim.id}")
+            begun, before = time.perf_counter(), computed_items()
             out[claim.id] = [measure_variant(claim, data, family, planned[claim.id][0])]
+            _spent(spent, str(claim.data), time.perf_counter() - begun)
+            counted(str(claim.data), before)
             bar.update(1)
     rest = [(claim, variant) for claim in todo for variant in planned[claim.id][1:]]
     bar.describe("measuring the claims' other rows")
+
+    def timed(job: tuple[Claim, Mapping[str, str]]) -> tuple[Result, float]:
+        begun = time.perf_counter()
+        return measure_variant(job[0], data, family, job[1]), time.perf_counter() - begun
+
     # a claim's rows together: they share draws and what is derived from them
-    rows = forked_map(lambda job: measure_variant(job[0], data, family, job[1]), rest,
-                      data.settings.workers, done=lambda _: bar.update(1),
+    begun = time.perf_counter()
+    rows = forked_map(timed, rest, data.settings.workers, done=lambda _: bar.update(1),
                       chunksize=max(1, len(rest) // (4 * max(1, len(todo)))))
-    for (claim, _), row in zip(rest, rows, strict=True):
+    wall, busy = time.perf_counter() - begun, sum(took for _, took in rows)
+    for (claim, _), (row, took) in zip(rest, rows, strict=True):
         out[claim.id].append(row)
+        if busy > 0:  # the spread rows' wall time, shared by the time each row took
+            _spent(spent, str(claim.data), wall * took / busy)
     return out
 
 
@@ -349,9 +416,16 @@ def plot_data(data: AuditData, results: Sequence[Result]) -> dict[str, Any]:
     plotted = {c.id for c in claims() if c.plotted and c.data == "words"}
     measured = [r.variant for r in results if r.claim in plotted and r.measurement is not None
                 and not profiled(r.variant.get("representation", "last"))]
+    # the claims of inner products against PMI (C1): their pairs are plotted too
+    paired = {c.id for c in claims() if c.data == "words"
+              and tuple(c.quantities[:2]) == ("inner_product", "pmi")}
+    pair_variants = [r.variant for r in results if r.claim in paired
+                     and r.measurement is not None and r.measurement.sampling is not None
+                     and not profiled(r.variant.get("representation", "last"))]
     out: dict[str, Any] = {}
     for kind, built in data.built().items():
-        section = built.plot_data(measured)
+        section = (cast(Any, built).plot_data(measured, pair_variants) if kind == "words"
+                   else built.plot_data(measured))
         if section is not None:
             out[kind] = section
     return out

@@ -3,13 +3,14 @@ threshold overrides: what a run is asked to check."""
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from normtest.audit.report import Report
-from normtest.claims.catalogue import SUITES, claims, get
+from normtest.claims.catalogue import SUITES, claims, claims_of_line, declared_lines, get
 from normtest.errors import NormtestError
 
 if TYPE_CHECKING:
@@ -34,15 +35,37 @@ def split_ids(values: Iterable[str]) -> list[str]:
 _SELECTOR = re.compile(r"([^\[\]\s,]+)(?:\[([^\[\]]*)\])?")
 
 
+def line_keys() -> list[str]:
+    """The scorecard lines' ids (``word_level``, ``composition``, …)."""
+    return [h.key for h in declared_lines()]
+
+
+def unknown_id(name: str) -> NormtestError:
+    """The one error every command gives for an id it does not know (``explain``, ``show``,
+    ``--claims``, the gate), with the closest known id: a scorecard line, a claim or a
+    suite."""
+    keys, ids = line_keys(), [c.id for c in claims()]
+    head = name.split("[", 1)[0]
+    guess = difflib.get_close_matches(head, keys + ids + list(SUITES), n=1, cutoff=0.5)
+    hint = f"; did you mean {guess[0]!r}?" if guess else ""
+    return NormtestError(
+        f"{name!r} is not a scorecard line, a claim, a claim's variant (claim[axis=value]) or a "
+        f"suite{hint} (lines: {', '.join(keys)}; suites: {', '.join(SUITES)}; normtest list "
+        "shows the lines and their claims)")
+
+
 @dataclass(frozen=True)
 class Selector:
-    """A suite (``word``), a claim (``word.norm_ic``) or some of its variants
-    (``word.norm_ic[transform=raw]``; axes not named match any value)."""
+    """A suite (``word``), a scorecard line (``composition``: the claims that decide it), a
+    claim (``word.norm_ic``) or some of its variants (``word.norm_ic[transform=raw]``; axes
+    not named match any value). A name that is both a suite and a line (``conditions``) is the
+    suite, which holds the line's claims."""
 
     text: str
     claim: str | None = None
     suite: str | None = None
     variant: Mapping[str, str] = field(default_factory=dict)
+    line: str | None = None
 
     @classmethod
     def parse(cls, text: str) -> Selector:
@@ -51,13 +74,18 @@ class Selector:
         text = text.strip()
         if text in (*SUITES, "all"):
             return cls(text, suite=None if text == "all" else text)
+        if text in line_keys():
+            return cls(text, line=text)
         match = _SELECTOR.fullmatch(text)
         if match is None:
             raise NormtestError(
                 f"cannot read claim selector {text!r}; write a claim id, a suite, or "
                 "claim[axis=value,...] such as word.norm_ic[transform=raw]"
             )
-        claim = get(match[1])
+        try:
+            claim = get(match[1])
+        except NormtestError:
+            raise unknown_id(text) from None
         variant: dict[str, str] = {}
         for part in filter(None, (p.strip() for p in (match[2] or "").split(","))):
             axis, eq, value = part.partition("=")
@@ -87,6 +115,8 @@ class Selector:
 
         if self.claim is not None:
             return [self.claim]
+        if self.line is not None:
+            return claims_of_line(self.line)
         return [c.id for c in claims(self.suite or "all")]
 
     def matches(self, claim: str | None, variant: Mapping[str, str]) -> bool:
@@ -95,8 +125,8 @@ class Selector:
         if self.claim is None:
             if claim is None:
                 return False
-            from normtest.claims.catalogue import get
-
+            if self.line is not None:
+                return claim in claims_of_line(self.line)
             return self.suite is None or get(claim).suite == self.suite
         if claim != self.claim:
             return False
@@ -111,6 +141,13 @@ class Selector:
     def specificity(self) -> int:
         """How much this selector names: a variant beats a claim, a claim beats a suite."""
         return (len(self.variant) + 2) if self.claim else (1 if self.suite else 0)
+
+
+def selected_claims(values: Iterable[str]) -> list[str]:
+    """The claim ids a list of ids names (suites, lines, claims, variants: each its claims),
+    in catalogue order, each once."""
+    wanted = {c for s in parse_selectors(values) for c in s.claim_ids()}
+    return [c.id for c in claims() if c.id in wanted]
 
 
 def parse_selectors(values: Iterable[str] | None) -> list[Selector]:

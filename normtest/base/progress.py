@@ -1,15 +1,16 @@
 """Progress on long work: one display on the terminal's standard error, shared by every phase.
 
-The command line turns the display on (:func:`showing`) when standard error is a terminal and
-``--quiet`` was not given; everything else only reports to it::
+The command line turns the display on (:func:`showing`) unless ``--quiet`` was given: live bars
+when standard error is a terminal, one plain line per phase anywhere else (a pipe, a file, a CI
+log); everything else only reports to it::
 
     with progress.task("word vectors", total=n, unit="tok") as bar:
         for batch in batches:
             ...
             bar.update(len(batch))
 
-Without a display (a pipe, a file, ``--quiet``, the Python API, pytest) a task costs nothing and
-shows nothing. The display is rich's ``Progress``, transient: each bar has a count, a rate and
+Without a display (``--quiet``, the Python API, pytest) a task costs nothing and shows
+nothing. The display is rich's ``Progress``, transient: each bar has a count, a rate and
 the time left, and the whole display is erased before the command prints its answer, so it never
 mixes into the scorecard or a table.
 
@@ -27,13 +28,15 @@ Outside :func:`timings` a task records nothing and costs what it did.
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["Bar", "Timings", "active", "library_bars", "showing", "task", "timings"]
+__all__ = ["PROGRESS_LINE", "Bar", "Timings", "active", "library_bars", "showing", "task",
+           "timings", "without_progress"]
 
 _DISPLAY: Any = None
 #: The active records of :func:`timings` (innermost last); empty: tasks record nothing.
@@ -175,13 +178,66 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_timings)
 
 
+#: One progress line of the plain display: ``normtest: [  12 s] measuring claims``.
+PROGRESS_LINE = re.compile(r"^normtest: \[\s*\d+ s\] .*\n?", re.MULTILINE)
+
+
+def without_progress(text: str) -> str:
+    """Standard error as a log holds it, without the plain display's progress lines (what a
+    script that reads the errors wants)."""
+    return PROGRESS_LINE.sub("", text)
+
+
+class _Lines:
+    """The display off a terminal (a pipe, a file, a CI log): one plain line on standard error
+    as each phase begins — the top-level phases and the ones directly inside them — with the
+    seconds since the display began; bars, rates and descriptions that change are left out."""
+
+    #: how deep a phase may be nested and still get its line
+    DEPTH = 2
+
+    def __init__(self, stream: Any) -> None:
+        self.stream, self.start = stream, time.perf_counter()
+        self.open: list[int] = []
+        self.next_id = 0
+
+    def add_task(self, description: str, total: float | None = None, unit: str = "") -> int:
+        self.next_id += 1
+        if len(self.open) < self.DEPTH:
+            elapsed = time.perf_counter() - self.start
+            print(f"normtest: [{elapsed:5.0f} s] {'  ' * len(self.open)}{description}",
+                  file=self.stream, flush=True)
+        self.open.append(self.next_id)
+        return self.next_id
+
+    def advance(self, task_id: int, n: float) -> None:
+        pass
+
+    def update(self, task_id: int, description: str = "") -> None:
+        pass
+
+    def remove_task(self, task_id: int) -> None:
+        if task_id in self.open:
+            self.open.remove(task_id)
+
+
 @contextmanager
-def showing(enabled: bool) -> Iterator[None]:
-    """Turn the display on for the block (on standard error) when ``enabled``; nested calls
-    share the outer display."""
+def showing(mode: bool | str | None) -> Iterator[None]:
+    """Turn the display on for the block, on standard error: ``"bar"`` (or True) rich's live
+    bars, for a terminal; ``"lines"`` one plain line per phase, for a pipe or a log; a false
+    value none. Nested calls share the outer display."""
     global _DISPLAY
-    if not enabled or _DISPLAY is not None:
+    if not mode or _DISPLAY is not None:
         yield
+        return
+    if mode == "lines":
+        import sys
+
+        _DISPLAY = _Lines(sys.stderr)
+        try:
+            yield
+        finally:
+            _DISPLAY = None
         return
     from rich.console import Console
     from rich.progress import (

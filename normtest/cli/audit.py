@@ -19,6 +19,7 @@ from normtest.cli.common import (
     add_formats,
     add_quiet,
     add_suite,
+    add_width,
     check_outputs,
     output_path,
     shows_progress,
@@ -45,6 +46,7 @@ def register(sub: Any) -> None:
     add_quiet(audit)
     add_all_rows(audit, "print every row (every variant of every claim), the scorecard's "
                         "reasons and every reason in full, after the answer")
+    add_width(audit)
     audit.add_argument("--until-decided", action="store_true",
                        help="a sequential audit: grow the sample in stages until every "
                             "confirmatory row is decided (O'Brien–Fleming alpha spending)")
@@ -82,6 +84,10 @@ def command(args: argparse.Namespace) -> int:
     check_outputs(args)
     _check_sequential(args, values)
     load_checks_of(values)
+    if args.claims:  # an unknown id is refused before the model loads, as explain refuses it
+        from normtest.audit.selection import selected_claims
+
+        selected_claims(args.claims)
     if len(args.model) > 1:
         return _audit_many(args, values)
     (model,) = args.model
@@ -110,7 +116,8 @@ def command(args: argparse.Namespace) -> int:
     from normtest.render.terminal import print_audit, stdout_console
 
     written = write_reports(report, out, args.formats)  # before anything is printed
-    print_audit(report, stdout_console(), all_rows=args.all_rows)
+    print_audit(report, stdout_console(args.width), all_rows=args.all_rows,
+                report_path=_json_path(out, args.formats))
     replaced = report.provenance.get("corpus_replaced_bytes")
     if replaced:
         print(f"note: {replaced:,} of the corpus's {report.provenance['corpus_bytes']:,} bytes "
@@ -124,6 +131,11 @@ def command(args: argparse.Namespace) -> int:
         return emit(gate_audit(report, adapter, settings, config, args.baseline),
                     args.summary)
     return EXIT_OK
+
+
+def _json_path(folder: Path, formats: Any) -> str | None:
+    """The report.json just written (for the command that explains a line), if one was."""
+    return str(folder / "report.json") if "json" in formats else None
 
 
 #: The stages of ``normtest audit --until-decided`` when --stages is not given.
@@ -181,7 +193,8 @@ def _audit_many(args: argparse.Namespace, values: dict[str, Any]) -> int:
         folder = (args.out / folder_name(name) if args.out is not None
                   else default_results_dir(name, revision))
         written = write_reports(report, folder, args.formats)
-        print_audit(report, stdout_console(), all_rows=args.all_rows)
+        print_audit(report, stdout_console(args.width), all_rows=args.all_rows,
+                    report_path=_json_path(folder, args.formats))
         print(written)
         print()
     return EXIT_OK

@@ -23,9 +23,12 @@ def output_path(text: str) -> Path:
     return Path(text)
 
 
-def shows_progress(args: argparse.Namespace) -> bool:
-    """Progress on standard error when it is a terminal and --quiet was not given."""
-    return sys.stderr.isatty() and not getattr(args, "quiet", False)
+def shows_progress(args: argparse.Namespace) -> str | None:
+    """Progress on standard error unless --quiet was given: ``"bar"`` on a terminal, ``"lines"``
+    (one plain line per phase) anywhere else (:func:`normtest.base.progress.showing`)."""
+    if getattr(args, "quiet", False):
+        return None
+    return "bar" if sys.stderr.isatty() else "lines"
 
 
 def check_outputs(args: argparse.Namespace) -> None:
@@ -56,8 +59,8 @@ MODEL_HELP = "embedded name, path, hub id (owner/name[@revision]), or module:att
 def add_quiet(parser: argparse.ArgumentParser) -> None:
     """``-q/--quiet``: no progress display."""
     parser.add_argument("-q", "--quiet", action="store_true",
-                        help="no progress display (it shows only when standard error is a "
-                             "terminal)")
+                        help="no progress on standard error (live bars on a terminal, one "
+                             "line per phase anywhere else)")
 
 
 def add_formats(parser: argparse.ArgumentParser) -> None:
@@ -80,6 +83,25 @@ def add_suite(parser: argparse.ArgumentParser, help: str | None = None) -> None:
 def add_claims(parser: argparse.ArgumentParser, help: str | None = None) -> None:
     """``--claims ID …``."""
     parser.add_argument("--claims", nargs="+", default=None, metavar="ID", help=help)
+
+
+def add_width(parser: argparse.ArgumentParser) -> None:
+    """``--width N``: the columns of the printed answer."""
+    parser.add_argument("--width", type=_columns, default=None, metavar="N",
+                        help="columns of the printed answer (default: the terminal's width on "
+                             "a terminal; anywhere else — a pipe, a file, a CI log — lines are "
+                             "never cut)")
+
+
+def _columns(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 40:
+        raise argparse.ArgumentTypeError(f"--width takes a number of columns, 40 or more; got "
+                                         f"{text!r}")
+    return value
 
 
 def add_all_rows(parser: argparse.ArgumentParser, help: str) -> None:

@@ -39,7 +39,9 @@ def command(args: argparse.Namespace) -> int:
     written = None if args.out is None else write_reports(report, args.out, args.formats)
     print_rows(report, stdout_console(), reasons=args.all_rows,
                title="normtest demonstration: synthetic models built to satisfy or violate each "
-                     "claim")
+                     "claim",
+               then="a real model: normtest audit --model minilm-l6; how a claim is judged: "
+                    "normtest explain word.norm_ic")
     if written is not None:
         print(written)
     return EXIT_OK

@@ -9,6 +9,8 @@ from typing import Any
 
 from normtest.cli.common import (
     EXIT_OK,
+    add_all_rows,
+    add_width,
     output_path,
 )
 from normtest.errors import NormtestError
@@ -33,6 +35,9 @@ def register(sub: Any) -> None:
                            metavar="CLAIM=VALUE",
                            help="re-judge a claim: CLAIM=VALUE (one-sided threshold) or "
                                 "CLAIM=LOW:HIGH (equivalence margin); Holm again per claim")
+    add_all_rows(rendering, "with --format text: every row, the scorecard's reasons and every "
+                            "reason in full, after the answer")
+    add_width(rendering)
     rendering.set_defaults(handler=command)
 
 
@@ -62,7 +67,16 @@ def command(args: argparse.Namespace) -> int:
         from normtest.render.terminal import audit_text
 
         name = report.model.get("name", "unnamed model")
-        text = audit_text(report, title=f"normtest report of {name}")
+        width = args.width
+        if width is None and args.out is None and sys.stdout.isatty():
+            from normtest.render.terminal import stdout_console
+
+            width = stdout_console().width  # a terminal: its width
+        text = audit_text(report, title=f"normtest report of {name}", all_rows=args.all_rows,
+                          width=width, report_path=str(args.report))
+    elif args.all_rows:
+        raise NormtestError("--all applies to --format text (Markdown and HTML hold every row "
+                            "already)")
     else:
         text = render(report, args.format)
     if args.out is None:

@@ -68,15 +68,32 @@ class WordData:
         return {"words": len(self.words), "words_requested": self.requested,
                 "dropped_words": self.dropped}
 
-    def plot_data(self, variants: Sequence[Mapping[str, str]]) -> dict[str, Any] | None:
+    def plot_data(self, variants: Sequence[Mapping[str, str]],
+                  pair_variants: Sequence[Mapping[str, str]] = ()) -> dict[str, Any] | None:
         """The report's ``data["words"]``: the words, their IC and token counts, and the squared
-        norms of each measured variant (None when no variant was measured)."""
-        if not variants:
+        norms of each measured variant (None when no variant was measured); with
+        ``pair_variants`` (the variants of a claim of inner products against PMI), the
+        one-token words' co-occurring pairs (``pairs``: each pair's two words, its PMI, and its
+        inner product under each variant)."""
+        if not variants and not pair_variants:
             return None
-        return {"words": list(self.words), "information": rounded(self.information),
-                "token_counts": [int(c) for c in self.token_counts()],
-                "squared_norms": {variant_key(v): rounded(self.squared_norms(v))
-                                  for v in variants}}
+        out: dict[str, Any] = {
+            "words": list(self.words), "information": rounded(self.information),
+            "token_counts": [int(c) for c in self.token_counts()],
+            "squared_norms": {variant_key(v): rounded(self.squared_norms(v)) for v in variants}}
+        if pair_variants:
+            try:
+                single = self.one_token()
+                x, y, pmi = single.pairs()
+            except NormtestError:  # no pairs: the rows that read them say why
+                return out
+            out["pairs"] = {
+                "words": [[single.words[i], single.words[j]] for i, j in
+                          zip(x.tolist(), y.tolist(), strict=True)],
+                "pmi": rounded(pmi),
+                "inner_products": {variant_key(v): rounded(single.inner_products(v, x, y))
+                                   for v in pair_variants}}
+        return out
 
     @staticmethod
     def fingerprint(section: Mapping[str, Any]) -> Any:

@@ -174,10 +174,20 @@ def robust_requirements(keys: Sequence[str], candidate: Report) -> list[RobustRe
             out.append(RobustRequirement(key, candidate.robustness_of(key),
                                          known[key].status != "not tested"))
         else:
-            raise NormtestError(f"require_robust: no scorecard line {key!r}; the lines are "
-                                f"{', '.join(sorted(known))} (or all)")
+            raise NormtestError(f"require_robust: no scorecard line {key!r}{_guess(key)}; the "
+                                f"lines are {', '.join(known)} (or all)")
     none = not candidate.robustness
     return [replace(r, none_assessed=none) for r in out]
+
+
+def _guess(key: str) -> str:
+    """``; did you mean 'word_level'?`` for a misspelt line (the hint every command gives)."""
+    import difflib
+
+    from normtest.audit.selection import line_keys
+
+    found = difflib.get_close_matches(key, line_keys(), n=1, cutoff=0.5)
+    return f"; did you mean {found[0]!r}?" if found else ""
 
 
 def line_requirements(keys: Sequence[str], lines: Sequence[Line],
@@ -194,8 +204,8 @@ def line_requirements(keys: Sequence[str], lines: Sequence[Line],
         elif key in by_key:
             out.append(LineRequirement(key, by_key[key]))
         else:
-            raise NormtestError(f"replicated: no scorecard line {key!r}; the lines are "
-                                f"{', '.join(by_key)} (or 'all')")
+            raise NormtestError(f"replicated: no scorecard line {key!r}{_guess(key)}; the lines "
+                                f"are {', '.join(by_key)} (or 'all')")
     if candidate is None:
         return out
     return [replace(r, missing=_controls_missing(r.key, candidate)) for r in out]

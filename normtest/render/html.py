@@ -1,9 +1,12 @@
 """The report as one self-contained HTML page.
 
 Reading order (``docs/reports.md`` shows and explains each part): the title with a one-line
-answer; the scorecard (each hypothesis of the paper replicated, contradicted, undecided or not
-tested); a table of contents; the claims summary (verdict counts, one row per claim, the
-disagreements with the paper); the plots — a forest plot of effects per claim, word-level
+answer; the scorecard at a glance (each hypothesis of the paper, its status, the row that
+decides it, its robustness and what would decide it, then the one command that decides every
+undecided line: :mod:`normtest.render.html_lines`); a table of contents; one section per tested
+line, the plot that decides it first, then its rows, robustness and controls; the claims
+summary (verdict counts, one row per claim, the disagreements with the paper); all the plots —
+a forest plot of effects per claim, word-level
 scatter plots of ‖e(w)‖² against IC per composition and transform (and sentence-level ones when
 the report has them), CER curves s(L) per composition — each with a caption that says what its
 axes are (:mod:`normtest.render.html_figures`); then the long tables: the confirmatory rows open,
@@ -26,7 +29,8 @@ from normtest.audit.sizing import stored_lines
 from normtest.base.version import VERSION as __version__
 from normtest.render import labels as fmt
 from normtest.render import plots
-from normtest.render.html_figures import Figures, Section, badge, esc, fold
+from normtest.render.html_figures import Section, badge, esc, fold
+from normtest.render.html_lines import LineSections
 from normtest.scorecard.lines import counts
 from normtest.verdict.formatting import BESIDE, MISSING, beside
 from normtest.verdict.formatting import interval as _interval
@@ -95,6 +99,11 @@ footer { margin-top: 40px; font-size: 12px; color: var(--muted); }
 a { color: #0969da; text-decoration: none; } a:hover { text-decoration: underline; }
 section, nav { scroll-margin-top: 12px; }
 .answer { font-size: 15px; margin: 8px 0 0; max-width: 1000px; }
+table.glance td { vertical-align: top; } table.glance small { color: var(--muted); }
+.next { margin: 8px 0 4px; padding: 8px 12px; border-left: 3px solid #0969da;
+        background: var(--soft); max-width: 1100px; }
+section.line h2 .status { font-size: 13px; vertical-align: 2px; }
+.block h3 { font-size: 15px; }
 #scorecard h2 { margin-top: 18px; }
 #scorecard p { margin: 4px 0; }
 nav#contents { margin: 16px 0 0; padding: 8px 14px 10px; background: var(--soft);
@@ -115,7 +124,7 @@ ul.axes li { margin: 3px 0; max-width: 1000px; }
 """
 
 
-class _Page(Figures):
+class _Page(LineSections):
     """The page's sections, built from one report."""
 
     def __init__(self, report: Report) -> None:
@@ -124,6 +133,7 @@ class _Page(Figures):
         self.by_key = {(r.claim, fmt.variant_key(r.variant)): r for r in self.results}
         self.can_plot = plots.available()
         self.folding = any(r.confirmatory for r in self.results)
+        self.gallery = any(line.status != "not tested" for line in report.scorecard)
         self.ids = {r.id for r in self.results} | {r.label for r in self.results} | {
             r.claim for r in self.results if r.claim}
 
@@ -146,40 +156,10 @@ class _Page(Figures):
 
         sized = stored_lines(self.report.provenance.get("sizing"))
         note = f'<p class="note">{esc(" ".join(sized))}</p>' if sized else ""
+        if self.report.rejudged_note:
+            note += f'<p class="note"><b>Re-judged:</b> {esc(self.report.rejudged_note)}.</p>'
         return (f'<header><h1>normtest audit of <span class="id">{esc(name)}</span></h1>'
                 f'<p class="muted">{sub}</p><p class="answer">{answer}</p>{note}</header>')
-
-    def scorecard(self) -> Section:
-        out = ['<section id="scorecard"><h2>Does the model behave as the paper says?</h2>',
-               '<p class="note">Each line is a hypothesis of the paper, decided by its '
-               "confirmatory rows (the variants where the paper states a verdict; Holm over all "
-               "of them): <b>replicated</b> when every one agrees, <b>contradicted</b> when one "
-               "is decided against the paper, <b>undecided</b> when one is INCONCLUSIVE, and "
-               "<b>invalid</b> when one of its controls misbehaves.</p>",
-               '<table class="scorecard"><tbody>']
-        for line in self.report.scorecard:
-            status = esc(line.status)
-            readings = "".join(f"<br><small>{esc(line.reference)}; {esc(r.status)} "
-                               f"{esc(r.name)}</small>" for r in line.readings
-                               if r.status != line.status)
-            if line.beyond_phrase:
-                readings += f"<br><small>as stated · {esc(line.beyond_phrase)}</small>"
-            robust = self.report.robustness_of(line.key)
-            robust_text = (f" · {esc(robust.label)}"
-                           if robust is not None and robust.specifications else "")
-            checked = self.report.controls_of(line.key)
-            if checked is not None and line.status != "not tested":
-                robust_text += f" · {esc(checked.short())}"
-            if line.sensitivity:
-                robust_text += f" · margin: {esc(line.sensitivity)}"
-            basis = (f'<br><span class="muted">criterion {esc(line.basis)}'
-                     + (f" · {esc(line.rests_on)}" if line.rests_on else "") + robust_text
-                     + "</span>" if line.basis else "")
-            out.append(f'<tr><td><span class="status {status.replace(" ", "-")}">{status}'
-                       f"</span>{readings}</td><td><b>{esc(line.title)}</b>{basis}<br>"
-                       f'<span class="muted">{self.prose(line.reason)}</span></td></tr>')
-        out.append("</tbody></table></section>")
-        return Section("scorecard", "Scorecard", "".join(out))
 
     @staticmethod
     def contents(sections: Sequence[Section]) -> str:
@@ -259,7 +239,7 @@ class _Page(Figures):
                + "".join(f"<th>{c}</th>" for c in columns) + "</tr></thead><tbody>"]
         for family in fmt.families(rows):
             labels, shared = fmt.row_labels(family.results)
-            mark = " †" if any(r.details.get("reconstructed") for r in family.results) else ""
+            mark = "*" if any(r.details.get("reconstructed") for r in family.results) else ""
             head = f"<code>{esc(family.claim)}</code>{mark}"
             if family.statement:
                 head += f" — {esc(family.statement)}"
@@ -290,8 +270,14 @@ class _Page(Figures):
         out.append("</tbody></table></div>")
         return "".join(out)
 
-    def confirmatory_rows(self) -> Section:
-        rows = [r for r in self.results if r.confirmatory]
+    def confirmatory_rows(self) -> Section | None:
+        """The confirmatory rows no line section shows (each line's section holds its own);
+        None when every one is shown there."""
+        shown = {id(r) for line in self.report.scorecard if line.status != "not tested"
+                 for r in line.rows}
+        rows = [r for r in self.results if r.confirmatory and id(r) not in shown]
+        if not rows and shown:
+            return None
         out = [f'<section id="confirmatory"><h2>Confirmatory rows ({len(rows)})</h2>']
         if rows:
             out.append(
@@ -299,7 +285,7 @@ class _Page(Figures):
                 "paper states a verdict, each line decided from its own rows. The interval is "
                 "two-sided; its ends are the one-sided bounds the verdict used. <i>paper</i> is "
                 "the paper's expectation, with whether the audit agrees (✓), disagrees "
-                '(<span class="no">NO</span>) or leaves it undecided (?). † marks a claim '
+                '(<span class="no">NO</span>) or leaves it undecided (?). * marks a claim '
                 "reconstructed from the authors' earlier work.</p>" + self.rows_table(rows))
         else:
             out.append('<p class="note">None: no row of this report tests a hypothesis the '
@@ -374,11 +360,11 @@ _SHORT = {"beyond": "beyond", "artefact": "artefact"}
 def render_html(report: Report) -> str:
     """The self-contained HTML page (see the module doc)."""
     page = _Page(report)
-    scorecard = page.scorecard()
-    rest = [page.summary(), page.robustness(), page.controls(), page.layers(), page.forest(),
-            page.words(), page.texts(), page.cer(),
-            page.confirmatory_rows(), page.exploratory_rows(), page.provenance()]
+    glance = page.glance()
+    rest = [*page.line_sections(), page.summary(), page.layers(), page.forest(), page.words(),
+            page.texts(), page.cer(), page.confirmatory_rows(), page.exploratory_rows(),
+            page.provenance()]
     sections = [s for s in rest if s is not None]
-    body = "\n".join([page.header(), scorecard.html, page.contents([scorecard, *sections]),
+    body = "\n".join([page.header(), glance.html, page.contents([glance, *sections]),
                       *(s.html for s in sections)])
     return page.page(body)

@@ -33,7 +33,8 @@ from normtest.verdict.formatting import number as _number
 from normtest.verdict.formatting import stored_bounds
 from normtest.verdict.result import Result, variant_key
 
-__all__ = ["Figures", "Section", "badge", "esc", "figure", "fold", "transform_note"]
+__all__ = ["Figures", "Section", "badge", "esc", "figure", "fold", "parse_variant",
+           "transform_note"]
 
 #: Outlier words listed under each scatter plot (each side of the line).
 OUTLIERS = 3
@@ -126,7 +127,8 @@ def figure(draw: Callable[[], str | plots.Scatter | plots.Curves], alt: str,
             f"<figcaption>{caption}</figcaption></figure>")
 
 
-def _variant(key: str) -> dict[str, str]:
+def parse_variant(key: str) -> dict[str, str]:
+    """``composition=sum,transform=raw`` as a mapping."""
     return dict(part.split("=", 1) for part in key.split(",") if "=" in part)
 
 
@@ -139,6 +141,9 @@ class Figures:
     can_plot: bool
     #: whether figures of exploratory-only variants are folded (the report has confirmatory rows)
     folding: bool
+    #: whether every figure of the galleries is folded (the line sections show those that
+    #: decide)
+    gallery: bool
 
     def figure(self, draw: Callable[[], str | plots.Scatter | plots.Curves], alt: str,
                caption: str) -> str:
@@ -150,13 +155,21 @@ class Figures:
         return any((r := self.by_key.get((c, key))) is not None and r.confirmatory
                    for c in claims)
 
-    def _split(self, items: Sequence[tuple[bool, str]], what: str) -> str:
-        """Items marked confirmatory open, the rest folded (when folding) with a count."""
-        shown = "".join(h for keep, h in items if keep or not self.folding)
+    def _split(self, items: Sequence[tuple[bool, str]], what: str, grid: bool = False) -> str:
+        """Items marked confirmatory open, the rest folded (when folding) with a count; on a
+        page whose line sections show the plots that decide (``gallery``), all of them folded.
+        ``grid``: the items are cells of a grid."""
+        def joined(parts: Sequence[str]) -> str:
+            return f'<div class="grid">{"".join(parts)}</div>' if grid else "".join(parts)
+
+        if self.gallery and items:
+            return fold(f"All {len(items)} {what} (each line's section above shows the ones "
+                        "that decide it)", joined([h for _, h in items]))
+        shown = joined([h for keep, h in items if keep or not self.folding])
         rest = [h for keep, h in items if not keep and self.folding]
         if rest:
             shown += fold(f"{len(rest)} {what} with exploratory rows only (folded)",
-                          "".join(rest))
+                          joined(rest))
         return shown
 
     # -- effects ---------------------------------------------------------------------------------
@@ -200,28 +213,21 @@ class Figures:
                        '<section id="effects" class="forest"><h2>Effects</h2>'
                        + "".join(out) + "</section>")
 
-    # -- robustness ------------------------------------------------------------------------------
-    def robustness(self) -> Section | None:
-        """Each tested line's specification curve: is its verdict the same under the other
-        reasonable analyses?"""
-
-        assessed = [r for r in self.report.robustness if r.specifications or r.left_out]
-        if not assessed:
-            return None
-        summary = "".join(
-            f"<li><b>{esc(item.line)}</b>: {esc(item.status)}; {esc(item.short())}"
-            + (f"; {esc(item.heterogeneity_text)}" if item.heterogeneity_text else "") + "</li>"
-            for item in assessed)
-        out = ['<section id="robustness"><h2>Robustness: would another reasonable analysis say '
-               "the same?</h2>",
-               '<p class="note">Per line: the <b>multiverse</b> (the full sample\'s analyses of '
-               "the same quantity that can tell, the audit's own included: robust from 80% of at "
-               "least three), the <b>halves</b> of the sample that agree with each analysis, and "
-               "the line <b>by subpopulation</b>, another question shown apart.</p>"]
-        out.append(f"<ul>{summary}</ul>")
-        if not self.can_plot:
-            out.append('<p class="note">No plots (matplotlib is not installed).</p>')
-        for item in [r for r in assessed if r.specifications] if self.can_plot else ():
+    # -- robustness and controls, per line ------------------------------------------------------
+    def robustness_block(self, key: str) -> str:
+        """A line's robustness: the multiverse, the halves and the subpopulations in words, and
+        its specification curve (folded); empty where it was not assessed."""
+        item = self.report.robustness_of(key)
+        if item is None or not (item.specifications or item.left_out):
+            return ""
+        out = [f'<div id="robustness-{esc(key)}" class="block"><h3>Robustness: would another '
+               "reasonable analysis say the same?</h3>",
+               f"<p>{esc(item.summary())}.</p>",
+               '<p class="note">The <b>multiverse</b>: the full sample\'s analyses of the same '
+               "quantity that can tell, the audit's own included (robust from 80% of at least "
+               "three); the <b>halves</b> of the sample that agree with each analysis; the line "
+               "<b>by subpopulation</b>, another question shown apart.</p>"]
+        if item.specifications and self.can_plot:
             flips = "; ".join(f"<code>{esc(c)}={esc(v)}</code> gives {esc(s)}"
                               for c, v, s in item.flips) or "no single choice flips it"
             notes = "".join(f"<br>{esc(n)}" for n in item.notes)
@@ -235,46 +241,43 @@ class Figures:
             out.append(fold(f"The specification curve of {esc(item.line)}", self.figure(
                 partial(specification_curve, item), f"specification curve of {item.line}",
                 caption)))
-        out.append("</section>")
-        return Section("robustness", "Robustness", "".join(out))
+        out.append("</div>")
+        return "".join(out)
 
-    # -- controls --------------------------------------------------------------------------------
-    def controls(self) -> Section | None:
-        """Each tested line's positive and negative control: can this audit see the effect and
-        refuse it, at its sample sizes?"""
-        ran = [c for c in self.report.controls if c.ran or c.problem]
-        if not ran:
-            return None
-        out = ['<section id="controls"><h2>Controls: can this audit see the effect?</h2>',
-               '<p class="note">For each line, two models built from the audit\'s own words, '
-               "documents, sentences and corpus, at its sample sizes, go through the same claims, "
-               "criteria and adjustment: a <b>positive</b> control for which the line holds by "
-               "construction, planted at the smallest effect the line must detect, must come "
-               "out replicated with power at least 0.8 at this sample; a <b>negative</b> one for "
-               "which it fails must come out contradicted; a <b>confound</b> one (the model's "
-               "own token counts or lengths, norms carrying nothing beyond them) must not be "
-               "replicated beyond its baseline. Otherwise the line is invalid.</p>",
-               '<table class="controls"><thead><tr><th>line</th><th>control</th><th>came out'
-               "</th><th>built as, and its rows</th></tr></thead><tbody>"]
-        for item in ran:
-            if item.problem:
-                out.append(f"<tr><td><b>{esc(item.line)}</b></td><td colspan=\"3\">not run: "
-                           f"{esc(item.problem)}</td></tr>")
-                continue
-            for c in item.ran:
-                rows = "; ".join(f"<code>{esc(r['id'])}</code> {badge(str(r['verdict']))} "
-                                 f"{esc(_number(r.get('estimate')))} "
-                                 f"{esc(stored_bounds(r.get('ci')))}" for r in c.rows)
-                mark = "✅" if c.ok else "❌"
-                power = "" if c.power is None else (
-                    f" · power {c.power:.2f} at {c.planted:g}"
-                    + (f" ({esc(c.needs)} for 0.8)" if c.needs else ""))
-                beyond = f" · beyond {esc(c.beyond)}" if c.beyond else ""
-                out.append(f"<tr><td><b>{esc(item.line)}</b></td><td>{esc(c.kind)}</td>"
-                           f"<td>{mark} {esc(c.status)}{beyond}{power}</td>"
-                           f"<td>{esc(c.note)}<br>{rows}</td></tr>")
-        out.append("</tbody></table></section>")
-        return Section("controls", "Controls", "".join(out))
+    def controls_block(self, key: str) -> str:
+        """A line's positive, negative and confound controls: can this audit see the effect and
+        refuse it, at its sample sizes? Empty where none ran."""
+        item = self.report.controls_of(key)
+        if item is None or not (item.ran or item.problem):
+            return ""
+        out = [f'<div id="controls-{esc(key)}" class="block"><h3>Controls: can this audit see '
+               "the effect?</h3>",
+               '<p class="note">Models built from the audit\'s own words, documents, sentences '
+               "and corpus, at its sample sizes, through the same claims, criteria and "
+               "adjustment: a <b>positive</b> control, planted at the smallest effect the line "
+               "must detect, must come out replicated (power 0.8 at this sample is what the "
+               "audit sizes for); a <b>negative</b> one contradicted; a <b>confound</b> one (the "
+               "model's own token counts or lengths, norms carrying nothing beyond them) not "
+               "replicated beyond its baseline. Otherwise the line is invalid.</p>"]
+        if item.problem:
+            out.append(f"<p>Not run: {esc(item.problem)}</p></div>")
+            return "".join(out)
+        out.append('<table class="controls"><thead><tr><th>control</th><th>came out</th>'
+                   "<th>built as, and its rows</th></tr></thead><tbody>")
+        for c in item.ran:
+            rows = "; ".join(f"<code>{esc(r['id'])}</code> {badge(str(r['verdict']))} "
+                             f"{esc(_number(r.get('estimate')))} "
+                             f"{esc(stored_bounds(r.get('ci')))}" for r in c.rows)
+            mark = "✅" if c.ok else "❌"
+            power = "" if c.power is None else (
+                f" · power {c.power:.2f} at {c.planted:g}"
+                + (f" ({esc(c.needs)} for 0.8)" if c.needs else ""))
+            beyond = f" · beyond {esc(c.beyond)}" if c.beyond else ""
+            out.append(f"<tr><td>{esc(c.kind)} (built to be {esc(c.expected)})</td>"
+                       f"<td>{mark} {esc(c.status)}{beyond}{power}</td>"
+                       f"<td>{esc(c.note)}<br>{rows}</td></tr>")
+        out.append("</tbody></table></div>")
+        return "".join(out)
 
     # -- layer profile ---------------------------------------------------------------------------
     def layers(self) -> Section | None:
@@ -316,39 +319,46 @@ class Figures:
         """Scatter figures per variant, grouped by every axis but the transform."""
         groups: dict[str, list[tuple[str, dict[str, str]]]] = {}
         for key in series:
-            variant = _variant(key)
+            variant = parse_variant(key)
             group = variant_key({k: v for k, v in variant.items() if k != "transform"}, ", ")
             groups.setdefault(group, []).append((key, variant))
         items: list[tuple[bool, str]] = []
         for group, members in groups.items():
             out = [f"<h4>{esc(group)}</h4>" if group else "", '<div class="grid">']
-            for key, variant in members:
-                y_all = floats(series[key])
-                n = min(x.size, y_all.size)
-                keep = np.isfinite(x[:n]) & np.isfinite(y_all[:n])
-                xs, ys = x[:n][keep], y_all[:n][keep]
-                result = self.by_key.get((claim, key))
-                rho = result.estimate if result is not None and math.isfinite(
-                    result.estimate) else fits.spearman(xs, ys)
-                verdict = result.verdict.value if result is not None else None
-                counts = None if token_counts is None else token_counts[:n][keep]
-                names = (None if labels is None else
-                         [labels[int(i)] for i in np.flatnonzero(keep)])
-                transform = variant.get("transform")
-                log_y = is_whitened(transform) and bool(ys.size) and bool(np.all(ys > 0))
-                ylabel = transform_note(transform, symbol)[0] if transform else symbol
-                line = fits.ols(xs, np.log(ys) if log_y else ys)  # for the plot and caption
-                caption = self._scatter_caption(key, variant, xs, ys, rho, result, names,
-                                                log_y, ylabel, line)
-                out.append(self.figure(
-                    partial(plots.scatter_plot, xs, ys, rho=rho, verdict=verdict,
-                            token_counts=counts, xlabel=xlabel, ylabel=ylabel, log_y=log_y,
-                            line=line),
-                    f"{ylabel} against {xlabel}, {key}", caption))
+            for key, _ in members:
+                out.append(self.scatter_figure(series[key], key, x, claim, labels,
+                                               token_counts, xlabel, symbol))
             out.append("</div>")
             items.append((any(self.confirmatory([claim], k) for k, _ in members),
                           "".join(out)))
         return self._split(items, "groups of plots")
+
+    def scatter_figure(self, values: Any, key: str, x: np.ndarray, claim: str,
+                       labels: Sequence[str] | None, token_counts: np.ndarray | None,
+                       xlabel: str, symbol: str, result: Result | None = None) -> str:
+        """One scatter figure: ``values`` (the y of variant ``key``) against ``x``, with the
+        row of ``claim`` at that variant (or ``result``) in its title and caption."""
+        variant = parse_variant(key)
+        y_all = floats(values)
+        n = min(x.size, y_all.size)
+        keep = np.isfinite(x[:n]) & np.isfinite(y_all[:n])
+        xs, ys = x[:n][keep], y_all[:n][keep]
+        result = result if result is not None else self.by_key.get((claim, key))
+        rho = result.estimate if result is not None and math.isfinite(
+            result.estimate) else fits.spearman(xs, ys)
+        verdict = result.verdict.value if result is not None else None
+        counts = None if token_counts is None else token_counts[:n][keep]
+        names = (None if labels is None else [labels[int(i)] for i in np.flatnonzero(keep)])
+        transform = variant.get("transform")
+        log_y = is_whitened(transform) and bool(ys.size) and bool(np.all(ys > 0))
+        ylabel = transform_note(transform, symbol)[0] if transform else symbol
+        line = fits.ols(xs, np.log(ys) if log_y else ys)  # for the plot and caption
+        caption = self._scatter_caption(key, variant, xs, ys, rho, result, names, log_y,
+                                        ylabel, line)
+        return self.figure(
+            partial(plots.scatter_plot, xs, ys, rho=rho, verdict=verdict, token_counts=counts,
+                    xlabel=xlabel, ylabel=ylabel, log_y=log_y, line=line),
+            f"{ylabel} against {xlabel}, {key}", caption)
 
     def _scatter_caption(self, key: str, variant: Mapping[str, str], xs: np.ndarray,
                          ys: np.ndarray, rho: float, result: Result | None,
@@ -383,7 +393,7 @@ class Figures:
         return text
 
     def _transforms_note(self, series: Mapping[str, Any], symbol: str) -> str:
-        seen = list(dict.fromkeys(_variant(k).get("transform", "") for k in series))
+        seen = list(dict.fromkeys(parse_variant(k).get("transform", "") for k in series))
         dim = self.report.model.get("dim")
         items = []
         for transform in (t for t in seen if t):
@@ -475,37 +485,33 @@ class Figures:
                        if len(documents) > 12 else f'<p class="note">Documents: {names}.</p>')
         items: list[tuple[bool, str]] = []
         for key, curve in curves.items():
-            try:
-                lengths = floats(curve["lengths"])
-                values = floats(curve["squared_norms"])
-                docs = np.asarray(curve["document"], dtype=np.intp)
-                if not lengths.size == values.size == docs.size:
-                    raise ValueError("lengths, values and documents differ in length")
-            except (KeyError, TypeError, ValueError) as exc:
-                items.append((True, f'<p class="note">Curves {esc(key)} are malformed: '
-                                    f"{esc(exc)}</p>"))
-                continue
-            ratio = self.by_key.get(("cer.linear", key))
-            fixed = self.by_key.get(("cer.fixed_point", key))
-            fit = fits.fit_curves(lengths, values, docs)  # once, for the plot and caption
-            caption = self._cer_caption(key, lengths, values, docs, ratio, fixed, fit)
-            figure = self.figure(partial(plots.cer_plot, lengths, values, docs, ratio=ratio,
-                                         fit=fit),
-                                 f"s(L) against prefix length, {key}", caption)
             items.append((self.confirmatory(("cer.linear", "cer.fixed_point", "cer.monotone"),
-                                            key), f'<div class="cell">{figure}</div>'))
-        shown = [h for keep, h in items if keep or not self.folding]
-        rest = [h for keep, h in items if not keep and self.folding]
-        out.append(f'<div class="grid">{"".join(shown)}</div>')
-        if rest:
-            out.append(fold(f"{len(rest)} CER plots with exploratory rows only (folded)",
-                            f'<div class="grid">{"".join(rest)}</div>'))
+                                            key),
+                          f'<div class="cell">{self.cer_figure(key, curve)}</div>'))
+        out.append(self._split(items, "CER plots", grid=True))
         out.append("</section>")
         return Section("cer", title, "".join(out))
 
+    def cer_figure(self, key: str, curve: Any) -> str:
+        """The CER plot of one pooling ``key`` (or a note where its curves are malformed)."""
+        try:
+            lengths = floats(curve["lengths"])
+            values = floats(curve["squared_norms"])
+            docs = np.asarray(curve["document"], dtype=np.intp)
+            if not lengths.size == values.size == docs.size:
+                raise ValueError("lengths, values and documents differ in length")
+        except (KeyError, TypeError, ValueError) as exc:
+            return f'<p class="note">Curves {esc(key)} are malformed: {esc(exc)}</p>'
+        ratio = self.by_key.get(("cer.linear", key))
+        fixed = self.by_key.get(("cer.fixed_point", key))
+        fit = fits.fit_curves(lengths, values, docs)  # once, for the plot and caption
+        caption = self._cer_caption(key, lengths, values, docs, ratio, fixed, fit)
+        return self.figure(partial(plots.cer_plot, lengths, values, docs, ratio=ratio, fit=fit),
+                           f"s(L) against prefix length, {key}", caption)
+
     def _cer_caption(self, key: str, lengths: np.ndarray, values: np.ndarray, docs: np.ndarray,
                      ratio: Result | None, fixed: Result | None, fit: fits.CurveFit) -> str:
-        variant = _variant(key)
+        variant = parse_variant(key)
         label = variant.get("composition", key)
         rest = variant_key({k: v for k, v in variant.items() if k != "composition"}, ", ")
         bits = [f"<b>{esc(label)}</b>" + (f" ({esc(rest)})" if rest else ""),

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from normtest.claims.catalogue import get
+from normtest.claims.catalogue import REFERENCE, get
 from normtest.errors import NormtestError
 from normtest.verdict.result import Result, Verdict, variant_key
 
@@ -168,3 +168,17 @@ def split_ids(text: str, ids: Iterable[str]) -> list[tuple[str, bool]]:
     if at < len(text):
         out.append((text[at:], False))
     return out
+
+
+def deciding_label(r: Result, claims: Iterable[str | None]) -> str:
+    """The row that decides a scorecard line, named in a few words: the values of its variant
+    that are not at their reference (the raw last layer), a contrast as ``sqrt_n − mean``; the
+    claim's name instead where the variant says nothing and the line (``claims``: the claims of
+    its rows) has several claims (``inner_pmi``)."""
+    shown = {k: v for k, v in r.shown_variant.items() if REFERENCE.get(k) != v}
+    if "versus" in r.variant:
+        pair = f"{r.variant.get('composition', '?')} − {r.variant['versus']}"
+        shown = {"pair": pair, **{k: v for k, v in shown.items()
+                                  if k not in ("composition", "versus")}}
+    tail = (r.claim or "").split(".", 1)[-1]
+    return ", ".join(shown.values()) or (tail if len(set(claims)) > 1 else "")

@@ -23,11 +23,13 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from normtest.audit.next_steps import next_steps
 from normtest.audit.report import Report
 from normtest.audit.sizing import stored_lines
 from normtest.render import labels as fmt
+from normtest.render.labels import deciding_label
 from normtest.render.layers import layer_table, profile_summary, report_profiles
-from normtest.scorecard.lines import Line, counts
+from normtest.scorecard.lines import Line, counts, deciding_row
 from normtest.verdict.formatting import BESIDE, beside, stored_bounds
 from normtest.verdict.formatting import interval as _interval
 from normtest.verdict.formatting import number as _number
@@ -104,25 +106,49 @@ def _ids(results: Sequence[Result]) -> set[str]:
 
 
 def scorecard_markdown(lines: Sequence[Line], ids: Sequence[str] | set[str] = (),
-                       robustness: Sequence[Any] = (), controls: Sequence[Any] = ()
-                       ) -> list[str]:
-    """The scorecard as a Markdown table: status, hypothesis, what its criterion rests on (and
-    how robust the line is, given ``robustness``), reason (quoting ``ids`` as code)."""
-    robust = {r.line: r for r in robustness if r.specifications}
+                       robustness: Sequence[Any] = (), controls: Sequence[Any] = (),
+                       plan: Any = None) -> list[str]:
+    """The scorecard as a Markdown table — each line's status, id (``*``: a criterion normtest
+    reconstructed), the row that decides it with its effect against its threshold, its
+    robustness in words, and what would decide it (``plan``: the report's
+    :class:`normtest.audit.next_steps.NextSteps`) — then the rerun command, then why each line
+    came out as it did (quoting ``ids`` as code)."""
+    robust = {r.line: r for r in robustness if r.specifications or r.left_out}
     checked = {c.line: c for c in controls}
+    steps = {s.line: s for s in plan.steps} if plan is not None else {}
     out = ["**Does the model behave as the paper says?** "
            + ", ".join(f"{n} {status}" for status, n in counts(lines).items() if n), "",
-           "| | hypothesis of the paper | criterion | why |", "|---|---|---|---|"]
+           "| status | line | the row that decides it | robustness | next |",
+           "|---|---|---|---|---|"]
     for line in lines:
-        rests = f" — {md_text(line.rests_on)}" if line.rests_on else ""
-        if line.key in robust:
-            rests += f"; **{md_text(robust[line.key].short())}**"
-        if line.key in checked and line.status != "not tested":
-            rests += f"; {md_text(checked[line.key].short())}"
-        if line.sensitivity:
-            rests += f"; margin: {md_text(line.sensitivity)}"
-        out.append(_row([f"**{md_text(line.verdict)}**", md_text(line.title),
-                         f"{md_text(line.basis or '—')}{rests}", md_prose(line.reason, ids)]))
+        r = deciding_row(line)
+        decides = "" if r is None else (
+            f"{md_code(deciding_label(r, (x.claim for x in line.rows)) or r.id)} "
+            f"{md_text(_number(r.estimate))} {md_text(_interval(r))} {md_text(_threshold(r))} "
+            f"{r.verdict.value}")
+        item = robust.get(line.key)
+        said = md_text(item.advice) if item is not None else ""
+        if item is not None and item.heterogeneity_advice:
+            said += f"; {md_text(item.heterogeneity_advice)}"
+        if line.key in checked and line.status == "invalid":
+            said += f"; invalid: {md_text(checked[line.key].reason())}"
+        step = steps.get(line.key)
+        star = "*" if line.basis == "reconstructed" else ""
+        out.append(_row([f"**{md_text(line.verdict)}**", f"{md_code(line.key)}{star}", decides,
+                         said, md_text(step.clause()) if step is not None else ""]))
+    if plan is not None and plan.command is not None:
+        when = plan.time_text()
+        out += ["", f"**Next:** {md_code(plan.command)} decides "
+                    f"{md_text(', '.join(plan.decides))}" + (f" ({md_text(when)})" if when else "")
+                + " — sized for power 0.9 per row, each estimate taken as the truth."]
+    if any(line.basis == "reconstructed" for line in lines):
+        out += ["", "\\* a criterion normtest reconstructed from the authors' earlier work (the "
+                    "paper's full text was not available)."]
+    out += ["", "Why each line came out as it did:", ""]
+    for line in lines:
+        rests = f" ({md_text(line.rests_on)})" if line.rests_on else ""
+        out.append(f"- {md_code(line.key)} — {md_text(line.title)}{rests}: "
+                   f"{md_prose(line.reason, ids)}")
     return out
 
 
@@ -166,15 +192,13 @@ def _summary(report: Report) -> list[str]:
     sized = stored_lines(report.provenance.get("sizing"))
     out = [f"## normtest audit of {md_code(name)}" + (f" ({md_text(about)})" if about else ""),
            "", *([md_text(" ".join(sized)), ""] if sized else []),
+           *([f"**Re-judged:** {md_text(report.rejudged_note)}.", ""]
+             if report.rejudged_note else []),
            *scorecard_markdown(report.scorecard, _ids(results), report.robustness,
-                               report.controls), "", *controls_markdown(report.controls),
+                               report.controls, next_steps(report)), "",
+           *controls_markdown(report.controls),
            "### Claims", "",
            f"**{fmt.counts_text(report.summary)}** — {fmt.agreement_text(results)}.", ""]
-    rejudged = report.provenance.get("rejudged")
-    if isinstance(rejudged, Mapping) and rejudged:
-        out += ["Re-judged under other thresholds: "
-                + ", ".join(f"{md_code(c)} {md_text(fmt.flatten(v))}"
-                            for c, v in rejudged.items()) + ".", ""]
     out += ["| claim | statement | " + " | ".join(v.value for v in fmt.ORDER[:3])
             + " | agrees with the paper |", "|---|---|---|---|---|---|"]
     for family in fmt.families(results):

@@ -380,3 +380,75 @@ def cer_plot(lengths: np.ndarray, values: np.ndarray, documents: np.ndarray, *,
              xlabel="prefix length L (model tokens)", ylabel="s(L) = ‖e(prefix)‖²")
     ax.legend(entries, "best", 6.5)
     return Curves(picture.svg(), int(np.unique(documents).size), line, curve, top)
+
+
+# -- the beyond reading, stratum by stratum ----------------------------------------------------
+def strata_plot(labels: Sequence[str], rhos: Sequence[float | None], *, pooled: float,
+                interval: tuple[float, float], threshold: float | None,
+                verdict: str | None = None, xlabel: str = "stratum of the baseline") -> str:
+    """The beyond reading of a row: Spearman's ρ of norm and information *within* each stratum
+    of its baseline (a dot per stratum: one token count, one length band), the pooled
+    within-strata ρ with its interval (a band) and the attenuated threshold it is held to
+    (dashed). A norm that carries the information beyond the baseline sits above the threshold
+    in every stratum; one that only follows the baseline sits near 0."""
+    values = np.array([math.nan if v is None else float(v) for v in rhos], dtype=np.float64)
+    if values.size == 0:
+        raise NormtestError("a strata plot needs at least one stratum")
+    xs = np.arange(values.size, dtype=np.float64)
+    drawn = [values[np.isfinite(values)], np.array([pooled, *interval, 0.0])]
+    if threshold is not None:
+        drawn.append(np.array([threshold]))
+    xlim, ylim = (-0.6, values.size - 0.4), canvas.autoscale(drawn)
+    picture = canvas.Canvas(252.0, 190.8)
+    top, bottom = canvas.PAD + 1.2 * canvas.TITLE_SIZE + 5.0, 190.8 - canvas.PAD - canvas.BELOW
+    yticks = canvas.linear_ticks(*ylim, bottom - top, vertical=True)
+    ylabels = canvas.tick_labels(yticks)
+    ax = _box(picture, canvas.left_margin(ylabels), top, bottom, xlim, ylim)
+    colour = COLOURS.get(verdict or "", TEXT)
+    ax.span(interval[0], interval[1], colour, 0.15, vertical=False)
+    ax.rule(pooled, colour, 1.2, vertical=False)
+    ax.rule(0.0, EDGE, 0.6, vertical=False)
+    entries = [canvas.Entry("within-strata ρ and interval", colour, width=1.2)]
+    if threshold is not None:
+        ax.rule(threshold, TEXT, 0.9, "--", vertical=False)
+        entries.append(canvas.Entry("threshold it is held to", TEXT, width=0.9, dash="--"))
+    ax.circles(xs, values, TEXT, 5.0)
+    entries.append(canvas.Entry("ρ within one stratum", TEXT, line=False, marker=5.0))
+    ax.title([f"beyond: ρ = {_number(pooled)}" + (f"   {verdict}" if verdict else "")],
+             colour)
+    ax.frame(list(xs), [str(v) for v in labels], yticks, ylabels, xlabel=xlabel,
+             ylabel="Spearman ρ within the stratum")
+    ax.legend(entries, "best", 6.5)
+    return picture.svg()
+
+
+# -- power against sample size -----------------------------------------------------------------
+def power_plot(sizes: np.ndarray, powers: np.ndarray, *, now: int, chosen: int | None,
+               setting: str, target: float = 0.9) -> str:
+    """The power curve of an undecided row: the chance that a sample of each size decides it,
+    its estimate taken as the truth (:func:`normtest.scorecard.power.power_at`), with the
+    audit's sample and the size the rerun command picks marked, and the target power dashed."""
+    if sizes.size == 0 or sizes.size != powers.size:
+        raise NormtestError("a power curve needs as many powers as sizes, at least one")
+    top = float(max(sizes.max(), chosen or 0, now))
+    xlim, ylim = (0.0, top * 1.04), (0.0, 1.02)
+    picture = canvas.Canvas(252.0, 190.8)
+    upper, bottom = canvas.PAD + 1.2 * canvas.TITLE_SIZE + 5.0, 190.8 - canvas.PAD - canvas.BELOW
+    yticks = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+    ylabels = canvas.tick_labels(yticks)
+    ax = _box(picture, canvas.left_margin(ylabels), upper, bottom, xlim, ylim)
+    ax.rule(target, TEXT, 0.9, "--", vertical=False)
+    ax.line(sizes, powers, "#0969da", 1.4)
+    entries = [canvas.Entry("power at that sample", "#0969da", width=1.4),
+               canvas.Entry(f"power {target:g}", TEXT, width=0.9, dash="--")]
+    ax.rule(float(now), EDGE, 1.0, ":")
+    entries.append(canvas.Entry(f"this audit: {now:,}", EDGE, width=1.0, dash=":"))
+    if chosen is not None:
+        ax.rule(float(chosen), COLOURS["PASS"], 1.1)
+        entries.append(canvas.Entry(f"the rerun: {chosen:,}", COLOURS["PASS"], width=1.1))
+    ax.title([f"power against --{setting}"], TEXT)
+    xticks = canvas.linear_ticks(*xlim, ax.right - ax.left)
+    ax.frame(xticks, canvas.tick_labels(xticks), yticks, ylabels, xlabel=f"--{setting}",
+             ylabel="power")
+    ax.legend(entries, "lower right", 6.5)
+    return picture.svg()

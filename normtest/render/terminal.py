@@ -37,12 +37,13 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from normtest.audit.next_steps import next_steps
 from normtest.audit.report import Report
 from normtest.audit.sizing import stored_lines
 from normtest.claims.catalogue import REFERENCE
-from normtest.render.labels import agreement, families
+from normtest.render.labels import agreement, deciding_label, families
 from normtest.render.layers import profile_summary, report_profiles
-from normtest.scorecard.lines import Line, counts
+from normtest.scorecard.lines import Line, counts, deciding_row
 from normtest.scorecard.power import OUT_OF_REACH
 from normtest.scorecard.robustness import DECIDED
 from normtest.verdict.formatting import BESIDE, beside, general, number, threshold
@@ -51,8 +52,10 @@ from normtest.verdict.result import Result, Verdict, variant_key
 if TYPE_CHECKING:
     from normtest.scorecard.power import Plan
 
-#: Width of the plain text written anywhere but a terminal.
+#: Width of the plain text of :func:`audit_text` by default (the docs' examples).
 WIDTH = 100
+#: Width of the plain text written anywhere but a terminal: no line is ever cut.
+UNLIMITED = 10_000
 #: Lines a default view stays within, leaving one for the "reports written to" line and two
 #: for notes (a corpus read with replaced bytes).
 SCREEN = 37
@@ -73,12 +76,12 @@ class _Wide(Text):
     """Text printed as it is, neither wrapped nor cut (the table of every row)."""
 
 
-def stdout_console() -> Console:
-    """A console on standard output: the terminal's width and colour on a terminal (rich
-    honours ``NO_COLOR``, ``FORCE_COLOR`` and ``TERM=dumb``), else plain text :data:`WIDTH`
-    wide."""
-    probe = _console()
-    return probe if probe.is_terminal else _console(width=WIDTH, plain=True)
+def stdout_console(width: int | None = None) -> Console:
+    """A console on standard output: on a terminal its width (or ``width``) and colour (rich
+    honours ``NO_COLOR``, ``FORCE_COLOR`` and ``TERM=dumb``); anywhere else (a pipe, a file, a
+    CI log) plain text ``width`` columns wide, by default never cut (:data:`UNLIMITED`)."""
+    probe = _console(width=width)
+    return probe if probe.is_terminal else _console(width=width or UNLIMITED, plain=True)
 
 
 def _console(file: IO[str] | None = None, width: int | None = None,
@@ -92,30 +95,37 @@ def _console(file: IO[str] | None = None, width: int | None = None,
 
 
 def audit_text(report: Report, *, title: str | None = None, all_rows: bool = False,
-               width: int = WIDTH) -> str:
-    """The view as plain text (what a pipe receives; ``normtest report --format text``)."""
+               width: int | None = WIDTH, report_path: str | None = None) -> str:
+    """The view as plain text, ``width`` columns wide (None: as wide as its lines are: what a
+    pipe or a log file receives; ``normtest report --format text``)."""
     buffer = io.StringIO()
-    console = _console(file=buffer, width=width, plain=True)
-    print_audit(report, console, title=title, all_rows=all_rows)
+    console = _console(file=buffer, width=UNLIMITED if width is None else width, plain=True)
+    print_audit(report, console, title=title, all_rows=all_rows, report_path=report_path)
     return buffer.getvalue()
 
 
 def print_audit(report: Report, console: Console, *, title: str | None = None,
-                all_rows: bool = False) -> None:
+                all_rows: bool = False, report_path: str | None = None) -> None:
     """Print the view of ``report`` on ``console`` (its width; colour on a terminal);
-    ``all_rows`` adds the scorecard's reasons, every reason and every row."""
-    _print(console, audit_view(report, title=title, all_rows=all_rows, width=console.width))
+    ``all_rows`` adds the scorecard's reasons, every reason and every row; ``report_path``
+    (the report.json just written) goes into the command that explains a line."""
+    _print(console, audit_view(report, title=title, all_rows=all_rows, width=console.width,
+                               report_path=report_path))
 
 
-def print_rows(report: Report, console: Console, *, title: str, reasons: bool = False) -> None:
+def print_rows(report: Report, console: Console, *, title: str, reasons: bool = False,
+               then: str = "") -> None:
     """``title``, then every row of ``report`` (what ``normtest demo`` prints); ``reasons``
-    adds every row's reason."""
+    adds every row's reason; ``then`` ends it (what to run next)."""
     parts: list[RenderableType] = [_line(title, "bold"), Text(""),
                                    _every_row(report.results), Text("")]
     if reasons:
         parts += [_line("Why:", "bold"),
                   *reason_lines(report.results, None, console.width, full=True), Text("")]
-    _print(console, [*parts, _line(footer(report, all_rows=True), "dim")])
+    summary = ", ".join(f"{n} {v}" for v, n in report.summary.items() if n)
+    n = len(report.results)
+    end = f"{n} row{'s' * (n != 1)}: {summary}" + (f"; {then}" if then else "")
+    _print(console, [*parts, _line(end, "dim")])
 
 
 def _print(console: Console, parts: Sequence[RenderableType]) -> None:
@@ -136,17 +146,21 @@ def _print(console: Console, parts: Sequence[RenderableType]) -> None:
 
 
 def audit_view(report: Report, *, title: str | None = None, all_rows: bool = False,
-               width: int = WIDTH) -> list[RenderableType]:
+               width: int = WIDTH, report_path: str | None = None) -> list[RenderableType]:
     """The parts of the view, in order (blank lines included), for ``width`` columns; ``title``
-    (default ``normtest audit of NAME``) heads it, followed by the model's family."""
+    (default ``normtest audit of NAME``) heads it, followed by the model's family; the last
+    lines say what to do next (:func:`next_part`)."""
     name, family = report.model.get("name", "unnamed model"), report.model.get("family")
     head = (title or f"normtest audit of {name}") + (f" ({family})" if family else "")
+    plan = next_steps(report)
     top = scorecard_part(report.scorecard, head=head, reasons=all_rows, width=width,
                          notes=answer_notes(report),
                          robustness={r.line: r for r in report.robustness},
-                         controls={c.line: c for c in report.controls})
+                         controls={c.line: c for c in report.controls},
+                         steps={s.line: s for s in plan.steps})
     claims = claim_rows(report.results)
-    tail: list[RenderableType] = [_line(footer(report, all_rows), "dim")]
+    tail: list[RenderableType] = [*next_part(plan),
+                                  _line(footer(report, all_rows, report_path), "dim")]
     if all_rows:
         tail = [Text(""), _line(f"Every row ({len(report.results)}):", "bold"),
                 _every_row(report.results), Text(""), *tail]
@@ -157,16 +171,41 @@ def audit_view(report: Report, *, title: str | None = None, all_rows: bool = Fal
     pending = pending_rows(report.results)
     if pending:
         used = len(top) + len(claims) + 3 + 1 + len(tail) + len(profile)  # and the title
-        budget = None if all_rows else max(MIN_REASONS, SCREEN - used)
+        # a screen keeps to its lines; a log (no width limit) holds every reason
+        budget = None if all_rows or width >= UNLIMITED else max(MIN_REASONS, SCREEN - used)
         body += [_reasons_title(pending), *reason_lines(pending, budget, width, full=all_rows)]
     return [*top, *body, *tail]
 
 
+def next_part(plan: Any) -> list[RenderableType]:
+    """What to do next (:class:`normtest.audit.next_steps.NextSteps`): one command that decides
+    every undecided line the data can decide (sized for power 0.9 per row, the estimates taken
+    as the truth), with its estimated time as a shell comment, and the lines no sample from
+    these data decides; nothing when no line is undecided."""
+    if not plan.steps:
+        return []
+    out: list[RenderableType] = []
+    command = plan.command
+    far = plan.out_of_reach
+    reach = "; ".join(f"{s.line} {s.clause()}" for s in far)
+    if command is not None:
+        when = plan.time_text()
+        out.append(_line(f"next: {command}", "bold"))
+        said = f"decides {', '.join(plan.decides)}" + (f", {when}" if when else "")
+        out.append(_line(f"      {said}" + (f"; {reach}" if far else ""), "dim"))
+    elif far:
+        out.append(_line(f"next: no larger sample from these data decides {reach}", "dim"))
+    return out
+
+
 def answer_notes(report: Report) -> list[str]:
-    """What the answer must be read with, said before it: a word sample the model covers only
-    in part (more than a tenth of the words without a vector)."""
+    """What the answer must be read with, said before it: how the sample was sized, a report
+    re-judged under other thresholds (its robustness and controls are the audit's), a word
+    sample the model covers only in part (more than a tenth of the words without a vector)."""
 
     out = stored_lines(report.provenance.get("sizing"))
+    if report.rejudged_note:
+        out.append(report.rejudged_note)
     found = report.missing_vectors
     if found is None:
         return out
@@ -204,47 +243,79 @@ def _indent(part: RenderableType, by: int = 2) -> Padding:
 def scorecard_part(lines: Sequence[Line], *, head: str = "", reasons: bool = False,
                    width: int = WIDTH, notes: Sequence[str] = (),
                    robustness: Mapping[str, Any] | None = None,
-                   controls: Mapping[str, Any] | None = None) -> list[RenderableType]:
+                   controls: Mapping[str, Any] | None = None,
+                   steps: Mapping[str, Any] | None = None) -> list[RenderableType]:
     """The question (after ``head``, on a line of its own where the two do not fit ``width``),
     ``notes`` (what the answer must be read with, such as a sample the model covers only in
-    part), one line per hypothesis — its status, its short name (``*``: its criterion is
-    reconstructed by normtest, not stated by the paper), its beyond reading where it differs
-    from the status (``· not beyond token count``), its controls, and whether it survives
-    the other reasonable analyses (or, without them, what it rests on) — with ``reasons`` its
-    title and reason below it, then the tally."""
+    part), then one line per hypothesis: its status, its id (``*``: its criterion is
+    reconstructed by normtest, not stated by the paper), the effect of the row that decides it
+    (:func:`normtest.scorecard.lines.deciding_row`) against its threshold, and its robustness
+    in words (``robust (89% of 9 analyses)``, ``fragile: transform=raw gives contradicted``).
+    Below a line, where there is something to say: its other readings where they differ
+    (``as stated · not beyond token count``), the control that made it invalid, and for an
+    undecided line what would decide it (``steps``: :class:`normtest.audit.next_steps.LineStep`
+    by line). With ``reasons`` its title and reason follow. Then the tally."""
     question = "Does the model behave as the paper says?"
     first = f"{head}. {question}" if head else question
     out: list[RenderableType] = ([_line(first, "bold")] if len(first) <= width
                                  else [_line(head, "bold"), _line(question, "bold")])
     out += [_line(f"  ! {note}", "bold yellow") for note in notes]
     grid = Table.grid(padding=(0, 2, 0, 0))
-    for _ in range(4):
+    for _ in range(3):
         grid.add_column(no_wrap=True)
-    below: list[Text] = []
+    below: list[list[Text]] = []
     for line in lines:
         status = Text(line.status.upper(), style=_STATUS.get(line.status, ""))
-        name = Text(line.short or line.key).append(
-            "*" if line.basis == "reconstructed" else " ", style="dim")
-        grid.add_row(status, name, _controlled(line, (controls or {}).get(line.key)),
-                     _rests(line, (robustness or {}).get(line.key)))
-        below.append(_beyond(line, (robustness or {}).get(line.key)))
-        if reasons:  # the readings, the title and the reason below it, wrapped
-            title = Text(line.title)
-            if below[-1].plain:
-                title = below[-1].copy().append("\n").append_text(title)
-            grid.add_row(Text(""), title.append(f"\n{line.reason}", style="dim"))
-    if reasons:
-        out.append(_indent(grid))
-    else:  # each line, then its other readings under its name where they differ
-        indent = 4 + max((len(line.status) for line in lines), default=0)
-        for cells, extra in zip(_grid_lines(grid, width - 2), below, strict=True):
-            out.append(_line("  ").append_text(cells))
-            if extra.plain:
-                out.append(_line(" " * indent).append_text(extra))
+        name = Text(line.key).append("*" if line.basis == "reconstructed" else " ", style="dim")
+        grid.add_row(status, name, _deciding_effect(line))
+        robust = (robustness or {}).get(line.key)
+        said = Text(" · ").join(t for t in (
+            Text(robust.advice, style="" if robust.robust else "yellow")
+            if robust is not None else Text(""), _beyond(line, robust),
+            Text(robust.heterogeneity_advice, style="dim") if robust is not None
+            else Text("")) if t.plain)
+        extra = [t for t in (said, _controlled(line, (controls or {}).get(line.key)),
+                             _step(line, (steps or {}).get(line.key))) if t.plain]
+        if reasons:
+            extra += [Text(line.title), Text(line.reason, style="dim")]
+        below.append(extra)
+    indent = 4 + max((len(line.status) for line in lines), default=0)
+    for cells, extra in zip(_grid_lines(grid, width - 2), below, strict=True):
+        out.append(_line("  ").append_text(cells))
+        for more in extra:
+            if reasons:  # wrapped, not cut
+                out.append(_indent(more, indent))
+            else:
+                out.append(_line(" " * indent).append_text(more))
     tally = ", ".join(f"{n} {status}" for status, n in counts(lines).items() if n)
+    tested = [line for line in lines if line.status != "not tested"]
+    checked = [c for line in tested if (c := (controls or {}).get(line.key)) is not None]
+    if checked:
+        bad = sum(not c.valid for c in checked)
+        tally += ("; all controls behaved" if not bad else
+                  f"; {bad} line{'s' * (bad != 1)} invalid by {'their' if bad > 1 else 'its'} "
+                  "controls")
     marked = any(line.basis == "reconstructed" for line in lines)
-    out.append(_line(f"scorecard: {tally}" + (" (* reconstructed criterion)" if marked else "")))
+    out.append(_line(f"scorecard: {tally}" + (" (*: reconstructed)" if marked else "")))
     return out
+
+
+def _deciding_effect(line: Line) -> Text:
+    """The effect of the row that decides the line: ``sqrt_n: 0.46 [0.445, 0.476] > 0.3``
+    (:func:`normtest.render.labels.deciding_label` names the row)."""
+    r = deciding_row(line)
+    if r is None:
+        return Text("")
+    label = deciding_label(r, (x.claim for x in line.rows))
+    out = Text(f"{label}: ", style="cyan") if label else Text("")
+    return out.append_text(effect(r))
+
+
+def _step(line: Line, step: Any | None) -> Text:
+    """What would decide an undecided line: ``→ needs --sentences 15,560 (now 819)``."""
+    if step is None:
+        return Text("")
+    return Text(f"→ {step.clause()}", style="yellow")
 
 
 def _beyond(line: Line, robustness: Any | None = None) -> Text:
@@ -266,7 +337,7 @@ def _beyond(line: Line, robustness: Any | None = None) -> Text:
         out.append(f"· {phrase} ", style=_STATUS.get(line.beyond.status, ""))
     if robustness is not None and robustness.assessed and robustness.status in DECIDED \
             and robustness.modal != robustness.status:
-        out.append("· mostly ")
+        out.append("· mostly " if out.plain else "mostly ")
         out.append(robustness.modal.upper(), style=_STATUS.get(robustness.modal, ""))
         out.append(" across its analyses")
     out.rstrip()
@@ -274,27 +345,16 @@ def _beyond(line: Line, robustness: Any | None = None) -> Text:
 
 
 def _controlled(line: Line, controls: Any | None) -> Text:
-    """``controls ok``, or which control misbehaved (``positive: undecided``); nothing
-    where the line was not tested or has no controls."""
-    if controls is None or line.status == "not tested":
+    """For a line its controls made invalid, which control misbehaved and how (``invalid:
+    positive undecided with power 0.97 at the margin``); nothing for a line whose controls
+    behaved (the tally says so) or that has none."""
+    if controls is None or line.status == "not tested" or controls.valid:
         return Text("")
-    if controls.valid:
-        return Text("controls ok", style="dim")
     if controls.problem:
-        return Text("controls not run", style="magenta")
+        return Text("controls not run: " + controls.problem, style="magenta")
     bad = next(c for c in controls.ran if not c.ok)
-    shown = (f"power {bad.power:.2f}" if bad.kind == "positive" and not bad.powered
-             and bad.power is not None else f"{bad.beyond} beyond" if bad.kind == "confound"
-             else bad.status)
-    return Text(f"{bad.kind}: {shown}", style="magenta")
-
-
-def _rests(line: Line, robustness: Any | None = None) -> Text:
-    """In how many of its reasonable analyses a line holds (``holds in 49% of 135 analyses``;
-    the modal status goes below); without them, the analysis its rows were judged under."""
-    if robustness is not None and (robustness.specifications or robustness.left_out):
-        return Text(robustness.share_text, style="" if robustness.robust else "yellow")
-    return Text(line.rests_on, style="dim")
+    return Text(f"invalid: its {bad.kind} control (built to be {bad.expected}) came out "
+                f"{bad.came_out}", style="magenta")
 
 
 def _grid_lines(grid: Table, width: int) -> list[Text]:
@@ -594,12 +654,13 @@ def _every_row(results: Sequence[Result]) -> _Wide:
     return out
 
 
-def footer(report: Report, all_rows: bool = False) -> str:
-    """``211 rows: 57 PASS, …`` and, in the default view, that ``--all`` lists every row."""
+def footer(report: Report, all_rows: bool = False, report_path: str | None = None) -> str:
+    """``211 rows: 57 PASS, …``, that ``--all`` lists every row (in the default view) and the
+    command that explains a line of this report."""
     summary = ", ".join(f"{n} {v}" for v, n in report.summary.items() if n)
     n = len(report.results)
-    more = "; why a line: normtest explain LINE" if all_rows else \
-        "; --all: every row; why a line: normtest explain LINE"
+    explain = "normtest explain LINE" + (f" --report {report_path}" if report_path else "")
+    more = f"; why a line: {explain}" if all_rows else f"; --all: every row; why a line: {explain}"
     return f"{n} row{'s' * (n != 1)}: {summary}{more}"
 
 

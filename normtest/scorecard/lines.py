@@ -191,8 +191,15 @@ def _needs(rows: Sequence[Result]) -> str:
         wanted = ", ".join(f"--{name} {p['needed']:,} (now {p['now']:,})"
                            for name, p in most.items())
         out = f"; to decide them the power analysis asks for about {wanted}"
-    if beyond:
-        out += (f"; {beyond} row{'s' * (beyond != 1)} out of reach (over twenty times the sample: "
+    held = [p for p in asked if p.get("out_of_reach") and p.get("capacity") is not None
+            and p["needed"] > p["capacity"]]
+    far = beyond - len(held)
+    if held:
+        out += (f"; {len(held)} row{'s' * (len(held) != 1)} out of reach of these data ("
+                + ", ".join(f"--{p['setting']} {p['needed']:,}, the data hold "
+                            f"{p['capacity']:,}" for p in held[:2]) + ")")
+    if far:
+        out += (f"; {far} row{'s' * (far != 1)} out of reach (over twenty times the sample: "
                 "the effect sits at the edge of its threshold)")
     return out
 
@@ -288,6 +295,44 @@ def sensitivity(rows: Sequence[Result]) -> str:
     return (f"decided at the stated thresholds; the nearest deciding bound, {number(bound)} "
             f"for {r.label} against {threshold(r)}, is {number(distance)} away: a threshold "
             "moved that far changes that row")
+
+
+def deciding_rows(line: Line) -> tuple[Result, ...]:
+    """The rows a line's status is decided by: those of its reference reading (the rows
+    without a ``reading``, else the first reading's)."""
+    by_reading: dict[Any, list[Result]] = {}
+    for r in line.rows:
+        by_reading.setdefault(r.details.get("reading"), []).append(r)
+    if not by_reading:
+        return ()
+    return tuple(by_reading.get(None) or next(iter(by_reading.values())))
+
+
+def deciding_row(line: Line) -> Result | None:
+    """The one row whose effect says why a line has its status: for a contradicted line the
+    row against the paper that decides it; for an undecided one the undecided row that needs
+    the largest sample (the first where none can say); for a replicated one its weakest link,
+    the row the paper expects to pass whose deciding bound lies nearest its threshold; None for
+    a line not tested."""
+    rows = deciding_rows(line)
+    if not rows:
+        return None
+    status = line.measured or line.status
+    if status == "contradicted":
+        return next((r for r in rows if r.verdict in (Verdict.PASS, Verdict.FAIL)
+                     and r.expected is not None and r.verdict is not r.expected), rows[0])
+    if status == "undecided":
+        open_ = [r for r in rows if r.verdict not in (Verdict.PASS, Verdict.FAIL)]
+
+        def factor(r: Result) -> float:
+            power = r.details.get("power")
+            return float(power.get("factor") or 0.0) if isinstance(power, Mapping) else 0.0
+
+        return max(open_, key=factor, default=rows[0])
+    # the weakest link among the rows the paper expects to pass (the effect), else any row
+    effect = [r for r in rows if r.expected is Verdict.PASS] or list(rows)
+    bounds = [(r, b[1]) for r in effect if (b := _deciding_bound(r)) is not None]
+    return min(bounds, key=lambda x: x[1])[0] if bounds else effect[0]
 
 
 def _basis(rows: Sequence[Result]) -> str:

@@ -279,6 +279,40 @@ class LineRobustness:
                 out.append((other[0], s.choices[other[0]], s.status))
         return out
 
+    @property
+    def heterogeneous(self) -> tuple[tuple[str, str], ...]:
+        """The subpopulations (value, status) that can tell and are decided against the
+        headline's decided status: where the effect differs, not the analysis."""
+        if self.status not in DECIDED:
+            return ()
+        return tuple((value, s.status) for _, value, s in self.heterogeneity
+                     if s.can_tell and s.status in DECIDED and s.status != self.status)
+
+    @property
+    def advice(self) -> str:
+        """The robustness in words a reader acts on: ``robust (89% of 9 analyses)``,
+        ``fragile: transform=raw gives contradicted``, ``fragile (67% of 9 analyses)``, ``too
+        few analyses can tell``. Empty for an undecided headline (its next step says more) or
+        where robustness was not assessed."""
+        if (not self.specifications and not self.left_out) or self.status not in DECIDED:
+            return ""
+        if not self.assessed:
+            head = "too few analyses can tell"
+        elif self.robust:
+            head = f"robust ({self.share:.0%} of {len(self.counted)} analyses)"
+        else:
+            flips = self.flips
+            head = (f"fragile: {flips[0][0]}={flips[0][1]} gives {flips[0][2]}" if flips
+                    else f"fragile ({self.share:.0%} of {len(self.counted)} analyses)")
+        return head
+
+    @property
+    def heterogeneity_advice(self) -> str:
+        """``heterogeneous: frequent contradicted, one_token contradicted`` where a
+        subpopulation is decided against the headline (empty otherwise)."""
+        differ = self.heterogeneous
+        return "heterogeneous: " + ", ".join(f"{v} {s}" for v, s in differ) if differ else ""
+
     def short(self) -> str:
         """The label and the sampling stability, for one-line views: ``holds in 89% of 9
         analyses; halves agree 14 of 18``."""

@@ -19,6 +19,17 @@ from normtest.models.extraction import Remote, compute_items
 
 #: Items at least this long have their hash state kept (see ``CachedAdapter._keys``): documents.
 _LONG_ITEM = 4096
+#: Items this process computed (cache misses), over every cached adapter: an audit reads how
+#: many a kind of data computed fresh from the difference (:func:`computed_items`).
+_COMPUTED = [0]
+
+
+def computed_items() -> int:
+    """How many items the cached adapters of this process have computed so far (not read from
+    the cache)."""
+    return _COMPUTED[0]
+
+
 #: How many items are computed, then stored in one transaction, at a time: what an interrupted
 #: run keeps (the default 5,000 words: five parts).
 COMMIT_ITEMS = 1000
@@ -127,6 +138,7 @@ class CachedAdapter:
         for start in range(0, len(todo_items), COMMIT_ITEMS):
             part = todo_items[start:start + COMMIT_ITEMS]
             fresh = compute(part)
+            _COMPUTED[0] += len(part)
             new = dict(zip(self._keys(method, part, **params), fresh, strict=True))
             self.cache.put_many(new)
             found.update(new)
@@ -215,6 +227,7 @@ class CachedAdapter:
         if todo:  # every pooling of the texts that lack one, in one batch
             fresh = self._compute("prefix_vectors", [(texts[i], grids[i]) for i in todo],
                                   {"poolings": poolings, "layer": layer})
+            _COMPUTED[0] += len(todo)
             new = {keys[p][i]: np.asarray(stacked[j]) for i, stacked in zip(todo, fresh,
                                                                             strict=True)
                    for j, p in enumerate(poolings)}
