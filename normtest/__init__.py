@@ -1,6 +1,8 @@
 """normtest: hypothesis tests for the squared-norm / information-content correspondence.
 
 Importing ``normtest`` is light (numpy only); statistics, models and reports load on use.
+``normtest.audit(model, **settings)`` audits a model and returns its report; ``normtest.load``
+loads a model adapter.
 
 The package is laid out by stage, each importing only those below it (docs/architecture.md):
 ``base`` → ``verdict`` → ``stats`` → ``geometry`` → ``adapters`` → ``models`` → ``data`` →
@@ -10,12 +12,14 @@ The package is laid out by stage, each importing only those below it (docs/archi
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
+import normtest.audit as audit  # its package's docstring only: light
 from normtest.base.version import VERSION as __version__
 from normtest.errors import NormtestError
 
-__all__ = ["NormtestError", "__version__", "load"]
+__all__ = ["NormtestError", "__version__", "audit", "load"]
 
 
 def load(name_or_path: str, kind: str | None = None, **options: Any) -> Any:
@@ -24,3 +28,21 @@ def load(name_or_path: str, kind: str | None = None, **options: Any) -> Any:
     from normtest.models.registry import load as _load
 
     return _load(name_or_path, kind, **options)
+
+
+class _CallableAudit(types.ModuleType):
+    """The ``normtest.audit`` package, callable as the one-call API: ``normtest.audit(model,
+    **settings)`` is :func:`normtest.audit.api.audit` (imported when called)."""
+
+    def __call__(self, model: Any, **options: Any) -> Any:
+        from normtest.audit.api import audit as run
+
+        return run(model, **options)
+
+
+audit.__class__ = _CallableAudit
+
+
+def __dir__() -> list[str]:
+    """The public names only (``dir(normtest)``)."""
+    return sorted(__all__)

@@ -58,16 +58,21 @@ def test_one_command_decides_every_line_the_data_can_and_names_the_others() -> N
     by_line = {s.line: s for s in plan.steps}
     assert set(by_line) == {"text_level", "cer_growth"}  # the decided line needs nothing
     assert plan.decides == ("text_level",)
-    # the largest size any of its rows asks for; the settings at their defaults left out
+    # the largest size any of its rows asks for; every size given, so that the rerun does not
+    # size itself again
     assert plan.sizes["sentences"] == 15_560
-    assert plan.command == "normtest audit --model minilm-l6 --words 8276 --sentences 15560"
+    assert plan.command == ("normtest audit --model minilm-l6 --words 8276 --documents 150 "
+                            "--sentences 15560")
     assert by_line["text_level"].clause() == "needs --sentences 15,560 (now 819)"
     (far,) = plan.out_of_reach
     assert far.line == "cer_growth" and not far.reachable
     assert far.clause() == ("out of reach of these data: needs --documents 2,658 (now 150; "
                             "the data hold 212)")
-    # another seed is kept, so that the rerun draws the same kind of sample
-    assert next_steps(_report(seed=3)).command.endswith("--sentences 15560 --seed 3")
+    # the settings that chose the sample are kept (a seed, a corpus), quoted for a shell; the
+    # model as the user named it
+    command = next_steps(_report(seed=3), model="my models/bert").command
+    assert command is not None and command.startswith("normtest audit --model 'my models/bert'")
+    assert command.endswith("--sentences 15560 --seed 3")
 
 
 def test_the_rerun_time_scales_each_kind_of_data_by_its_growth() -> None:
@@ -107,13 +112,41 @@ def test_the_answer_ends_with_the_command_and_names_each_line() -> None:
     text = audit_text(_report({"total": 100.0, "texts": 20.0}), width=None)
     lines = text.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("next: "))
-    assert lines[at] == "next: normtest audit --model minilm-l6 --words 8276 --sentences 15560"
-    assert lines[at + 1].startswith("      decides text_level, at least ")
-    assert "; cer_growth out of reach of these data: needs --documents 2,658" in lines[at + 1]
+    assert lines[at] == ("next: normtest audit --model minilm-l6 --words 8276 --documents 150 "
+                         "--sentences 15560")
+    assert lines[at + 1].startswith("      sized to decide text_level, at least ")
+    assert "; cer_growth: out of reach of these data: needs --documents 2,658" in lines[at + 1]
     at = next(i for i, line in enumerate(lines) if line.split()[:2] == ["UNDECIDED",
                                                                         "text_level"])
     assert lines[at + 1].strip() == "→ needs --sentences 15,560 (now 819)"
     assert "sqrt_n: 0.32 [" in lines[at]  # the row that needs the most is the one shown
+
+
+def test_a_line_with_a_row_no_sample_decides_is_out_of_reach_and_the_cut_command_is_whole(
+        ) -> None:
+    """One row with a sample to ask for and one without a readable distribution: the line is
+    not in the rerun (it would not decide it); and on a narrow screen the command is printed
+    whole (to copy), not cut."""
+    report = _report()
+    broken = Result(Verdict.ERROR, "the corpus is too small", claim="text.norm_surprisal",
+                    variant={"composition": "f_ind"}, role="confirmatory",
+                    expected=Verdict.PASS, hypothesis="text_level")
+    rows = [r for r in report.results if r.variant != {"composition": "f_ind"}] + [broken]
+    plan = next_steps(Report(results=rows, model=report.model, provenance=report.provenance))
+    step = next(s for s in plan.steps if s.line == "text_level")
+    assert not step.reachable and "the corpus is too small" in step.clause()
+    assert plan.command is None
+    narrow = audit_text(_report(), width=60).splitlines()
+    assert any(line == "next: normtest audit --model minilm-l6 --words 8276 --documents 150 "
+                       "--sentences 15560" for line in narrow)
+
+
+def test_a_rejudged_report_asks_for_nothing() -> None:
+    """Its power analyses were made at the audit's thresholds: no sample is recommended."""
+    report = _report()
+    rejudged = Report(results=report.results, model=report.model,
+                      provenance={**report.provenance, "rejudged": {"word.norm_ic": 0.5}})
+    assert next_steps(rejudged).steps == () and next_steps(rejudged).command is None
 
 
 def test_a_fully_decided_audit_says_nothing_more_to_do() -> None:

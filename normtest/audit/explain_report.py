@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from normtest.audit.next_steps import line_step, next_steps
 from normtest.audit.report import Report
-from normtest.audit.selection import Selector
+from normtest.audit.selection import Selector, line_keys
 from normtest.errors import NormtestError
 from normtest.scorecard.lines import Line, deciding_row, deciding_rows
 from normtest.verdict.formatting import BESIDE, beside, bounds, number, threshold
@@ -27,13 +27,14 @@ WIDTH = 100
 
 def explain_result(name: str, report: Report) -> str:
     """Why ``report``'s line, claim, rows or suite named ``name`` came out as it did."""
-    selector = Selector.parse(name.strip())
+    name = name.strip()
     model = report.model.get("name", "the model")
-    if selector.line is not None:
-        line = next((x for x in report.scorecard if x.key == selector.line), None)
+    if name in line_keys():  # a line first (``conditions`` is a suite too), as explain reads it
+        line = next((x for x in report.scorecard if x.key == name), None)
         if line is None:
-            raise NormtestError(f"the report of {model} has no scorecard line {selector.line!r}")
+            raise NormtestError(f"the report of {model} has no scorecard line {name!r}")
         return _line_text(line, report)
+    selector = Selector.parse(name)
     rows = [r for r in report.results if selector.matches_result(r)]
     if not rows:
         raise NormtestError(f"the report of {model} has no row of {name!r} (it was not in the "
@@ -83,18 +84,20 @@ def _line_text(line: Line, report: Report) -> str:
         if robustness.notes:
             out += _wrap("left out: " + "; ".join(robustness.notes), "  ")
     out.append("")
-    step = line_step(line, report)
+    step = line_step(line, report) if not report.rejudged_note else None
     if step is not None:
         out += _wrap(f"what would decide it: {step.clause()}", "")
         plan = next_steps(report)
         if line.key in plan.decides and plan.command:
             when = plan.time_text()
-            out += _wrap(f"run: {plan.command}" + (f"  ({when})" if when else ""), "  ")
+            out += _wrap("the rerun sized for it (power 0.9 per row, each estimate taken as the "
+                         "truth)" + (f", {when}" if when else "") + ":", "")
+            out.append(f"  {plan.command}")  # whole, on one line: to copy
     elif line.status in ("replicated", "contradicted"):
         if line.sensitivity:
             out += _wrap(f"thresholds: {line.sensitivity}", "")
-        out += _wrap("a larger sample would not undo it: every PASS and every Holm-adjusted "
-                     "FAIL is a level-α decision at any sample size", "")
+        out += _wrap("no larger sample is needed: every PASS and every Holm-adjusted FAIL is a "
+                     "decision whose error rate is held at α whatever the sample size", "")
     return "\n".join(out).rstrip() + "\n"
 
 

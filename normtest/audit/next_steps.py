@@ -35,12 +35,13 @@ from normtest.base.settings import AuditSettings
 from normtest.claims.catalogue import get
 from normtest.data.capacity import capacity
 from normtest.errors import NormtestError
+from normtest.models.cache.rates import UNIT_OF_KIND
 from normtest.scorecard.lines import Line, deciding_rows
 from normtest.scorecard.power import OUT_OF_REACH, SAMPLE_SETTING
 from normtest.verdict.result import Result, Verdict
 
 #: The kind of data each sample setting draws (``provenance.seconds`` is kept by kind).
-KIND_OF_SETTING = {"words": "words", "sentences": "texts", "documents": "prefixes"}
+KIND_OF_SETTING = {unit: kind for kind, unit in UNIT_OF_KIND.items()}
 
 
 @dataclass(frozen=True)
@@ -155,14 +156,14 @@ class NextSteps:
 
     @property
     def command(self) -> str | None:
-        """``normtest audit --model M --words 8276 --sentences 15560`` (every sample setting
-        not at its default, so that the rerun draws the sample it was sized for without sizing
-        itself again), or None when no line needs one."""
+        """``normtest audit --model M --words 8276 --documents 150 --sentences 15560`` (every
+        sample size, so that the rerun draws the sample it was sized for without sizing itself
+        again, and the settings that chose the audit's sample: seed, corpus, prefix unit,
+        scope, resamples), or None when no line needs one."""
         if not self.decides:
             return None
-        sizes, default = self.sizes, AuditSettings()
-        flags = [f"--{k} {sizes[k]}" for k in ("words", "documents", "sentences")
-                 if k in sizes and sizes[k] != getattr(default, k)]
+        sizes = self.sizes
+        flags = [f"--{k} {sizes[k]}" for k in ("words", "documents", "sentences") if k in sizes]
         return " ".join(["normtest audit --model", _quoted(self.model), *flags, *self.keep])
 
     def time_text(self) -> str:
@@ -182,9 +183,40 @@ def _quoted(text: str) -> str:
 
 
 def _now(report: Report) -> dict[str, int]:
+    """The sizes the audit asked for (``provenance.sample``; the counts it kept where a report
+    predates it): what a rerun asks for again, and what a power analysis's ``now`` is."""
     p = report.provenance
-    return {k: int(p[k]) for k in ("words", "documents", "sentences")
-            if isinstance(p.get(k), int)}
+    sample = p.get("sample")
+    asked: Mapping[str, Any] = sample if isinstance(sample, Mapping) else p
+    return {k: int(asked[k]) for k in ("words", "documents", "sentences")
+            if isinstance(asked.get(k), int) and not isinstance(asked.get(k), bool)}
+
+
+def _kept(report: Report) -> tuple[str, ...]:
+    """The flags that chose the audit's sample and analysis besides its sizes, as a shell reads
+    them: ``--seed``, ``--corpus``, ``--prefix-unit``, ``--scope``, ``--resamples``, where they
+    are not the defaults."""
+    p = report.provenance
+    found = p.get("sample")
+    sample: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+    default = AuditSettings()
+    out: list[str] = []
+    seed = sample.get("seed", p.get("seed"))
+    if isinstance(seed, int) and seed != default.seed:
+        out.append(f"--seed {seed}")
+    corpus = sample.get("corpus") or p.get("corpus") or []
+    if isinstance(corpus, list) and corpus:
+        out.append("--corpus " + " ".join(_quoted(str(c)) for c in corpus))
+    unit = sample.get("prefix_unit")
+    if isinstance(unit, str) and unit != default.prefix_unit:
+        out.append(f"--prefix-unit {_quoted(unit)}")
+    scope = p.get("scope")
+    if isinstance(scope, str) and scope != default.scope:
+        out.append(f"--scope {_quoted(scope)}")
+    resamples = p.get("resamples")
+    if isinstance(resamples, int) and resamples != default.resamples:
+        out.append(f"--resamples {resamples}")
+    return tuple(out)
 
 
 def _setting_of(r: Result) -> str | None:
@@ -237,24 +269,27 @@ def line_step(line: Line, report: Report) -> LineStep | None:
         found = _row_need(r, now)
         if isinstance(found, Need):
             needs.append(found)
-        elif not stuck:
+        elif not stuck:  # one row no sample decides keeps the whole line undecided
             stuck = f"{r.id}: {found}"
     control = _control_need(report.controls_of(line.key), now, report)
     if control is not None:
         needs.append(control)
-    return LineStep(line.key, tuple(needs), stuck if not needs else "")
+    return LineStep(line.key, tuple(needs), stuck)
 
 
-def next_steps(report: Report) -> NextSteps:
+def next_steps(report: Report, model: str | None = None) -> NextSteps:
     """What ``report`` says to do next: every undecided line's step, the rerun's sizes and its
-    estimated time."""
+    estimated time; ``model`` is the model as the user named it (``--model``; default: the
+    report's model name, which for a path is the folder's name only). A report re-judged under
+    other thresholds has no steps: its power analyses were made at the audit's thresholds."""
+    if report.rejudged_note:
+        return NextSteps(model or str(report.model.get("name", "MODEL")), _now(report))
     steps = tuple(s for line in report.scorecard if (s := line_step(line, report)) is not None)
     now = _now(report)
-    seed = report.provenance.get("seed")
-    keep = (f"--seed {seed}",) if isinstance(seed, int) and seed != 0 else ()
-    found = NextSteps(str(report.model.get("name", "MODEL")), now, steps, None, keep=keep)
+    found = NextSteps(model or str(report.model.get("name", "MODEL")), now, steps, None,
+                      keep=_kept(report))
     seconds, at_least = _estimate(report, found.sizes)
-    return NextSteps(found.model, now, steps, seconds, at_least, keep)
+    return NextSteps(found.model, now, steps, seconds, at_least, found.keep)
 
 
 def _estimate(report: Report, sizes: Mapping[str, int]) -> tuple[float | None, bool]:
@@ -275,16 +310,20 @@ def _estimate(report: Report, sizes: Mapping[str, int]) -> tuple[float | None, b
             return 0.0
         return sizes.get(setting, now[setting]) / now[setting] - 1
 
-    total = float(seconds["total"])
+    def number(value: Any) -> float:
+        return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
+            and math.isfinite(value) and value >= 0 else 0.0
+
+    total = number(seconds["total"])
     found = seconds.get("per_unit")
     per_unit: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
     at_least = False
     for setting, kind in KIND_OF_SETTING.items():
         rate = per_unit.get(kind)
-        if isinstance(rate, int | float) and setting in now:  # each new unit made and measured
-            total += max(0, sizes.get(setting, now[setting]) - now[setting]) * float(rate)
+        if number(rate) > 0 and setting in now:  # each new unit made and measured
+            total += max(0, sizes.get(setting, now[setting]) - now[setting]) * number(rate)
         elif grows(setting) > 0:  # no rate known: this audit's own time for the kind, scaled
-            total += float(seconds.get(kind) or 0.0) * grows(setting)
+            total += number(seconds.get(kind)) * grows(setting)
             at_least = True
     for line in report.scorecard:
         rows = deciding_rows(line)
@@ -296,5 +335,5 @@ def _estimate(report: Report, sizes: Mapping[str, int]) -> tuple[float | None, b
         total += spent * grows(grown)
     sizing = report.provenance.get("sizing")
     if isinstance(sizing, Mapping) and isinstance(sizing.get("seconds"), int | float):
-        total -= float(sizing["seconds"])
+        total -= number(sizing["seconds"])
     return max(total, 0.0), at_least

@@ -331,7 +331,7 @@ CONTROLS = obj(
 DATA = obj(optional={
     "words": obj(optional={"words": STRINGS, "information": NUMBERS, "token_counts": INTS,
                            "squared_norms": mapping_of(NUMBERS),
-                           "pairs": obj(optional={"words": list_of(STRINGS), "pmi": NUMBERS,
+                           "pairs": obj(optional={"pmi": NUMBERS,
                                                   "inner_products": mapping_of(NUMBERS)})}),
     "texts": obj(optional={"sentences": STRINGS, "surprisal_model": nullable(STR),
                            "information": NUMBERS, "document": INTS, "document_ids": STRINGS,

@@ -322,18 +322,13 @@ def _spent(by_kind: dict[str, float], kind: str, seconds: float) -> None:
     by_kind[kind] = by_kind.get(kind, 0.0) + seconds
 
 
-#: The unit of each kind of data's sample (``provenance`` names its size), whose making a rate
-#: is kept for (:mod:`normtest.models.cache.rates`).
-UNIT_OF_KIND = {"words": "words", "texts": "sentences", "prefixes": "documents"}
-
-
 def _rates(model: str, by_kind: dict[str, float], fresh: dict[str, int],
            sizes: Mapping[str, Any]) -> dict[str, float]:
     """Seconds per unit of each kind this audit made fresh (at least one computed item per unit
     of its sample: its time is the making's), recorded for later estimates; the others' rates
     as last recorded on this machine."""
     out: dict[str, float] = {}
-    for kind, unit in UNIT_OF_KIND.items():
+    for kind, unit in rates.UNIT_OF_KIND.items():
         units = sizes.get(unit)
         if kind not in by_kind or not isinstance(units, int) or units <= 0:
             continue

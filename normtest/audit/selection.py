@@ -40,14 +40,19 @@ def line_keys() -> list[str]:
     return [h.key for h in declared_lines()]
 
 
+def closest(name: str, known: Iterable[str]) -> str:
+    """``; did you mean 'word_level'?`` for the known id nearest ``name`` (empty when none is
+    near): the hint every command gives."""
+    guess = difflib.get_close_matches(name, list(known), n=1, cutoff=0.5)
+    return f"; did you mean {guess[0]!r}?" if guess else ""
+
+
 def unknown_id(name: str) -> NormtestError:
     """The one error every command gives for an id it does not know (``explain``, ``show``,
     ``--claims``, the gate), with the closest known id: a scorecard line, a claim or a
     suite."""
     keys, ids = line_keys(), [c.id for c in claims()]
-    head = name.split("[", 1)[0]
-    guess = difflib.get_close_matches(head, keys + ids + list(SUITES), n=1, cutoff=0.5)
-    hint = f"; did you mean {guess[0]!r}?" if guess else ""
+    hint = closest(name.split("[", 1)[0], keys + ids + list(SUITES))
     return NormtestError(
         f"{name!r} is not a scorecard line, a claim, a claim's variant (claim[axis=value]) or a "
         f"suite{hint} (lines: {', '.join(keys)}; suites: {', '.join(SUITES)}; normtest list "
@@ -141,6 +146,19 @@ class Selector:
     def specificity(self) -> int:
         """How much this selector names: a variant beats a claim, a claim beats a suite."""
         return (len(self.variant) + 2) if self.claim else (1 if self.suite else 0)
+
+
+def rows_selector(text: str, where: str) -> Selector:
+    """A selector of rows (a suite, a claim or its variants), for ``where`` (a gate's
+    ``require``, an expected failure): a scorecard line is refused with what to write
+    instead, since a line is decided by its rule, not by each of its claims' rows passing."""
+    selector = Selector.parse(text)
+    if selector.line is not None:
+        claims_named = ", ".join(selector.claim_ids())
+        raise NormtestError(
+            f"{where}: {text!r} is a scorecard line; a line is required with replicated = "
+            f"[{text!r}] (its rows by its rule), or name its claims ({claims_named})")
+    return selector
 
 
 def selected_claims(values: Iterable[str]) -> list[str]:

@@ -117,7 +117,7 @@ def command(args: argparse.Namespace) -> int:
 
     written = write_reports(report, out, args.formats)  # before anything is printed
     print_audit(report, stdout_console(args.width), all_rows=args.all_rows,
-                report_path=_json_path(out, args.formats))
+                report_path=_json_path(out, args.formats), model=model)
     replaced = report.provenance.get("corpus_replaced_bytes")
     if replaced:
         print(f"note: {replaced:,} of the corpus's {report.provenance['corpus_bytes']:,} bytes "
@@ -188,13 +188,13 @@ def _audit_many(args: argparse.Namespace, values: dict[str, Any]) -> int:
             raise NormtestError(f"--{option.replace('_', '-')} takes one model; run it for each")
     with progress.showing(shows_progress(args)):
         reports = audit_models(args.model, values, args.claims, args.suite)
-    for report in reports:
+    for spec, report in zip(args.model, reports, strict=True):
         name, revision = report.model["name"], report.model["revision"]
         folder = (args.out / folder_name(name) if args.out is not None
                   else default_results_dir(name, revision))
         written = write_reports(report, folder, args.formats)
         print_audit(report, stdout_console(args.width), all_rows=args.all_rows,
-                    report_path=_json_path(folder, args.formats))
+                    report_path=_json_path(folder, args.formats), model=spec)
         print(written)
         print()
     return EXIT_OK

@@ -95,9 +95,11 @@ def _audit_command(args: argparse.Namespace, options: str) -> str:
 def _check_plannable(args: argparse.Namespace, options: str) -> None:
     """Refuse, before the pilot, claims none of which can have a confirmatory row (the paper
     states no expectation for any of their variants): the plan powers confirmatory rows only."""
+    from normtest.audit.selection import selected_claims
     from normtest.claims.catalogue import claims, get
 
-    chosen = [get(i) for i in args.claims] if args.claims else claims(args.suite)
+    chosen = [get(i) for i in selected_claims(args.claims)] if args.claims \
+        else claims(args.suite)
     if not chosen or any(c.expected for c in chosen):
         return
     names = ", ".join(c.id for c in chosen)

@@ -73,8 +73,8 @@ class WordData:
         """The report's ``data["words"]``: the words, their IC and token counts, and the squared
         norms of each measured variant (None when no variant was measured); with
         ``pair_variants`` (the variants of a claim of inner products against PMI), the
-        one-token words' co-occurring pairs (``pairs``: each pair's two words, its PMI, and its
-        inner product under each variant)."""
+        one-token words' co-occurring pairs (``pairs``: each pair's PMI and its inner product
+        under each variant)."""
         if not variants and not pair_variants:
             return None
         out: dict[str, Any] = {
@@ -88,8 +88,6 @@ class WordData:
             except NormtestError:  # no pairs: the rows that read them say why
                 return out
             out["pairs"] = {
-                "words": [[single.words[i], single.words[j]] for i, j in
-                          zip(x.tolist(), y.tolist(), strict=True)],
                 "pmi": rounded(pmi),
                 "inner_products": {variant_key(v): rounded(single.inner_products(v, x, y))
                                    for v in pair_variants}}

@@ -46,7 +46,13 @@ from typing import TYPE_CHECKING, Any
 
 from normtest.audit.report import Report
 from normtest.audit.samples import record_samples
-from normtest.audit.selection import Selector, apply_thresholds
+from normtest.audit.selection import (
+    Selector,
+    apply_thresholds,
+    closest,
+    line_keys,
+    rows_selector,
+)
 from normtest.base.settings import PROFILES, RENAMED, AuditSettings, resolve
 from normtest.claims.catalogue import claims_of_line
 from normtest.claims.line_declarations import builder_of
@@ -174,20 +180,11 @@ def robust_requirements(keys: Sequence[str], candidate: Report) -> list[RobustRe
             out.append(RobustRequirement(key, candidate.robustness_of(key),
                                          known[key].status != "not tested"))
         else:
-            raise NormtestError(f"require_robust: no scorecard line {key!r}{_guess(key)}; the "
-                                f"lines are {', '.join(known)} (or all)")
+            hint = closest(key, line_keys())
+            raise NormtestError(f"require_robust: no scorecard line {key!r}{hint}; the lines are "
+                                f"{', '.join(known)} (or all)")
     none = not candidate.robustness
     return [replace(r, none_assessed=none) for r in out]
-
-
-def _guess(key: str) -> str:
-    """``; did you mean 'word_level'?`` for a misspelt line (the hint every command gives)."""
-    import difflib
-
-    from normtest.audit.selection import line_keys
-
-    found = difflib.get_close_matches(key, line_keys(), n=1, cutoff=0.5)
-    return f"; did you mean {found[0]!r}?" if found else ""
 
 
 def line_requirements(keys: Sequence[str], lines: Sequence[Line],
@@ -204,8 +201,9 @@ def line_requirements(keys: Sequence[str], lines: Sequence[Line],
         elif key in by_key:
             out.append(LineRequirement(key, by_key[key]))
         else:
-            raise NormtestError(f"replicated: no scorecard line {key!r}{_guess(key)}; the lines "
-                                f"are {', '.join(by_key)} (or 'all')")
+            hint = closest(key, line_keys())
+            raise NormtestError(f"replicated: no scorecard line {key!r}{hint}; the lines are "
+                                f"{', '.join(by_key)} (or 'all')")
     if candidate is None:
         return out
     return [replace(r, missing=_controls_missing(r.key, candidate)) for r in out]
@@ -439,7 +437,7 @@ def evaluate(candidate: Report, config: GateConfig, baseline: Report | None = No
     candidate = replace(candidate, results=results)
     requirements = []
     for text in config.require:
-        selector = Selector.parse(text)
+        selector = rows_selector(text, "require")
         requirements.append(Requirement(text, tuple(
             r for r in results if selector.judges(r, config.exploratory))))
     lines = line_requirements(config.replicated, candidate.scorecard, candidate)

@@ -95,7 +95,7 @@ def pytest_collection(session: pytest.Session) -> None:
     state = state_of(session.config)
     if state is None or not state.active or session.config.pluginmanager.has_plugin("dsession"):
         return  # inactive, or the pytest-xdist controller (its workers collect)
-    from normtest.audit.selection import Selector
+    from normtest.audit.selection import rows_selector
     from normtest.claims.catalogue import get
     from normtest.errors import NormtestError
 
@@ -105,7 +105,7 @@ def pytest_collection(session: pytest.Session) -> None:
         load_checks_of(state.values)  # the user's claims join the catalogue before planning
         state.selectors  # noqa: B018  (parsed and validated here)
         for key in state.gate.expected_failures:
-            Selector.parse(key)
+            rows_selector(key, "expected_failures")
         for claim in state.gate.thresholds:
             get(claim)
         for label in state.labels:

@@ -45,6 +45,12 @@ def effect_text(r: Result | None) -> str:
     return f"{_number(r.estimate)} {_interval(r)} {_threshold(r)}"
 
 
+#: The word claims whose deciding row is drawn as ‖e(w)‖² against IC(w) at its composition (a
+#: claim of another quantity, such as 2·KL, has no scatter of its own here: its forest plot is
+#: in the gallery).
+WORD_SCATTERED = ("word.norm_ic", "word.norm_ic.contrast", "word.norm_ic.multitoken")
+
+
 class LineSections(Figures):
     """The glance and the line sections; mixed into the page."""
 
@@ -66,12 +72,12 @@ class LineSections(Figures):
             if line.status != "not tested":
                 key = f'<a href="#line-{esc(line.key)}">{key}</a>'
             r = deciding_row(line)
+            label = "" if r is None else deciding_label(r, (x.claim for x in line.rows)) or r.id
             decides = ("" if r is None else
-                       f"<code>{esc(deciding_label(r, (x.claim for x in line.rows)))}"
-                       f"</code> {esc(effect_text(r))} "
+                       f"<code>{esc(label)}</code> {esc(effect_text(r))} "
                        f"{badge(r.verdict.value)}")
-            if line.beyond_phrase:
-                decides += f"<br><small>as stated · {esc(line.beyond_phrase)}</small>"
+            if line.verdict != line.status:  # its other readings where they differ
+                decides += f"<br><small>{esc(line.verdict)}</small>"
             robust = self.report.robustness_of(line.key)
             advice = esc(robust.advice) if robust is not None else ""
             if robust is not None and robust.heterogeneity_advice:
@@ -155,7 +161,7 @@ class LineSections(Figures):
         data = self.report.data if isinstance(self.report.data, Mapping) else {}
         claim = r.claim or ""
         variant = dict(r.variant)
-        if claim.startswith("word."):
+        if claim in WORD_SCATTERED:
             words = data.get("words")
             series = words.get("squared_norms") if isinstance(words, Mapping) else None
             if isinstance(words, Mapping) and isinstance(series, Mapping):

@@ -170,12 +170,18 @@ def split_ids(text: str, ids: Iterable[str]) -> list[tuple[str, bool]]:
     return out
 
 
+def short_variant(r: Result) -> dict[str, str]:
+    """The axes of a row's variant that are not at their reference value (the raw last
+    layer)."""
+    return {k: v for k, v in r.shown_variant.items() if REFERENCE.get(k) != v}
+
+
 def deciding_label(r: Result, claims: Iterable[str | None]) -> str:
     """The row that decides a scorecard line, named in a few words: the values of its variant
     that are not at their reference (the raw last layer), a contrast as ``sqrt_n − mean``; the
     claim's name instead where the variant says nothing and the line (``claims``: the claims of
     its rows) has several claims (``inner_pmi``)."""
-    shown = {k: v for k, v in r.shown_variant.items() if REFERENCE.get(k) != v}
+    shown = short_variant(r)
     if "versus" in r.variant:
         pair = f"{r.variant.get('composition', '?')} − {r.variant['versus']}"
         shown = {"pair": pair, **{k: v for k, v in shown.items()

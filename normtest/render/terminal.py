@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import io
 import math
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
@@ -41,7 +42,7 @@ from normtest.audit.next_steps import next_steps
 from normtest.audit.report import Report
 from normtest.audit.sizing import stored_lines
 from normtest.claims.catalogue import REFERENCE
-from normtest.render.labels import agreement, deciding_label, families
+from normtest.render.labels import agreement, deciding_label, families, short_variant
 from normtest.render.layers import profile_summary, report_profiles
 from normtest.scorecard.lines import Line, counts, deciding_row
 from normtest.scorecard.power import OUT_OF_REACH
@@ -105,12 +106,14 @@ def audit_text(report: Report, *, title: str | None = None, all_rows: bool = Fal
 
 
 def print_audit(report: Report, console: Console, *, title: str | None = None,
-                all_rows: bool = False, report_path: str | None = None) -> None:
+                all_rows: bool = False, report_path: str | None = None,
+                model: str | None = None) -> None:
     """Print the view of ``report`` on ``console`` (its width; colour on a terminal);
     ``all_rows`` adds the scorecard's reasons, every reason and every row; ``report_path``
-    (the report.json just written) goes into the command that explains a line."""
+    (the report.json just written) goes into the command that explains a line, ``model`` (as
+    the user named it) into the rerun command."""
     _print(console, audit_view(report, title=title, all_rows=all_rows, width=console.width,
-                               report_path=report_path))
+                               report_path=report_path, model=model))
 
 
 def print_rows(report: Report, console: Console, *, title: str, reasons: bool = False,
@@ -146,13 +149,14 @@ def _print(console: Console, parts: Sequence[RenderableType]) -> None:
 
 
 def audit_view(report: Report, *, title: str | None = None, all_rows: bool = False,
-               width: int = WIDTH, report_path: str | None = None) -> list[RenderableType]:
+               width: int = WIDTH, report_path: str | None = None,
+               model: str | None = None) -> list[RenderableType]:
     """The parts of the view, in order (blank lines included), for ``width`` columns; ``title``
     (default ``normtest audit of NAME``) heads it, followed by the model's family; the last
     lines say what to do next (:func:`next_part`)."""
     name, family = report.model.get("name", "unnamed model"), report.model.get("family")
     head = (title or f"normtest audit of {name}") + (f" ({family})" if family else "")
-    plan = next_steps(report)
+    plan = next_steps(report, model)
     top = scorecard_part(report.scorecard, head=head, reasons=all_rows, width=width,
                          notes=answer_notes(report),
                          robustness={r.line: r for r in report.robustness},
@@ -160,7 +164,7 @@ def audit_view(report: Report, *, title: str | None = None, all_rows: bool = Fal
                          steps={s.line: s for s in plan.steps})
     claims = claim_rows(report.results)
     tail: list[RenderableType] = [*next_part(plan),
-                                  _line(footer(report, all_rows, report_path), "dim")]
+                                  _Wide(footer(report, all_rows, report_path), style="dim")]
     if all_rows:
         tail = [Text(""), _line(f"Every row ({len(report.results)}):", "bold"),
                 _every_row(report.results), Text(""), *tail]
@@ -187,14 +191,14 @@ def next_part(plan: Any) -> list[RenderableType]:
     out: list[RenderableType] = []
     command = plan.command
     far = plan.out_of_reach
-    reach = "; ".join(f"{s.line} {s.clause()}" for s in far)
+    reach = "; ".join(f"{s.line}: {s.clause()}" for s in far)
     if command is not None:
         when = plan.time_text()
-        out.append(_line(f"next: {command}", "bold"))
-        said = f"decides {', '.join(plan.decides)}" + (f", {when}" if when else "")
+        out.append(_Wide(f"next: {command}", style="bold"))  # whole, to copy: never cut
+        said = f"sized to decide {', '.join(plan.decides)}" + (f", {when}" if when else "")
         out.append(_line(f"      {said}" + (f"; {reach}" if far else ""), "dim"))
     elif far:
-        out.append(_line(f"next: no larger sample from these data decides {reach}", "dim"))
+        out.append(_line(f"next: none from these data; {reach}", "dim"))
     return out
 
 
@@ -523,13 +527,6 @@ def effect(r: Result | None, *, label: bool = False, limit: bool = True) -> Text
     return out
 
 
-def short_variant(r: Result) -> dict[str, str]:
-    """The axes of a row's variant that are not at their reference value (the raw last
-    layer)."""
-
-    return {k: v for k, v in r.shown_variant.items() if REFERENCE.get(k) != v}
-
-
 def short_id(r: Result) -> str:
     """The row's id without the axes at their reference value."""
     inner = variant_key(short_variant(r))
@@ -659,7 +656,8 @@ def footer(report: Report, all_rows: bool = False, report_path: str | None = Non
     command that explains a line of this report."""
     summary = ", ".join(f"{n} {v}" for v, n in report.summary.items() if n)
     n = len(report.results)
-    explain = "normtest explain LINE" + (f" --report {report_path}" if report_path else "")
+    explain = "normtest explain LINE" + (f" --report {shlex.quote(report_path)}"
+                                         if report_path else "")
     more = f"; why a line: {explain}" if all_rows else f"; --all: every row; why a line: {explain}"
     return f"{n} row{'s' * (n != 1)}: {summary}{more}"
 

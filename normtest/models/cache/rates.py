@@ -20,10 +20,14 @@ from typing import Any
 from normtest.base.paths import atomic_write, default_cache_dir, published
 from normtest.errors import NormtestError
 
-__all__ = ["RATES_FILE", "rate", "record"]
+__all__ = ["RATES_FILE", "UNIT_OF_KIND", "rate", "record"]
 
 #: The file under the cache root.
 RATES_FILE = "rates.json"
+
+#: The unit of each kind of data (the sample setting that counts it): a word, a sentence, a
+#: document's prefixes.
+UNIT_OF_KIND = {"words": "words", "texts": "sentences", "prefixes": "documents"}
 
 #: Computed items that count a kind as made fresh: at least this many per unit of its sample.
 FRESH = 1.0
