@@ -65,12 +65,13 @@ def add_quiet(parser: argparse.ArgumentParser) -> None:
 
 def add_formats(parser: argparse.ArgumentParser) -> None:
     """``--format``: which renderings ``--out`` receives (:data:`normtest.render.FORMATS`)."""
-    from normtest.render.formats import FORMATS
+    from normtest.render.formats import DEFAULT_FORMATS, FORMATS
 
-    parser.add_argument("--format", nargs="+", dest="formats", default=list(FORMATS),
+    parser.add_argument("--format", nargs="+", dest="formats", default=list(DEFAULT_FORMATS),
                         choices=FORMATS, metavar="FORMAT",
                         help=f"which renderings --out receives: {', '.join(FORMATS)} "
-                             "(default: all)")
+                             f"(default: {' '.join(DEFAULT_FORMATS)}; csv: one line per row, "
+                             "metrics: JSON lines for a tracker)")
 
 
 def add_suite(parser: argparse.ArgumentParser, help: str | None = None) -> None:

@@ -31,6 +31,10 @@ def register(sub: Any) -> None:
                                 "suffix)")
     rendering.add_argument("--out", type=output_path, default=None,
                            help="file to write (default: standard output)")
+    rendering.add_argument("--data", type=output_path, default=None, metavar="DIR",
+                           help="also write the report's data as tables into DIR: words.csv, "
+                                "sentences.csv, curves.csv (one line per word, sentence, "
+                                "document prefix; every measured variant's squared norm)")
     rendering.add_argument("--threshold", nargs="+", action="extend", default=[],
                            metavar="CLAIM=VALUE",
                            help="re-judge a claim: CLAIM=VALUE (one-sided threshold) or "
@@ -51,6 +55,17 @@ def command(args: argparse.Namespace) -> int:
 
         check_output_file(args.out, "--out")
     report = with_thresholds(Report.read(args.report), args.threshold)
+    if args.data is not None:
+        from normtest.render.locking import write_files
+        from normtest.render.tables import data_tables
+
+        tables = data_tables(report)
+        if not tables:
+            raise NormtestError(f"{args.report} holds no data to tabulate (it measured no word, "
+                                "sentence or prefix claim, or predates plot data)")
+        written = write_files(args.data, tables)
+        print(f"data written to {args.data}/: {', '.join(p.name for p in written)}",
+              file=sys.stderr)
     if args.format == "layers":
         from normtest.render.layers import report_profiles, save_layer_plot, why_no_profile
 

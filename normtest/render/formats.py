@@ -20,6 +20,7 @@ from normtest.errors import NormtestError
 from normtest.render.html import render_html
 from normtest.render.locking import write_files
 from normtest.render.markdown import render_markdown
+from normtest.render.tables import metrics_jsonl, rows_csv
 
 if TYPE_CHECKING:
     from normtest.audit.report import Report
@@ -48,11 +49,16 @@ def _html(report: Report) -> str:
 
 
 #: The renderings of a report, in the order ``normtest audit`` writes them: a new format is one
-#: function and one entry here (``--format`` of ``audit``, ``demo`` and ``report`` offer it).
+#: function and one entry here (``--format`` of ``audit``, ``demo`` and ``report`` offer it):
+#: the report itself, Markdown, HTML, and the flat tables (:mod:`normtest.render.tables`).
 RENDERERS: dict[str, Format] = {"json": Format(".json", _json), "md": Format(".md", _markdown),
-                                "html": Format(".html", _html)}
+                                "html": Format(".html", _html),
+                                "csv": Format(".csv", rows_csv),
+                                "metrics": Format(".metrics.jsonl", metrics_jsonl)}
 #: Their names.
 FORMATS: tuple[str, ...] = tuple(RENDERERS)
+#: The renderings an audit writes when ``--format`` is not given.
+DEFAULT_FORMATS: tuple[str, ...] = ("json", "md", "html")
 
 
 def render(report: Report, fmt: str) -> str:
@@ -62,7 +68,8 @@ def render(report: Report, fmt: str) -> str:
     return RENDERERS[fmt].render(report)
 
 
-def write_renderings(report: Report, folder: str | Path, formats: Iterable[str] = FORMATS,
+def write_renderings(report: Report, folder: str | Path,
+                     formats: Iterable[str] = DEFAULT_FORMATS,
                      stem: str = "report") -> list[Path]:
     """Write ``report.json``/``.md``/``.html`` (those of ``formats``) into ``folder``, as one
     set (:func:`write_files`): every rendering is made before any file is touched, and the
