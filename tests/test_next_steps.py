@@ -67,7 +67,8 @@ def test_one_command_decides_every_line_the_data_can_and_names_the_others() -> N
     (far,) = plan.out_of_reach
     assert far.line == "cer_growth" and not far.reachable
     assert far.clause() == ("out of reach of these data: needs --documents 2,658 (now 150; "
-                            "the data hold 212)")
+                            "the data hold 212); a larger corpus of your own (--corpus) can "
+                            "hold it")
     # the settings that chose the sample are kept (a seed, a corpus), quoted for a shell; the
     # model as the user named it
     command = next_steps(_report(seed=3), model="my models/bert").command

@@ -33,6 +33,8 @@ GLOVE = ["--normtest-model", "glove-6b-50d"]
 NORM_IC = ["--normtest-claims", "word.norm_ic"]
 RAW = "word.norm_ic[transform=raw]"
 WHITENED = "word.norm_ic[transform=whiten_zipf]"
+#: their pytest names (the variant's values, as pytest names parametrized tests)
+RAW_NODE, WHITENED_NODE = "word.norm_ic[raw]", "word.norm_ic[whiten_zipf]"
 #: GloVe's variants of word.norm_ic in the default scope; all but raw pass
 TRANSFORMS = [v["transform"] for v in variants(get("word.norm_ic"), "static", (),
                                                scope=AuditSettings().scope)]
@@ -120,7 +122,7 @@ def test_by_default_the_confirmatory_rows_are_collected(pytester: pytest.Pyteste
                                                         glove: Any) -> None:
     result = pytester.runpytest(str(CHECKS), *SMALL, *GLOVE, *NORM_IC, "--collect-only", "-q")
     assert [line for line in result.stdout.lines if "word.norm_ic[" in line] == \
-        [f"checks/word.py::{WHITENED}"]
+        [f"checks/word.py::{WHITENED_NODE}"]
     # a variant named on the command line is collected whatever its role, and says its role
     named = pytester.runpytest(str(CHECKS), *SMALL, *GLOVE, "--normtest-claims", RAW)
     named.assert_outcomes(failed=1)
@@ -145,6 +147,13 @@ def test_scorecard_lines_can_be_required(pytester: pytest.Pytester, glove: Any) 
     # from the configuration too
     config = _config(pytester, 'replicated = ["word_level"]\n')
     pytester.runpytest(str(CHECKS), *SMALL, *GLOVE, *NORM_IC, config).assert_outcomes(passed=2)
+    # ``all``: one item per line, a line the model cannot be tested on skipped
+    from normtest.claims.catalogue import declared_lines
+
+    every = pytester.runpytest(str(CHECKS), *SMALL, *GLOVE, *NORM_IC, "--normtest-replicated",
+                               "all", "--collect-only", "-q")
+    assert [line.split("::")[1] for line in every.stdout.lines if "axes.py::" in line] == \
+        [f"scorecard[{h.key}]" for h in declared_lines()]
 
 
 def test_inconclusive_policies(pytester: pytest.Pytester, glove: Any) -> None:
@@ -185,14 +194,19 @@ def test_ids_are_stable_and_select(pytester: pytest.Pytester, glove: Any,
                                    tmp_path: Path) -> None:
     first = _run(pytester, *GLOVE, *NORM_IC, "--collect-only", "-q")
     ids = [line for line in first.stdout.lines if "::" in line]
-    assert ids == [f"checks/word.py::word.norm_ic[transform={t}]" for t in TRANSFORMS]
+    assert ids == [f"checks/word.py::word.norm_ic[{t}]" for t in TRANSFORMS]
     again = pytester.runpytest("--pyargs", "normtest.checks", *FAST, *GLOVE, *NORM_IC,
                                "--collect-only", "-q")
     # node ids are relative to the rootdir pytest finds; the item names are the same
     assert [line.split("::")[1] for line in again.stdout.lines if "::" in line] \
         == [i.split("::")[1] for i in ids]
-    one = pytester.runpytest(f"{CHECKS}/word.py::{RAW}", *FAST, *GLOVE)
+    one = pytester.runpytest(f"{CHECKS}/word.py::{RAW_NODE}", *FAST, *GLOVE)
     one.assert_outcomes(failed=1)
+    # and -k takes them (no '=' or ',' to trip its expression parser)
+    chosen = pytester.runpytest(str(CHECKS), *FAST, *GLOVE, *NORM_IC, "-k", "whiten_zipf",
+                                "--collect-only", "-q")
+    assert [line.split("::")[1] for line in chosen.stdout.lines if "::" in line] == \
+        [WHITENED_NODE]
     # two models: the model names each item
     import numpy as np
 
@@ -202,8 +216,8 @@ def test_ids_are_stable_and_select(pytester: pytest.Pytester, glove: Any,
     both = _run(pytester, *GLOVE, "--normtest-model", str(copy), *NORM_IC, "--collect-only",
                 "-q")
     names = [line for line in both.stdout.lines if "::" in line]
-    assert names[0] == f"checks/word.py::glove-6b-50d/{RAW}"
-    assert f"checks/word.py::copy.npz/{WHITENED}" in names and len(names) == 2 * N
+    assert names[0] == f"checks/word.py::glove-6b-50d/{RAW_NODE}"
+    assert f"checks/word.py::copy.npz/{WHITENED_NODE}" in names and len(names) == 2 * N
 
 
 def test_junit_properties_are_opt_in(pytester: pytest.Pytester, glove: Any) -> None:
@@ -212,8 +226,8 @@ def test_junit_properties_are_opt_in(pytester: pytest.Pytester, glove: Any) -> N
     _run(pytester, *GLOVE, *NORM_IC, f"--junitxml={rich}", "--normtest-junit-properties")
     assert ET.parse(plain).getroot().find(".//property") is None
     cases = {c.get("name"): c for c in ET.parse(rich).getroot().iter("testcase")}
-    assert set(cases) == {f"word.norm_ic[transform={t}]" for t in TRANSFORMS}
-    raw = cases[RAW]
+    assert set(cases) == {f"word.norm_ic[{t}]" for t in TRANSFORMS}
+    raw = cases[RAW_NODE]
     assert raw.find("failure") is not None
     props = {p.get("name"): p.get("value") for p in raw.iter("property")}
     assert props["normtest_verdict"] == "FAIL" and props["normtest_threshold"] == "0.3"
@@ -221,7 +235,7 @@ def test_junit_properties_are_opt_in(pytester: pytest.Pytester, glove: Any) -> N
         < float(props["normtest_ci_high"]) < 0
     assert props["normtest_model"] == "glove-6b-50d"
     assert props["normtest_role"] == "exploratory"
-    whitened = {p.get("name"): p.get("value") for p in cases[WHITENED].iter("property")}
+    whitened = {p.get("name"): p.get("value") for p in cases[WHITENED_NODE].iter("property")}
     assert whitened["normtest_role"] == "confirmatory" and whitened["normtest_expected"] == "PASS"
 
 
@@ -272,3 +286,29 @@ def test_usage_errors(pytester: pytest.Pytester) -> None:
     model = pytester.runpytest(str(CHECKS), *FAST, "--normtest-model", "glove-6b-5od")
     assert model.ret == pytest.ExitCode.USAGE_ERROR
     assert "did you mean 'glove-6b-50d'" in model.stderr.str()
+
+
+def test_the_readmes_example_is_green_on_glove_and_red_on_a_regression(
+        pytester: pytest.Pytester, glove: Any, tmp_path: Path) -> None:
+    """``pytest --pyargs normtest.checks --normtest-model glove-6b-50d`` at the profile's own
+    sizes: green (the conditions' documented disagreements are expected failures); the same
+    vectors shuffled across words (a model whose norms carry no information) turn it red."""
+    green = pytester.runpytest("--pyargs", "normtest.checks", "-p", "no:cacheprovider", *GLOVE)
+    assert green.ret == pytest.ExitCode.OK, green.stdout.str()[-3000:]
+    outcomes = green.parseoutcomes()
+    assert outcomes.get("xfailed", 0) >= 1 and outcomes.get("failed", 0) == 0
+    import numpy as np
+    from wordfreq import top_n_list
+
+    words = [w for w in top_n_list("en", 20_000) if w.isalpha()]
+    kept = [w for w, k in zip(words, glove.represents(words), strict=True) if k]
+    vectors = np.asarray(glove.word_vectors(kept), dtype=np.float32)
+    # whole vectors shuffled across words (shuffling the norms alone would leave the directions,
+    # and Zipfian whitening reads a word's frequency from its direction)
+    shuffled = vectors[np.random.default_rng(0).permutation(len(kept))]
+    copy = tmp_path / "shuffled.npz"
+    np.savez(copy, keys=np.array(kept), vectors=shuffled)
+    red = pytester.runpytest("--pyargs", "normtest.checks", "-p", "no:cacheprovider",
+                             "--normtest-model", str(copy), "--normtest-claims", "word")
+    assert red.ret == pytest.ExitCode.TESTS_FAILED, red.stdout.str()[-3000:]
+    assert "word.norm_ic" in red.stdout.str()

@@ -104,7 +104,10 @@ class LineStep:
         if far:
             return (f"out of reach: needs {shown} (over {OUT_OF_REACH:g} times its sample: "
                     "the effect sits at the edge of its threshold)")
-        return f"out of reach of these data: needs {shown}"
+        text = f"out of reach of these data: needs {shown}"
+        if any(n.setting in ("documents", "sentences") for n in largest):
+            text += "; a larger corpus of your own (--corpus) can hold it"
+        return text
 
 
 def _largest(needs: Sequence[Need]) -> list[Need]:

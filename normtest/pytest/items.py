@@ -5,6 +5,7 @@ under ``checks/axes.py``, where the lines are declared; ``--normtest-replicated 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,13 +38,22 @@ class ClaimFile(pytest.File):
             except NormtestError as exc:
                 raise self.CollectError(f"normtest: {exc}") from None
             for check in planned:
-                name = check.id if len(state.labels) == 1 else f"{label}/{check.id}"
+                name = node_name(check.claim, check.variant)
+                name = name if len(state.labels) == 1 else f"{label}/{name}"
                 item = ClaimItem.from_parent(self, name=name, label=label, planned=check)
                 reason = state.expected(label, check)
                 if reason is not None:
                     item.add_marker(pytest.mark.xfail(reason=reason, strict=False,
                                                       raises=ClaimFailure))
                 yield item
+
+
+def node_name(claim: str, variant: Mapping[str, str]) -> str:
+    """A check's pytest name: the claim and its variant's values, as pytest names a
+    parametrized test (``word.norm_ic[sqrt_n-last-raw]``): short, stable (the claim's axes in
+    their declared order) and usable with ``-k`` (no ``=`` or ``,``)."""
+    values = "-".join(variant.values())
+    return f"{claim}[{values}]" if values else claim
 
 
 class ClaimItem(pytest.Item):
@@ -129,23 +139,30 @@ class ScorecardFile(pytest.File):
         and yield its item."""
         state = state_of(self.config)
         assert state is not None
-        from normtest.claims.catalogue import claims_of_line
+        from normtest.claims.catalogue import claims_of_line, declared_lines
 
+        # ``all``: one item per declared line (a line the model cannot be tested on is skipped)
+        every = "all" in state.gate.replicated
+        keys = list(dict.fromkeys(
+            k for key in state.gate.replicated
+            for k in ([h.key for h in declared_lines()] if key == "all" else [key])))
         for label in state.labels:
             session = state.session(label)
-            for key in state.gate.replicated:
+            for key in keys:
                 session.expect(claims_of_line(key))
                 name = f"scorecard[{key}]" if len(state.labels) == 1 \
                     else f"{label}/scorecard[{key}]"
-                yield ScorecardItem.from_parent(self, name=name, label=label, key=key)
+                yield ScorecardItem.from_parent(self, name=name, label=label, key=key,
+                                                optional=every)
 
 
 class ScorecardItem(pytest.Item):
     """A required scorecard line on one model: passes when it is replicated."""
 
-    def __init__(self, *, label: str, key: str, **kwargs: Any) -> None:
+    def __init__(self, *, label: str, key: str, optional: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.label, self.key = label, key
+        #: ``optional``: asked for by ``all``, so a line the model cannot be tested on skips
+        self.label, self.key, self.optional = label, key, optional
 
     def runtest(self) -> None:
         """Measure the line's claims (with the session's others), then judge the line."""
@@ -165,6 +182,9 @@ class ScorecardItem(pytest.Item):
         if not wanted:
             raise ClaimFailure(f"scorecard[{self.key}] on {self.label}: no such line; the lines "
                                f"are {', '.join(line.key for line in lines)} (or all)")
+        if self.optional and all(line.status == "not tested" for line in wanted):
+            pytest.skip(f"scorecard[{self.key}] on {self.label}: not tested ("
+                        f"{wanted[0].reason})")
         failed = [line for line in wanted if line.status != "replicated"]
         if failed:
             raise ClaimFailure("\n".join(

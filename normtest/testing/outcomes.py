@@ -1,5 +1,7 @@
 """From a verdict to a test outcome under the policy: PASS passes, FAIL fails, INCONCLUSIVE
-follows ``inconclusive="fail"|"skip"|"pass"``, expected failures and strict unexpected passes."""
+follows ``inconclusive="fail"|"skip"|"pass"``, expected failures and strict unexpected passes.
+A confirmatory row the paper expects to FAIL is an expected failure, strictly: its FAIL is the
+model behaving as the paper says (xfailed), its PASS a disagreement (failed)."""
 
 from __future__ import annotations
 
@@ -99,6 +101,11 @@ def outcome_of(result: Result, *, model: str = "", inconclusive: str = "fail",
         return ClaimOutcome(model, result, "skipped", f"{result.id}: {result.reason}", expected)
     if v == "ERROR":
         return ClaimOutcome(model, result, "error", failure_message(result, model), expected)
+    if expected is None and result.confirmatory and result.expected is not None \
+            and result.expected.value == "FAIL":
+        # a row the paper expects to FAIL (the plain mean, a CLS state's growth): its FAIL is
+        # the model behaving as the paper says, and its PASS the disagreement
+        expected, strict = "the paper expects FAIL here", True
     failing = v == "FAIL" or (v == "INCONCLUSIVE" and inconclusive != "skip")
     if v == "INCONCLUSIVE" and inconclusive == "skip":
         return ClaimOutcome(model, result, "skipped",
@@ -130,6 +137,10 @@ def act(outcome: ClaimOutcome) -> None:
         import pytest
 
         pytest.skip(outcome.message)
+    if outcome.status == "xfailed":  # expected: by the user, the model, or the paper
+        import pytest
+
+        pytest.xfail(outcome.message)
     if outcome.unexpected_pass:
         raise UnexpectedPass(outcome.message)
     if outcome.status == "error":
