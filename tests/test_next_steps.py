@@ -67,8 +67,7 @@ def test_one_command_decides_every_line_the_data_can_and_names_the_others() -> N
     (far,) = plan.out_of_reach
     assert far.line == "cer_growth" and not far.reachable
     assert far.clause() == ("out of reach of these data: needs --documents 2,658 (now 150; "
-                            "the data hold 212); a larger corpus of your own (--corpus) can "
-                            "hold it")
+                            "212 held)")
     # the settings that chose the sample are kept (a seed, a corpus), quoted for a shell; the
     # model as the user named it
     command = next_steps(_report(seed=3), model="my models/bert").command
@@ -116,7 +115,7 @@ def test_the_answer_ends_with_the_command_and_names_each_line() -> None:
     assert lines[at] == ("next: normtest audit --model minilm-l6 --words 8276 --documents 150 "
                          "--sentences 15560")
     assert lines[at + 1].startswith("      sized to decide text_level, at least ")
-    assert "; cer_growth: out of reach of these data: needs --documents 2,658" in lines[at + 1]
+    assert lines[at + 1].endswith("; out of reach: cer_growth: --documents 2,658 (212 held)")
     at = next(i for i, line in enumerate(lines) if line.split()[:2] == ["UNDECIDED",
                                                                         "text_level"])
     assert lines[at + 1].strip() == "→ needs --sentences 15,560 (now 819)"

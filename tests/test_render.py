@@ -488,7 +488,10 @@ def test_write_renderings_writes_the_chosen_formats(glove_report: Report,
     assert [p.name for p in written] == ["report.json", "report.md", "report.html"]
     assert Report.read(tmp_path / "out" / "report.json").summary == glove_report.summary
     only = write_renderings(glove_report, tmp_path / "md", ["md"])
-    assert [p.name for p in only] == ["report.md"] and FORMATS == ("json", "md", "html")
+    assert [p.name for p in only] == ["report.md"]
+    assert FORMATS == ("json", "md", "html", "csv", "metrics")  # the tables: on request
+    tables = write_renderings(glove_report, tmp_path / "t", ["json", "csv", "metrics"])
+    assert [p.name for p in tables] == ["report.json", "report.csv", "report.metrics.jsonl"]
     with pytest.raises(NormtestError, match="unknown report format"):
         write_renderings(glove_report, tmp_path, ["pdf"])
 

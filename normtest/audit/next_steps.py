@@ -69,8 +69,8 @@ class Need:
         return f"--{self.setting} {self.needed:,}"
 
     def words(self) -> str:
-        """``--documents 2,658 (now 150; the data hold 212)``."""
-        held = f"; the data hold {self.capacity:,}" if self.capacity is not None \
+        """``--documents 2,658 (now 150; 212 held)``."""
+        held = f"; {self.capacity:,} held" if self.capacity is not None \
             and self.needed > self.capacity else ""
         return f"{self.flag} (now {self.now:,}{held})"
 
@@ -91,8 +91,8 @@ class LineStep:
 
     def clause(self) -> str:
         """Why it is undecided and what would decide it, in one clause: ``needs --sentences
-        15,560 (now 819)``, ``out of reach: needs --documents 2,658 (now 150; the data hold
-        212)``, ``no larger sample decides it: …``."""
+        15,560 (now 819)``, ``out of reach of these data: needs --documents 2,658 (now 150; 212
+        held)``, ``no larger sample decides it: …``."""
         if self.stuck:
             return f"no larger sample decides it: {self.stuck}"
         largest = _largest(self.needs)
@@ -104,10 +104,21 @@ class LineStep:
         if far:
             return (f"out of reach: needs {shown} (over {OUT_OF_REACH:g} times its sample: "
                     "the effect sits at the edge of its threshold)")
-        text = f"out of reach of these data: needs {shown}"
-        if any(n.setting in ("documents", "sentences") for n in largest):
-            text += "; a larger corpus of your own (--corpus) can hold it"
-        return text
+        return f"out of reach of these data: needs {shown}"
+
+
+    def short(self) -> str:
+        """The step in a few words, for a list of them: ``text_level: --sentences 15,560
+        (2,470 held)``."""
+        if self.stuck:
+            return f"{self.line}: no larger sample decides {self.stuck.split(':')[0]}"
+        parts = []
+        for n in _largest(self.needs):
+            held = f" ({n.capacity:,} held)" if n.capacity is not None \
+                and n.needed > n.capacity else f" (over {OUT_OF_REACH:g} times the sample)" \
+                if n.too_far else ""
+            parts.append(n.flag + held)
+        return f"{self.line}: " + ", ".join(parts)
 
 
 def _largest(needs: Sequence[Need]) -> list[Need]:

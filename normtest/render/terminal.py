@@ -191,14 +191,19 @@ def next_part(plan: Any) -> list[RenderableType]:
     out: list[RenderableType] = []
     command = plan.command
     far = plan.out_of_reach
-    reach = "; ".join(f"{s.line}: {s.clause()}" for s in far)
+    reach = "; ".join(s.short() for s in far)
+    corpus = any(n.setting in ("documents", "sentences") and not n.reachable
+                 for s in far for n in s.needs)
     if command is not None:
         when = plan.time_text()
         out.append(_Wide(f"next: {command}", style="bold"))  # whole, to copy: never cut
         said = f"sized to decide {', '.join(plan.decides)}" + (f", {when}" if when else "")
-        out.append(_line(f"      {said}" + (f"; {reach}" if far else ""), "dim"))
+        out.append(_line(f"      {said}" + (f"; out of reach: {reach}" if far else ""), "dim"))
     elif far:
-        out.append(_line(f"next: none from these data; {reach}", "dim"))
+        out.append(_line("next: no sample the bundled data hold decides them"
+                         + ("; a corpus of your own (--corpus) can" if corpus else "") + ":",
+                         "dim"))
+        out.append(_line(f"      {reach}", "dim"))
     return out
 
 
