@@ -178,10 +178,12 @@ def test_the_pytest_plugin_checks_a_sentence_folder(pytester: pytest.Pytester) -
     result = pytester.runpytest(str(checks), "-p", "no:cacheprovider", "--normtest-model",
                                 str(minilm_folder()), "--normtest-claims", "cer.linear",
                                 "--normtest-documents", "16",
-                                "--normtest-resamples", "200", "--normtest-no-cache")
-    # the paper expects mean pooling not to grow linearly; the check reports the FAIL verdict
-    result.assert_outcomes(failed=1)
-    assert "cer.linear[composition=mean]" in result.stdout.str()
+                                "--normtest-resamples", "200", "--normtest-no-cache", "-rx")
+    # the paper expects mean pooling not to grow linearly: its FAIL is the model behaving as the
+    # paper says, an expected failure that names its verdict
+    result.assert_outcomes(xfailed=1)
+    out = result.stdout.str()
+    assert "XFAIL" in out and "cer.linear[composition=mean]" in out and ": FAIL" in out, out
 
 
 pytest_plugins = ["pytester"]

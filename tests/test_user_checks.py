@@ -86,7 +86,7 @@ def test_the_documented_claim_is_measured_from_pytest(claim_file: Path, tmp_path
     items = re.findall(r"^(PASSED|FAILED) (\S+)", done.stdout, flags=re.M)
     # by default the claim's confirmatory row (its expectation: static, whitened) …
     assert [node.split("::")[-1] for _, node in items] == \
-        [f"{DOCUMENTED_ID}[transform=whiten_zipf]"], done.stdout
+        [f"{DOCUMENTED_ID}[whiten_zipf]"], done.stdout
     # … and with --normtest-exploratory both rows
     done = _run(["-m", "pytest", "--pyargs", "normtest.checks", *common,
                  "--normtest-exploratory"], cwd=tmp_path)
