@@ -19,7 +19,7 @@ import normtest.audit as audit  # its package's docstring only: light
 from normtest.base.version import VERSION as __version__
 from normtest.errors import NormtestError
 
-__all__ = ["NormtestError", "__version__", "audit", "load"]
+__all__ = ["NormtestError", "__version__", "audit", "compare", "load", "plan"]
 
 
 def load(name_or_path: str, kind: str | None = None, **options: Any) -> Any:
@@ -28,6 +28,22 @@ def load(name_or_path: str, kind: str | None = None, **options: Any) -> Any:
     from normtest.models.registry import load as _load
 
     return _load(name_or_path, kind, **options)
+
+
+def compare(models: Any, **options: Any) -> Any:
+    """Audit several models on one sample and compare them, as ``normtest compare`` does
+    (:func:`normtest.audit.api.compare`)."""
+    from normtest.audit.api import compare as run
+
+    return run(models, **options)
+
+
+def plan(model: Any, **options: Any) -> Any:
+    """A pilot audit and the sample each hypothesis needs, as ``normtest plan`` does
+    (:func:`normtest.audit.api.plan`)."""
+    from normtest.audit.api import plan as run
+
+    return run(model, **options)
 
 
 class _CallableAudit(types.ModuleType):

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_dir_shows_only_the_public_names() -> None:
-    assert dir(normtest) == ["NormtestError", "__version__", "audit", "load"]
+    assert dir(normtest) == ["NormtestError", "__version__", "audit", "compare", "load", "plan"]
     from normtest.audit import run
 
     assert run.run_audit is not None  # importing the package's modules keeps it callable
@@ -28,6 +28,17 @@ def test_an_unknown_setting_names_the_nearest_before_any_work() -> None:
         normtest.audit("no-such-model", word=100)
     with pytest.raises(normtest.NormtestError, match="did you mean 'word_level'"):
         normtest.audit("no-such-model", claims=["word_leve"])
+    with pytest.raises(normtest.NormtestError, match=r"normtest\.compare has no setting 'seeds'"):
+        normtest.compare(["a", "b"], seeds=1)
+    with pytest.raises(normtest.NormtestError, match=r"normtest\.plan has no setting"):
+        normtest.plan("a", wrods=1)
+
+
+@pytest.mark.slow
+def test_plan_runs_a_pilot_and_says_what_each_row_needs() -> None:
+    planned = normtest.plan("glove-6b-50d", suite="word")
+    assert planned.rows and planned.settings.words == 600  # the pilot's size, as the command's
+    assert all(r.confirmatory for r, _ in planned.rows)
 
 
 @pytest.mark.slow

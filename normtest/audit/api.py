@@ -1,5 +1,6 @@
 """The one-call Python API: ``normtest.audit(model)`` does what ``normtest audit --model M``
-does and returns its :class:`~normtest.audit.report.Report`::
+does and returns its :class:`~normtest.audit.report.Report` (``normtest.compare`` and
+``normtest.plan`` do what their commands do)::
 
     import normtest
 
@@ -23,7 +24,23 @@ from normtest.audit.report import Report
 from normtest.base.settings import BY_NAME, audit_settings, autosized, resolve
 from normtest.errors import NormtestError
 
-__all__ = ["audit"]
+__all__ = ["audit", "compare", "plan"]
+
+
+def _checked(settings: dict[str, Any], where: str) -> dict[str, Any]:
+    """The settings by name, each checked as the command line checks it; an unknown name is an
+    error naming the nearest."""
+    checked: dict[str, Any] = {}
+    for name, value in settings.items():
+        setting = BY_NAME.get(name)
+        if setting is None or not setting.audit:
+            known = [n for n, s in BY_NAME.items() if s.audit]
+            guess = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
+            hint = f"; did you mean {guess[0]!r}?" if guess else ""
+            raise NormtestError(f"{where} has no setting {name!r}{hint} (the settings: "
+                                f"{', '.join(sorted(known))})")
+        checked[name] = setting.check(value, where)
+    return checked
 
 
 def audit(model: Any, *, claims: Sequence[str] | None = None, suite: str = "all",
@@ -37,19 +54,39 @@ def audit(model: Any, *, claims: Sequence[str] | None = None, suite: str = "all"
     from normtest.audit.selection import selected_claims
     from normtest.models.registry import load
 
-    checked: dict[str, Any] = {}
-    for name, value in settings.items():
-        setting = BY_NAME.get(name)
-        if setting is None or not setting.audit:
-            known = [n for n, s in BY_NAME.items() if s.audit]
-            guess = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
-            hint = f"; did you mean {guess[0]!r}?" if guess else ""
-            raise NormtestError(f"normtest.audit has no setting {name!r}{hint} (the settings: "
-                                f"{', '.join(sorted(known))})")
-        checked[name] = setting.check(value, "normtest.audit")
+    checked = _checked(settings, "normtest.audit")
     if claims:
         selected_claims(claims)  # an unknown id is refused before the model loads
     values = resolve(checked)
     chosen = audit_settings(values, autosize=autosized(values, checked))
     adapter = load(model) if isinstance(model, str) else model
     return run_audit(adapter, claim_ids=claims, suite=suite, settings=chosen)
+
+
+def compare(models: Sequence[Any], *, claims: Sequence[str] | None = None, suite: str = "all",
+            **settings: Any) -> Any:
+    """Audit several models on one sample and judge the comparative claims on every pair, as
+    ``normtest compare --model A --model B`` does (the sample is fixed in advance: it does not
+    size itself); returns the :class:`~normtest.audit.compare.Comparison`."""
+    from normtest.audit.compare import compare_models
+
+    chosen = audit_settings(resolve(_checked(settings, "normtest.compare")))
+    return compare_models(list(models), claims, suite, chosen)
+
+
+def plan(model: Any, *, claims: Sequence[str] | None = None, suite: str = "all",
+         **settings: Any) -> Any:
+    """A pilot audit at the small sizes of ``normtest plan`` (those not given) and what sample
+    each hypothesis needs (a :class:`~normtest.scorecard.power.Plan`: its ``rows``,
+    ``recommended`` sizes and each line's power at its margin)."""
+    from normtest.audit.run import run_audit
+    from normtest.models.registry import load
+    from normtest.scorecard.power import PILOT
+    from normtest.scorecard.power import plan as planned
+
+    checked = _checked(settings, "normtest.plan")
+    values = resolve({k: v for k, v in PILOT.items() if k not in checked}, checked)
+    chosen = audit_settings(values)
+    adapter = load(model) if isinstance(model, str) else model
+    report = run_audit(adapter, claim_ids=claims, suite=suite, settings=chosen)
+    return planned(report.results, chosen, report.controls)
