@@ -178,7 +178,7 @@ class NextSteps:
             return None
         sizes = self.sizes
         flags = [f"--{k} {sizes[k]}" for k in ("words", "documents", "sentences") if k in sizes]
-        return " ".join(["normtest audit --model", _quoted(self.model), *flags, *self.keep])
+        return " ".join(["normtest audit --model", shlex.quote(self.model), *flags, *self.keep])
 
     def time_text(self) -> str:
         """``about 12 min`` (``about 40 s``; ``at least 2 min`` where some new data have no
@@ -189,11 +189,6 @@ class NextSteps:
         if self.seconds < 90:
             return f"{lead} {max(10, round(self.seconds, -1)):.0f} s"
         return f"{lead} {self.seconds / 60:.0f} min"
-
-
-def _quoted(text: str) -> str:
-    """A shell word: quoted only where it needs to be."""
-    return shlex.quote(text)
 
 
 def _now(report: Report) -> dict[str, int]:
@@ -220,13 +215,13 @@ def _kept(report: Report) -> tuple[str, ...]:
         out.append(f"--seed {seed}")
     corpus = sample.get("corpus") or p.get("corpus") or []
     if isinstance(corpus, list) and corpus:
-        out.append("--corpus " + " ".join(_quoted(str(c)) for c in corpus))
+        out.append("--corpus " + " ".join(shlex.quote(str(c)) for c in corpus))
     unit = sample.get("prefix_unit")
     if isinstance(unit, str) and unit != default.prefix_unit:
-        out.append(f"--prefix-unit {_quoted(unit)}")
+        out.append(f"--prefix-unit {shlex.quote(unit)}")
     scope = p.get("scope")
     if isinstance(scope, str) and scope != default.scope:
-        out.append(f"--scope {_quoted(scope)}")
+        out.append(f"--scope {shlex.quote(scope)}")
     resamples = p.get("resamples")
     if isinstance(resamples, int) and resamples != default.resamples:
         out.append(f"--resamples {resamples}")

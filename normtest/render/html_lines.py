@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from functools import partial
+from functools import cached_property, partial
 from typing import Any
 
 import numpy as np
@@ -58,8 +58,13 @@ class LineSections(Figures):
     prose: Any  # escaped text with the ids it quotes as code (render.html)
 
     # -- at a glance -----------------------------------------------------------------------------
+    @cached_property
+    def plan(self) -> NextSteps:
+        """What the report says to do next, made once for the glance and the line sections."""
+        return next_steps(self.report)
+
     def glance(self) -> Section:
-        plan = next_steps(self.report)
+        plan = self.plan
         steps = {s.line: s for s in plan.steps}
         out = ['<section id="scorecard"><h2>Does the model behave as the paper says?</h2>',
                '<table class="glance"><thead><tr><th>status</th><th>line</th><th>hypothesis'
@@ -122,7 +127,7 @@ class LineSections(Figures):
 
     # -- one section per line --------------------------------------------------------------------
     def line_sections(self) -> list[Section]:
-        plan = next_steps(self.report)
+        plan = self.plan
         return [self._line_section(line, plan) for line in self.report.scorecard
                 if line.status != "not tested"]
 
