@@ -181,6 +181,42 @@ def test_a_ctrl_c_pending_as_the_process_ends_still_exits_130_quietly(tmp_path: 
         "running the same command again resumes from it"], done.stderr
 
 
+#: A command that gets SIGTERM while the garbage collector runs a finaliser: the handler's
+#: exception cannot propagate there, so the command line delivers it again as a Ctrl-C.
+SIGTERM_IN_A_FINALISER = """
+import gc, os, signal, sys, time
+import normtest.cli.demo as demo
+from normtest.cli.main import run
+
+class Sends:
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGTERM)  # the handler runs here, inside the finaliser
+        time.sleep(0.05)
+
+def working(args):
+    Sends()
+    gc.collect()
+    time.sleep(30)  # the redelivered interruption ends this
+    return 0
+
+demo.command = working
+sys.argv = ["normtest", "demo"]
+run()
+"""
+
+
+def test_a_sigterm_landing_in_a_finaliser_still_ends_the_process_by_sigterm(
+        tmp_path: Path) -> None:
+    """The redelivered interruption is the SIGTERM still: status −15 and nothing printed, not
+    the Ctrl-C's 130 and its line on resuming (what a SIGTERM that landed in a finaliser of a
+    Ray audit used to give)."""
+    done = subprocess.run([sys.executable, "-c", SIGTERM_IN_A_FINALISER],
+                          env=_env(tmp_path / "cache"), capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == -signal.SIGTERM, done.stderr
+    assert not done.stderr.strip(), done.stderr
+
+
 #: A GloVe word audit: a few seconds, its word vectors read through the embedding cache.
 GLOVE = ["audit", "--model", "glove-6b-50d", "--suite", "word", "--words", "300",
          "--resamples", "200", "--format", "json"]

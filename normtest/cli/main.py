@@ -91,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt as exc:
         if _ENDING_ON_INTERRUPT:
             _ignore_further_interrupts()
-        if isinstance(exc, Terminated):  # its sender wants it gone, not told
+        if _terminating(exc):  # its sender wants it gone, not told
             return EXIT_TERMINATED
         # a subcommand may say what an interruption leaves (`normtest models install`)
         print("\nnormtest: interrupted; " + getattr(
@@ -121,10 +121,26 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM, raised in the main thread like a Ctrl-C, so that the same clean-up runs."""
 
 
+#: Set once SIGTERM was received: the process ends by SIGTERM, whatever exception carries it to
+#: :func:`main` (a SIGTERM that landed in a finaliser comes back as a plain interruption).
+_TERMINATING = False
+#: A :class:`Terminated` swallowed by a finaliser and not yet raised again.
+_TERMINATION_SWALLOWED = False
+
+
 def _on_sigterm(signum: int, frame: Any) -> None:
-    """Raise :class:`Terminated` once; a second SIGTERM during the clean-up changes nothing."""
-    signal.signal(signal.SIGTERM, lambda signum, frame: None)
+    """Raise :class:`Terminated` once; a second SIGTERM during the clean-up changes nothing,
+    except that the one a finaliser swallowed (:func:`_keep_interrupts`) is raised again."""
+    global _TERMINATING, _TERMINATION_SWALLOWED
+    if _TERMINATING and not _TERMINATION_SWALLOWED:
+        return
+    _TERMINATING, _TERMINATION_SWALLOWED = True, False
     raise Terminated
+
+
+def _terminating(exc: KeyboardInterrupt) -> bool:
+    """Whether this interruption is a SIGTERM's (its own, or one delivered again)."""
+    return isinstance(exc, Terminated) or _TERMINATING
 
 
 #: Ctrl-Cs scheduled for delivery again (cancelled when the command ends, so that none fires
@@ -139,10 +155,16 @@ def _keep_interrupts(unraisable: Any) -> None:
     main thread raises it once it is out of the finaliser (should it land in one again, this
     repeats)."""
     if unraisable.exc_type is not None and issubclass(unraisable.exc_type, KeyboardInterrupt):
-        import _thread
+        import functools
         import threading
 
-        again = threading.Timer(0.01, _thread.interrupt_main)
+        global _TERMINATION_SWALLOWED
+        signum = signal.SIGINT
+        if issubclass(unraisable.exc_type, Terminated):  # a SIGTERM's: delivered as SIGTERM
+            _TERMINATION_SWALLOWED, signum = True, signal.SIGTERM
+        # a real signal to the main thread, which also wakes it from a blocking call
+        again = threading.Timer(0.01, functools.partial(
+            signal.pthread_kill, threading.main_thread().ident, signum))
         again.daemon = True
         _REDELIVERIES.append(again)
         again.start()
@@ -183,11 +205,9 @@ def run() -> None:
         signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         code = main()
-    except Terminated:
-        code = EXIT_TERMINATED
-    except KeyboardInterrupt:  # a second Ctrl-C while the first was being handled
+    except KeyboardInterrupt as exc:  # a second one while the first was being handled
         _ignore_further_interrupts()
-        code = EXIT_INTERRUPTED
+        code = EXIT_TERMINATED if _terminating(exc) else EXIT_INTERRUPTED
     if code == EXIT_TERMINATED:  # cleaned up: now end as the signal's sender expects
         with contextlib.suppress(OSError, ValueError, OutputFailed):
             sys.stdout.flush()
