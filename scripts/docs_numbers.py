@@ -383,6 +383,34 @@ def sizing_block(numbers: Mapping[str, Any]) -> str:
     return "".join(out).rstrip("\n")
 
 
+def slim_numbers(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Each default report's size as normtest writes it, slim (``--slim``), and slim
+    gzip-compressed (``.json.gz``)."""
+    import gzip
+
+    from normtest.audit.report import Report
+
+    out = []
+    for data in reports:
+        report = Report.from_dict(data)
+        full = (report.to_json() + "\n").encode("utf-8")
+        slim = (report.slim().to_json() + "\n").encode("utf-8")
+        out.append({"model": data["model"]["name"], "full": len(full), "slim": len(slim),
+                    "gz": len(gzip.compress(slim, mtime=0))})
+    return {"models": out}
+
+
+def slim_block(numbers: Mapping[str, Any]) -> str:
+    """docs/ci.md's table of baseline sizes."""
+    def mb(size: int) -> str:
+        return f"{size / 1e6:.1f} MB"
+
+    rows = [f"| {m['model']} | {mb(m['full'])} | {mb(m['slim'])} | {mb(m['gz'])} |"
+            for m in numbers["models"]]
+    return "\n".join(["| default report | `report.json` | `--slim` | `--slim`, `.json.gz` |",
+                      "|---|---|---|---|", *rows])
+
+
 #: Each block: the data file it is written from, how to compute it, how to render it, and the
 #: document it lives in.
 BLOCKS: dict[str, tuple[str, Callable[[Sequence[Mapping[str, Any]]], dict[str, Any]],
@@ -397,6 +425,7 @@ BLOCKS: dict[str, tuple[str, Callable[[Sequence[Mapping[str, Any]]], dict[str, A
     "baselines": ("baselines.json", baselines_numbers, baselines_block, "docs/statistics.md"),
     "findings": ("findings.json", findings_numbers, findings_block, "docs/guide.md"),
     "sizing": ("sizing.json", sizing_numbers, sizing_block, "docs/statistics.md"),
+    "slim": ("slim.json", slim_numbers, slim_block, "docs/ci.md"),
 }
 
 

@@ -102,6 +102,25 @@ def test_degraded_copy_regresses_and_the_model_itself_does_not(
 
 
 @pytest.mark.slow
+def test_a_slim_compressed_baseline_gates_unpaired_both_ways(
+        project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A baseline saved --slim as .json.gz (a small file to commit) still catches the degraded
+    copy, unpaired (its replicates were left out), and passes the model itself."""
+    full, slim = tmp_path / "full.json", tmp_path / "baseline.json.gz"
+    assert _gate(project, "--save-report", str(full)) == EXIT_OK
+    assert _gate(project, "--save-report", str(slim), "--slim") == EXIT_OK
+    assert slim.stat().st_size < full.stat().st_size / 4
+    assert Report.read(slim).slim_note
+    capsys.readouterr()
+    code = _gate(project, "--baseline", str(slim), "--model", str(project / "degraded.npz"))
+    out = capsys.readouterr().out
+    assert code == EXIT_GATE_FAILED
+    assert f"| ❌ `{WHITENED}` |" in out and "unpaired normal" in out and "(0 paired)" in out
+    assert _gate(project, "--baseline", str(slim)) == EXIT_OK
+    assert "No regression." in capsys.readouterr().out
+
+
+@pytest.mark.slow
 def test_thresholds_requirements_and_audit_gate(project: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     strict = project / "strict.toml"

@@ -219,9 +219,36 @@ class Report:
             new = criteria.get(r.claim or "")
             if new is None:
                 return r
+            if r.measurement is not None and r.measurement.sketched:
+                raise NormtestError(
+                    f"{self.slim_note} cannot be re-judged ({r.claim}): re-judge the full report "
+                    "it was made from")
             return r.rejudge(new) if r.measurement is not None else replace(r, criterion=new)
 
         return replace(self, results=adjust_audit([rejudged(r) for r in self.results]))
+
+    @property
+    def slim_note(self) -> str:
+        """For a slim report (:meth:`slim`), what it is, in a few words; else ''."""
+        slim = self.provenance.get("slim")
+        if not isinstance(slim, Mapping):
+            return ""
+        return (f"a slim report (each bootstrap distribution kept as its {slim.get('points')} "
+                "percentiles)")
+
+    def slim(self) -> Report:
+        """This report without its bootstrap replicates, for a small committed baseline or a
+        reference: each bootstrap sampling distribution is kept as its sketch (101 quantiles,
+        :meth:`~normtest.verdict.sampling.Sampling.sketch`) and every interval, verdict and
+        p-value as the replicates gave them. What it cannot do: be re-judged under other
+        thresholds, or pair with another report replicate by replicate (the gate compares it
+        unpaired, from the intervals)."""
+        from normtest.verdict.sampling import SKETCH_POINTS
+
+        if self.slim_note:
+            return self
+        prov = {**self.provenance, "slim": {"points": SKETCH_POINTS}}
+        return replace(self, results=[r.slim() for r in self.results], provenance=prov)
 
     @property
     def rejudged_note(self) -> str:
@@ -299,12 +326,18 @@ class Report:
 
     def write(self, path: str | Path) -> Path:
         """Write the JSON report whole or not at all (a temporary file renamed into place);
-        parent folders are created."""
+        parent folders are created. A path ending in ``.gz`` is written gzip-compressed (what
+        :meth:`read` reads as well)."""
 
         target = Path(path)
         text = self.to_json() + "\n"
+        payload: str | bytes = text
+        if target.suffix == ".gz":
+            import gzip
+
+            payload = gzip.compress(text.encode("utf-8"), mtime=0)  # the same bytes each time
         try:
-            atomic_write(target, published(text))
+            atomic_write(target, published(payload))
         except OSError as exc:
             raise NormtestError(f"cannot write {target}: {exc.strerror}") from exc
         return target
@@ -390,6 +423,8 @@ class Report:
         if len(raw) > MAX_REPORT_BYTES:  # it grew while being read
             raise NormtestError(f"the {what} {path} is larger than any report normtest writes; "
                                 "give the report.json that normtest wrote")
+        if raw[:2] == b"\x1f\x8b":  # gzip (a report.json.gz)
+            raw = _gunzipped(raw, f"the {what} {path}")
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -422,6 +457,25 @@ class Report:
                     f"the {what} {path} was modified after normtest wrote it, or is damaged: "
                     f"{found[0]}{more}; write it again with normtest audit")
         return report
+
+
+def _gunzipped(raw: bytes, where: str) -> bytes:
+    """A gzip-compressed report's text, at most :data:`MAX_REPORT_BYTES` of it."""
+    import zlib
+
+    inflate = zlib.decompressobj(wbits=31)  # gzip's header and trailer
+    try:
+        text = inflate.decompress(raw, MAX_REPORT_BYTES + 1)
+    except zlib.error as exc:
+        raise NormtestError(f"{where} is not a readable gzip file ({exc}); give the "
+                            "report.json (or report.json.gz) that normtest wrote") from None
+    if len(text) > MAX_REPORT_BYTES or inflate.unconsumed_tail:
+        raise NormtestError(f"{where} holds more than any report normtest writes; give the "
+                            "report.json that normtest wrote")
+    if not inflate.eof:
+        raise NormtestError(f"{where} is not a readable gzip file (it ends short); give the "
+                            "report.json (or report.json.gz) that normtest wrote")
+    return text
 
 
 DIGEST = "sha256"
@@ -521,9 +575,9 @@ def misjudged_rows(report: Report) -> list[str]:
     Benjamini–Hochberg over its exploratory ones), and each verdict compared with the stored
     one. A stored PASS whose interval lies below its threshold is found here."""
 
-    try:
-        again = adjust_audit([r.rejudge(r.criterion)
-                              if r.measurement is not None and r.criterion is not None else r
+    try:  # a slim report's rows are read as written: the digest vouches for them
+        again = adjust_audit([r.rejudge(r.criterion) if r.measurement is not None
+                              and r.criterion is not None and not r.measurement.sketched else r
                               for r in report.results])
     except (ValueError, KeyError, TypeError, ArithmeticError) as exc:  # a row normtest never wrote
         return [f"its rows cannot be judged again ({type(exc).__name__}: {exc})"]

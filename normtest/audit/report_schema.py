@@ -241,7 +241,7 @@ def _sampling(value: Any, path: str) -> None:
     kind = value.get("kind")
     one_of("normal", "t", "fisher_z", "binomial", "bootstrap")(kind, _join(path, "kind"))
     if kind == "bootstrap":
-        obj({"replicates": NUMBERS}, {"bias": NUMBER})(value, path)
+        obj({"replicates": NUMBERS}, {"bias": NUMBER, "sketch_of": INT})(value, path)
     else:
         obj({"center": NUMBER, "scale": NUMBER}, {"df": nullable(NUMBER)})(value, path)
 

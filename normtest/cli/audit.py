@@ -18,6 +18,7 @@ from normtest.cli.common import (
     add_claims,
     add_formats,
     add_quiet,
+    add_slim,
     add_suite,
     add_width,
     check_outputs,
@@ -42,6 +43,7 @@ def register(sub: Any) -> None:
                        help="folder for report.json, report.md and report.html (default: "
                             "reports/MODEL/REVISION/, under $NORMTEST_RESULTS_DIR when set)")
     add_formats(audit)
+    add_slim(audit, "write report.json")
     add_cli_options(audit)
     add_quiet(audit)
     add_all_rows(audit, "print every row (every variant of every claim), the scorecard's "
@@ -115,6 +117,8 @@ def command(args: argparse.Namespace) -> int:
                                settings=settings)
     from normtest.render.terminal import print_audit, stdout_console
 
+    if args.slim:
+        report = report.slim()
     written = write_reports(report, out, args.formats)  # before anything is printed
     print_audit(report, stdout_console(args.width), all_rows=args.all_rows,
                 report_path=_json_path(out, args.formats), model=model)
@@ -192,7 +196,7 @@ def _audit_many(args: argparse.Namespace, values: dict[str, Any]) -> int:
         name, revision = report.model["name"], report.model["revision"]
         folder = (args.out / folder_name(name) if args.out is not None
                   else default_results_dir(name, revision))
-        written = write_reports(report, folder, args.formats)
+        written = write_reports(report.slim() if args.slim else report, folder, args.formats)
         print_audit(report, stdout_console(args.width), all_rows=args.all_rows,
                     report_path=_json_path(folder, args.formats), model=spec)
         print(written)

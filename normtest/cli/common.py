@@ -105,6 +105,15 @@ def _columns(text: str) -> int:
     return value
 
 
+def add_slim(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--slim``: a report without its bootstrap replicates (Report.slim)."""
+    parser.add_argument("--slim", action="store_true",
+                        help=f"{what} without its bootstrap replicates (about a fifth of the "
+                             "size; every interval, verdict and p-value kept, each bootstrap "
+                             "distribution as its 101 percentiles): a baseline to commit. It "
+                             "cannot be re-judged, and the gate compares it unpaired")
+
+
 def add_all_rows(parser: argparse.ArgumentParser, help: str) -> None:
     """``--all/-v/--verbose``."""
     parser.add_argument("--all", "-v", "--verbose", dest="all_rows", action="store_true",

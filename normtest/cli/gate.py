@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 from normtest.base import progress
 from normtest.base.settings import add_cli_options
-from normtest.cli.common import add_claims, add_quiet, check_outputs, output_path, shows_progress
+from normtest.cli.common import (
+    add_claims,
+    add_quiet,
+    add_slim,
+    check_outputs,
+    output_path,
+    shows_progress,
+)
 from normtest.errors import NormtestError
 
 if TYPE_CHECKING:
@@ -54,7 +61,9 @@ def register(sub: Any) -> None:
     gate.add_argument("--force-save", action="store_true",
                       help="write --save-report even when the gate failed")
     gate.add_argument("--save-report", type=output_path, default=None,
-                      help="write the candidate's report.json here (a future baseline)")
+                      help="write the candidate's report.json here (a future baseline; "
+                           "gzip-compressed when PATH ends in .gz)")
+    add_slim(gate, "with --save-report: write the report")
     add_cli_options(gate)
     add_quiet(gate)
     gate.set_defaults(handler=command)
@@ -71,7 +80,8 @@ def command(args: argparse.Namespace) -> int:
                          and not args.require_robust)
     config = config.with_options(args)
     with progress.showing(shows_progress(args)):
-        outcome = run_gate(config, save_report=args.save_report, force_save=args.force_save)
+        outcome = run_gate(config, save_report=args.save_report, force_save=args.force_save,
+                           slim=args.slim)
     return emit(outcome, args.summary)
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from normtest.cli.common import (
     EXIT_OK,
     add_all_rows,
+    add_slim,
     add_width,
     output_path,
 )
@@ -39,6 +40,7 @@ def register(sub: Any) -> None:
                            metavar="CLAIM=VALUE",
                            help="re-judge a claim: CLAIM=VALUE (one-sided threshold) or "
                                 "CLAIM=LOW:HIGH (equivalence margin); Holm again per claim")
+    add_slim(rendering, "with --format json: the report")
     add_all_rows(rendering, "with --format text: every row, the scorecard's reasons and every "
                             "reason in full, after the answer")
     add_width(rendering)
@@ -55,6 +57,11 @@ def command(args: argparse.Namespace) -> int:
 
         check_output_file(args.out, "--out")
     report = with_thresholds(Report.read(args.report), args.threshold)
+    if args.slim:
+        if args.format != "json":
+            raise NormtestError("--slim applies to --format json (the report itself); the other "
+                                "formats show the same numbers either way")
+        report = report.slim()
     if args.data is not None:
         from normtest.render.locking import write_files
         from normtest.render.tables import data_tables

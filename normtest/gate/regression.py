@@ -77,6 +77,7 @@ def _pairing(base: Result, cand: Result, key: str | None, base_samples: Mapping[
         same_version and key is not None
         and base_samples.get(key) is not None and base_samples.get(key) == cand_samples.get(key)
         and bm.sampling.kind == cm.sampling.kind == "bootstrap"
+        and not bm.sampling.sketched and not cm.sampling.sketched  # a slim report's: unpaired
         and bm.sampling.replicates.size == cm.sampling.replicates.size
         and bm.seed is not None and bm.seed == cm.seed and bm.n == cm.n
         and bm.method == cm.method and bm.statistic == cm.statistic

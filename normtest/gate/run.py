@@ -473,10 +473,11 @@ def claims_to_audit(config: GateConfig, baseline: Report | None) -> list[str]:
 
 
 def run_gate(config: GateConfig, *, save_report: str | Path | None = None,
-             force_save: bool = False) -> GateOutcome:
+             force_save: bool = False, slim: bool = False) -> GateOutcome:
     """Audit ``config.model`` (or read ``config.report``) and judge it (:func:`evaluate`).
 
-    ``save_report`` writes the candidate's report — only when the gate passed, unless
+    ``save_report`` writes the candidate's report (``slim``: without its bootstrap replicates,
+    :meth:`Report.slim`) — only when the gate passed, unless
     ``force_save``, so a failing candidate never replaces a baseline. A configured baseline that
     does not exist yet is the first one being recorded when ``save_report`` is that path (the
     gate then judges the requirements alone); otherwise it is an error that says how to record it.
@@ -520,7 +521,7 @@ def run_gate(config: GateConfig, *, save_report: str | Path | None = None,
     if save_report is None:
         return outcome
     if outcome.passed or force_save:
-        written = candidate.write(save_report)
+        written = (candidate.slim() if slim else candidate).write(save_report)
         note = f"the candidate's report was written to `{written}`"
         if first:
             note += " (the first baseline)"

@@ -50,6 +50,9 @@ def with_thresholds(report: Report, specs: Sequence[str]) -> Report:
     ``specs`` are ``CLAIM=VALUE`` or ``CLAIM=LOW:HIGH`` (see :meth:`Report.with_thresholds`).
     """
     parsed = dict(parse_threshold(s) for s in specs)
+    if parsed and report.slim_note:
+        raise NormtestError(f"--threshold: {report.slim_note} cannot be re-judged; re-judge the "
+                            "full report it was made from")
     try:
         return report.with_thresholds(parsed)
     except NormtestError as exc:

@@ -115,7 +115,8 @@ def _evidence(result: Result) -> tuple[list[float], list[float], int] | None:
         if part.sampling is None or unstable(part, crit.alpha) is not None:
             return None
         p_pass, p_fail = p_values(part.sampling, crit)
-        resamples = part.sampling.replicates.size if part.sampling.kind == "bootstrap" else None
+        resamples = (part.sampling.sketch_of or part.sampling.replicates.size
+                     if part.sampling.kind == "bootstrap" else None)
         if p_pass <= p_fail:
             pass_side.append(_z(p_pass, resamples))
         else:
@@ -329,7 +330,7 @@ def _paired_correlation(a: Result, b: Result) -> float:
     ma, mb = a.measurement, b.measurement
     if ma is None or mb is None or ma.sampling is None or mb.sampling is None \
             or ma.draws is None or ma.draws != mb.draws or ma.sampling.kind != "bootstrap" \
-            or mb.sampling.kind != "bootstrap" \
+            or mb.sampling.kind != "bootstrap" or ma.sampling.sketched or mb.sampling.sketched \
             or ma.sampling.replicates.size != mb.sampling.replicates.size:
         return 0.0
     x, y = ma.sampling.replicates, mb.sampling.replicates

@@ -72,16 +72,36 @@ class Measurement:
     #: measurements with the same ``draws`` resampled alike, draw for draw, so the difference of
     #: their replicates is a paired bootstrap (:func:`normtest.stats.measure_contrast`)
     draws: str | None = None
+    #: A slim report's interval at ``confidence``, as the full replicates gave it (its sampling
+    #: is a sketch, :meth:`Sampling.sketch`, read at other levels to within a percentile)
+    stored_ci: tuple[float, float] | None = None
 
     @property
     def ci(self) -> tuple[float, float]:
         """Two-sided interval at ``confidence`` (NaNs when not estimable)."""
         return self.interval(self.confidence)
 
+    @property
+    def sketched(self) -> bool:
+        """Whether this measurement, or one of its components, holds a slim report's sketch."""
+        return bool(self.sampling is not None and self.sampling.sketched) or any(
+            c.sketched for c in self.components.values())
+
+    def slim(self) -> Measurement:
+        """The measurement a slim report stores: each bootstrap sampling (its components' too)
+        reduced to its sketch, its interval at ``confidence`` kept exactly as it was."""
+        sampling = None if self.sampling is None else self.sampling.sketch()
+        kept = self.ci if sampling is not self.sampling else self.stored_ci  # not yet sketched
+        return replace(self, sampling=sampling, stored_ci=kept,
+                       components={k: c.slim() for k, c in self.components.items()})
+
     def interval(self, confidence: float) -> tuple[float, float]:
-        """Two-sided interval at any confidence, from the stored sampling distribution."""
+        """Two-sided interval at any confidence, from the stored sampling distribution (a slim
+        report's at its own confidence: as the full replicates gave it)."""
         if self.sampling is None:
             return (math.nan, math.nan)
+        if self.stored_ci is not None and math.isclose(confidence, self.confidence):
+            return self.stored_ci
         return self.sampling.interval(confidence)
 
     @classmethod
@@ -119,16 +139,22 @@ class Measurement:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Measurement:
         """Rebuild from :meth:`to_dict` output."""
-        sampling = data.get("sampling")
+        stored = data.get("sampling")
         confidence = float(data.get("confidence", DEFAULT_CONFIDENCE))
         if not 0 < confidence < 1:
             raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
+        sampling = None if stored is None else Sampling.from_dict(stored)
+        stored_ci = None
+        if sampling is not None and sampling.sketched:  # a slim report: its interval as written
+            low, high = data["ci"]
+            stored_ci = (float_or_nan(low), float_or_nan(high))
         return cls(
             statistic=data["statistic"],
             estimate=float_or_nan(data.get("estimate")),
             n=int(data["n"]),
             method=data["method"],
-            sampling=None if sampling is None else Sampling.from_dict(sampling),
+            sampling=sampling,
+            stored_ci=stored_ci,
             confidence=confidence,
             seed=data.get("seed"),
             settings=dict(data.get("settings", {})),

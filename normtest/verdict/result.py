@@ -468,6 +468,11 @@ class Result:
             return math.nan
         return judge(self.measurement, self.criterion).p_fail
 
+    def slim(self) -> Result:
+        """This row as a slim report stores it (:meth:`Measurement.slim`)."""
+        return self if self.measurement is None else replace(self,
+                                                             measurement=self.measurement.slim())
+
     def rejudge(self, criterion: Criterion) -> Result:
         """The same measurement judged under another criterion (no model needed).
 

@@ -53,6 +53,11 @@ def few_units_widening(units: int) -> float:
     return math.sqrt(units / (units - 1)) * t / z
 
 
+#: How many points a slim report keeps of each bootstrap distribution: its quantiles at every
+#: 1% from the smallest replicate to the largest (NaN replicates kept in proportion).
+SKETCH_POINTS = 101
+
+
 @dataclass(frozen=True, eq=False)
 class Sampling:
     """The sampling distribution of an estimate: bounds and p-values at any level."""
@@ -63,6 +68,9 @@ class Sampling:
     df: float | None = None
     replicates: np.ndarray = field(default_factory=lambda: np.empty(0))
     bias: float = 0.0
+    #: For a slim report's bootstrap: how many replicates the stored :data:`SKETCH_POINTS`
+    #: quantiles stand for (None: the replicates themselves, in resampling order).
+    sketch_of: int | None = None
 
     @classmethod
     def binomial(cls, successes: int, trials: int) -> Sampling:
@@ -117,6 +125,29 @@ class Sampling:
             )
         if self.kind == "t" and (self.df is None or self.df <= 0):
             raise NormtestError("a t sampling needs positive degrees of freedom")
+
+    @property
+    def sketched(self) -> bool:
+        """Whether this bootstrap is a slim report's sketch: its quantiles, not its replicates
+        (bounds and p-values read to within a percentile; nothing pairs with it)."""
+        return self.sketch_of is not None
+
+    def sketch(self, points: int = SKETCH_POINTS) -> Sampling:
+        """A bootstrap reduced to ``points`` quantiles, evenly spaced from the smallest replicate
+        to the largest, NaN replicates kept as NaN in the same proportion; the bias-correction
+        z₀ is kept as it was. Other kinds, and a bootstrap of no more replicates than
+        ``points``, are returned as they are."""
+        if self.kind != "bootstrap" or self.sketched or self.replicates.size <= points:
+            return self
+        reps = self.replicates
+        missing = round(points * np.count_nonzero(np.isnan(reps)) / reps.size)
+        finite = reps[~np.isnan(reps)]
+        kept = points - missing
+        values = (np.quantile(finite, np.linspace(0.0, 1.0, kept)) if kept and finite.size
+                  else np.empty(0))
+        values = np.array([float(f"{v:.7g}") for v in values])
+        return Sampling("bootstrap", replicates=np.concatenate([values, np.full(missing, np.nan)]),
+                        bias=self.bias, sketch_of=int(reps.size))
 
     # -- the parametric kinds share one shape: a location-scale law on some scale ---------------
     def _quantile(self, q: float) -> float:
@@ -223,6 +254,8 @@ class Sampling:
         if self.kind == "bootstrap":
             out["replicates"] = [None if math.isnan(v) else float(v) for v in self.replicates]
             out["bias"] = self.bias
+            if self.sketch_of is not None:
+                out["sketch_of"] = self.sketch_of
         else:
             out["center"] = float(self.center)
             out["scale"] = float(self.scale)
@@ -242,7 +275,12 @@ class Sampling:
                 raise NormtestError("stored bootstrap replicates are not a list of numbers")
             reps = np.array([math.nan if v is None else v for v in stored], dtype=np.float64)
             bias = _stored_number(data.get("bias", 0.0), "bias")
-            return cls(kind="bootstrap", replicates=reps, bias=bias)
+            of = data.get("sketch_of")
+            if of is not None and (isinstance(of, bool) or not isinstance(of, int)
+                                   or of < reps.size):
+                raise NormtestError(f"stored sketch_of is not a count of replicates at least "
+                                    f"as large as the sketch: {of!r}")
+            return cls(kind="bootstrap", replicates=reps, bias=bias, sketch_of=of)
         if kind not in _KINDS:
             raise NormtestError(f"stored sampling has unknown kind {kind!r}")
         df = data.get("df")
