@@ -53,7 +53,7 @@ def test_a_slim_report_reads_back_with_every_shown_number(full: Report, tmp_path
 
 def test_a_slim_report_is_not_re_judged_and_pairs_with_nothing(full: Report) -> None:
     slim = full.slim()
-    with pytest.raises(NormtestError, match="slim report .* cannot be re-judged"):
+    with pytest.raises(NormtestError, match=r"slim report .* cannot be re-judged"):
         with_thresholds(slim, ["word.norm_ic=0.9"])
     sketched = [r.measurement.sampling for r in slim.results
                 if r.measurement is not None and r.measurement.sampling is not None

@@ -163,8 +163,9 @@ def _keep_interrupts(unraisable: Any) -> None:
         if issubclass(unraisable.exc_type, Terminated):  # a SIGTERM's: delivered as SIGTERM
             _TERMINATION_SWALLOWED, signum = True, signal.SIGTERM
         # a real signal to the main thread, which also wakes it from a blocking call
-        again = threading.Timer(0.01, functools.partial(
-            signal.pthread_kill, threading.main_thread().ident, signum))
+        main_thread = threading.main_thread().ident
+        assert main_thread is not None  # the main thread is running: it ran the finaliser
+        again = threading.Timer(0.01, functools.partial(signal.pthread_kill, main_thread, signum))
         again.daemon = True
         _REDELIVERIES.append(again)
         again.start()
