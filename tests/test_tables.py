@@ -1,4 +1,4 @@
-"""A report as flat tables (normtest.render.tables): its rows as CSV, its metrics as JSON lines,
+"""A report as flat tables (normtest.audit.tables): its rows as CSV, its metrics as JSON lines,
 its data as one CSV per kind — each read back by the standard library as a user's tool would."""
 
 from __future__ import annotations
@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from normtest.audit.tables import data_tables
 from normtest.cli.main import main
+from normtest.errors import NormtestError
 from normtest.render.formats import render
-from normtest.render.tables import data_tables
 
 TESTS = Path(__file__).parent
 
@@ -69,3 +70,18 @@ def test_the_data_tables_have_a_line_per_word_sentence_and_prefix(tmp_path: Path
     assert sorted(p.name for p in (tmp_path / "tables").iterdir()) == [
         "curves.csv", "sentences.csv", "words.csv"]
     assert (tmp_path / "rows.csv").read_text(encoding="utf-8") == render(report, "csv")
+
+
+def test_to_pandas_gives_each_table_as_a_data_frame() -> None:
+    pandas = pytest.importorskip("pandas", reason="pandas (the optional extra) is not installed")
+    report = _rich_report()
+    rows = report.to_pandas()
+    assert isinstance(rows, pandas.DataFrame)
+    assert list(rows["id"]) == [r.id for r in report.results]
+    assert list(rows["verdict"]) == [r.verdict.value for r in report.results]
+    assert rows["estimate"].tolist() == pytest.approx([r.estimate for r in report.results])
+    words = report.to_pandas("words")
+    assert len(words) == len(report.data["words"]["words"])
+    assert words["information"].dtype.kind == "f"
+    with pytest.raises(NormtestError, match="the tables are rows, words, sentences, curves"):
+        report.to_pandas("people")

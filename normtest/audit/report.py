@@ -227,6 +227,15 @@ class Report:
 
         return replace(self, results=adjust_audit([rejudged(r) for r in self.results]))
 
+    def to_pandas(self, table: str = "rows") -> Any:
+        """A table of this report as a ``pandas.DataFrame`` (pandas is optional): ``rows`` (one
+        per row: id, claim, line, variant axes, estimate, interval, threshold, verdict, adjusted
+        p, baseline, beyond — the columns of ``normtest report --format csv``), ``words``,
+        ``sentences`` or ``curves`` (the data, as ``--data`` writes them)."""
+        from normtest.audit.tables import to_pandas
+
+        return to_pandas(self, table)
+
     @property
     def slim_note(self) -> str:
         """For a slim report (:meth:`slim`), what it is, in a few words; else ''."""

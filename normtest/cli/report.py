@@ -63,8 +63,8 @@ def command(args: argparse.Namespace) -> int:
                                 "formats show the same numbers either way")
         report = report.slim()
     if args.data is not None:
+        from normtest.audit.tables import data_tables
         from normtest.render.locking import write_files
-        from normtest.render.tables import data_tables
 
         tables = data_tables(report)
         if not tables:

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from normtest.audit.tables import metrics_jsonl, rows_csv
 from normtest.errors import NormtestError
 from normtest.render.html import render_html
 from normtest.render.locking import write_files
 from normtest.render.markdown import render_markdown
-from normtest.render.tables import metrics_jsonl, rows_csv
 
 if TYPE_CHECKING:
     from normtest.audit.report import Report
@@ -50,7 +50,7 @@ def _html(report: Report) -> str:
 
 #: The renderings of a report, in the order ``normtest audit`` writes them: a new format is one
 #: function and one entry here (``--format`` of ``audit``, ``demo`` and ``report`` offer it):
-#: the report itself, Markdown, HTML, and the flat tables (:mod:`normtest.render.tables`).
+#: the report itself, Markdown, HTML, and the flat tables (:mod:`normtest.audit.tables`).
 RENDERERS: dict[str, Format] = {"json": Format(".json", _json), "md": Format(".md", _markdown),
                                 "html": Format(".html", _html),
                                 "csv": Format(".csv", rows_csv),

@@ -32,13 +32,8 @@ def p_value(value: float | None) -> str:
 
 
 def agreement(result: Result) -> str | None:
-    """``yes``/``NO`` when the paper states an expectation for this result and the audit decided
-    it, ``undecided`` when the audit did not (never a disagreement), else None."""
-    if result.expected is None:
-        return None
-    if result.verdict not in (Verdict.PASS, Verdict.FAIL):
-        return "undecided"
-    return "yes" if result.expected is result.verdict else "NO"
+    """:attr:`Result.agreement`: ``yes``, ``NO``, ``undecided`` or None."""
+    return result.agreement
 
 
 def variant_label(result: Result) -> str:

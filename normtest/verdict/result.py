@@ -435,6 +435,16 @@ class Result:
         return self.id if len(self.variants) < 2 else self._id_of(self.shown_variant)
 
     @property
+    def agreement(self) -> str | None:
+        """``yes``/``NO`` when the paper states an expectation for this result and the audit
+        decided it, ``undecided`` when the audit did not (never a disagreement), else None."""
+        if self.expected is None:
+            return None
+        if self.verdict not in (Verdict.PASS, Verdict.FAIL):
+            return "undecided"
+        return "yes" if self.expected is self.verdict else "NO"
+
+    @property
     def estimate(self) -> float:
         """The headline estimate."""
         return self.measurement.estimate if self.measurement else math.nan

@@ -25,13 +25,25 @@ import io
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
-from normtest.audit.report import Report
-from normtest.render.labels import agreement
 from normtest.verdict.result import Result
 
-__all__ = ["data_tables", "metrics_jsonl", "rows_csv"]
+
+class Report(Protocol):
+    """What the tables read of a :class:`normtest.audit.report.Report` (named so, not imported:
+    the report's ``to_pandas`` calls in here)."""
+
+    @property
+    def results(self) -> Sequence[Result]: ...
+    @property
+    def model(self) -> Mapping[str, Any]: ...
+    @property
+    def data(self) -> Mapping[str, Any]: ...
+    @property
+    def scorecard(self) -> Any: ...
+
+__all__ = ["data_tables", "metrics_jsonl", "rows_csv", "to_pandas"]
 
 
 def _csv(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
@@ -79,7 +91,7 @@ def rows_csv(report: Report) -> str:
         judged = r.details.get("beyond")
         return [r.id, r.claim, r.hypothesis, r.role, *(r.variant.get(a) for a in axes),
                 r.estimate, low, high, *_threshold(r), r.verdict.value,
-                r.expected.value if r.expected is not None else None, agreement(r),
+                r.expected.value if r.expected is not None else None, r.agreement,
                 r.p_adjusted, r.n, None if base is None else base.estimate,
                 None if beyond is None else beyond.estimate, b_low, b_high,
                 judged.get("verdict") if isinstance(judged, Mapping) else None]
@@ -163,3 +175,28 @@ def data_tables(report: Report) -> dict[str, str]:
 
 def _at(values: Any, i: int) -> Any:
     return values[i] if isinstance(values, list) and i < len(values) else None
+
+
+#: The tables :func:`to_pandas` gives, each by its name.
+TABLES = ("rows", "words", "sentences", "curves")
+
+
+def to_pandas(report: Report, table: str = "rows") -> Any:
+    """One of the report's tables as a ``pandas.DataFrame``: ``rows`` (:func:`rows_csv`), or
+    the data's ``words``, ``sentences``, ``curves`` (:func:`data_tables`). pandas is optional
+    (``pip install 'normtest[pandas]'``)."""
+    from normtest.errors import NormtestError
+
+    if table not in TABLES:
+        raise NormtestError(f"no table {table!r}; the tables are {', '.join(TABLES)}")
+    try:
+        import pandas
+    except ImportError:
+        raise NormtestError("Report.to_pandas needs pandas: pip install 'normtest[pandas]' (or "
+                            "read report.to_csv() / the --data tables with any CSV reader)"
+                            ) from None
+    text = rows_csv(report) if table == "rows" else data_tables(report).get(f"{table}.csv")
+    if text is None:
+        raise NormtestError(f"the report holds no {table} data (it measured no claim on them, "
+                            "or predates plot data)")
+    return pandas.read_csv(io.StringIO(text), keep_default_na=False, na_values=[""])
