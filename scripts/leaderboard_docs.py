@@ -1,24 +1,14 @@
-"""docs/leaderboard.md and docs/images/leaderboard.svg from a ``normtest compare`` run.
+"""docs/leaderboard.md and docs/images/leaderboard.svg from a comparison of the reference reports.
 
-The committed leaderboard is the comparison of every real model at the standard profile's sizes;
-this writes
-its page (the date, the command, then the comparison's own Markdown: the scorecards line by
-line, the leaderboard rows, the cross-model claims) and its figure, both from the stored
-``comparison.json`` — nothing is measured here::
-
-    normtest compare --model nomic-embed-text-v1.5 --model minilm-l6 --model smollm2-135m \\
-        --model gemma-3-270m --model glove-6b-50d --out reports/leaderboard
-    python scripts/leaderboard_docs.py reports/leaderboard/comparison.json
-
-It also writes ``docs/numbers/leaderboard.json``, what the page is rendered from, so that
-``tests/test_docs_numbers.py`` can tell a hand-edited page from the generated one.
+``scripts/references.py`` writes the reference reports that ship with normtest and then, from
+them, this page: the date and commit, the command, then the comparison's own Markdown (the
+scorecards line by line, the leaderboard rows, the cross-model claims) and its figure. Nothing
+is measured here. It also writes ``docs/numbers/leaderboard.json``, what the page is rendered
+from, so that ``tests/test_docs_numbers.py`` can tell a hand-edited page from the generated one.
 """
 
 from __future__ import annotations
 
-import argparse
-import datetime
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,7 +47,8 @@ def scorecard_grid(names: list[str], rows: list[list[str]], path: Path) -> None:
     plt.close(fig)
 
 
-def leaderboard_numbers(comparison: object, created: str, command: str) -> dict[str, object]:
+def leaderboard_numbers(comparison: object, created: str, command: str,
+                        commit: str) -> dict[str, object]:
     """What the page and the figure are written from: the date, the command, the scorecard grid
     and the comparison's own Markdown, its sections reordered so that the answer comes first
     (the scorecards, the leaderboard, then the long table of comparative claims). The stored
@@ -71,7 +62,7 @@ def leaderboard_numbers(comparison: object, created: str, command: str) -> dict[
     body = "\n\n".join([head.split("\n", 1)[1].strip() if head.startswith("## ") else head,
                         *(sections[s] for s in first),
                         *(v for k, v in sections.items() if k not in first)])
-    return {"created": created, "command": command, "names": list(names),
+    return {"created": created, "commit": commit, "command": command, "names": list(names),
             "grid": [list(row) for row in grid], "body": body.strip()}
 
 
@@ -81,9 +72,9 @@ def leaderboard_page(numbers: dict) -> str:  # type: ignore[type-arg]
         "# The scorecard across every real model",
         "",
         f"Every real model normtest installs, audited at the standard profile's sizes on one "
-        f"paired sample ({numbers['created']}, two CPU cores; a comparison keeps one sample "
-        "for every model, so it does not size itself as `normtest audit` does: a line a "
-        "model's sample lacks the power for says so), with:",
+        f"paired sample ({numbers['created']}, normtest at commit {numbers['commit']}, two CPU "
+        "cores; a comparison keeps one sample for every model, so it does not size itself as "
+        "`normtest audit` does: a line a model's sample lacks the power for says so), with:",
         "",
         "```sh",
         numbers["command"],
@@ -94,9 +85,11 @@ def leaderboard_page(numbers: dict) -> str:  # type: ignore[type-arg]
         "and interval per model) and the comparative claims. A row marked "
         "*exploratory (proxy)* stands for a pair the paper names whose models normtest cannot "
         "load offline (ModernBERT vs BERT: nomic-embed-text-v1.5, a rotary SwiGLU encoder, "
-        "against MiniLM's BERT); it never decides a line. Written by "
-        "`scripts/leaderboard_docs.py` from `docs/numbers/leaderboard.json` "
-        "(`tests/test_docs_numbers.py` holds the two together).",
+        "against MiniLM's BERT); it never decides a line. The five reports ship with normtest "
+        "as its references (slim): `normtest compare --model M --reference minilm-l6` places "
+        "a model beside one without auditing it again. This page is the comparison of those "
+        "references, written with them by `scripts/references.py` "
+        "(`tests/test_references.py` holds the page to them).",
         "",
         "![The scorecards side by side: each hypothesis (rows) on each model (columns)]"
         "(images/leaderboard.svg)",
@@ -104,36 +97,3 @@ def leaderboard_page(numbers: dict) -> str:  # type: ignore[type-arg]
         numbers["body"],
         "",
     ])
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Write the numbers, the page and the figure; 0."""
-    import json
-
-    from normtest.audit.compare import Comparison
-
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("comparison", type=Path, help="comparison.json of normtest compare")
-    parser.add_argument("--docs", type=Path, default=ROOT / "docs", help="the docs folder")
-    parser.add_argument("--date", default=None, help="when it was measured (default: today)")
-    parser.add_argument("--command", default=None,
-                        help="the command that produced it (default: read from the file)")
-    args = parser.parse_args(argv)
-    comparison = Comparison.read(args.comparison)
-    names = list(comparison.provenance["models"])
-    created = args.date or datetime.date.today().isoformat()
-    command = args.command or "normtest compare " + " ".join(f"--model {n}" for n in names)
-    numbers = leaderboard_numbers(comparison, created, command)
-    data = args.docs / "numbers" / "leaderboard.json"
-    data.parent.mkdir(parents=True, exist_ok=True)
-    data.write_text(json.dumps(numbers, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    figure = args.docs / "images" / "leaderboard.svg"
-    figure.parent.mkdir(parents=True, exist_ok=True)
-    scorecard_grid(numbers["names"], numbers["grid"], figure)
-    (args.docs / "leaderboard.md").write_text(leaderboard_page(numbers), encoding="utf-8")
-    print(f"wrote {data}, {args.docs / 'leaderboard.md'} and {figure}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -16,6 +16,7 @@ import normtest.checks
 from normtest.audit.report import Report
 from normtest.audit.run import AuditSettings, variants
 from normtest.claims.catalogue import get
+from normtest.cli.main import main
 from normtest.testing.api import check_model
 
 #: Loads real models, starts processes or simulates: not in the fast loop (make test-fast).
@@ -312,3 +313,41 @@ def test_the_readmes_example_is_green_on_glove_and_red_on_a_regression(
                              "--normtest-model", str(copy), "--normtest-claims", "word")
     assert red.ret == pytest.ExitCode.TESTS_FAILED, red.stdout.str()[-3000:]
     assert "word.norm_ic" in red.stdout.str()
+
+
+def test_a_baseline_turns_pytest_into_the_gates_regression_test(
+        pytester: pytest.Pytester, glove: Any, tmp_path: Path) -> None:
+    """``--normtest-baseline R.json``: an item whose effect dropped by more than the margin
+    against the baseline fails with the change and its interval, though its claim still passes;
+    the model against its own baseline stays green. The sample is drawn as the baseline's."""
+    import numpy as np
+
+    from normtest.data.information.samples import default_word_sample
+
+    baseline = tmp_path / "baseline.json"
+    code = main(["audit", "--model", "glove-6b-50d", "--claims", "word.norm_ic", "--words",
+                 "300", "--resamples", "200", "--no-cache", "--format", "json", "--out",
+                 str(tmp_path / "base"), "-q"])
+    assert code == 0
+    (tmp_path / "base" / "report.json").rename(baseline)
+    # GloVe with its norms about the centroid shuffled among the sample's words
+    sample = default_word_sample(size=300, seed=0)
+    words = [w for w, known in zip(sample, glove.represents(sample), strict=True) if known]
+    vectors = np.asarray(glove.word_vectors(words), dtype=np.float64)
+    centroid = vectors.mean(axis=0)
+    norms = np.linalg.norm(vectors - centroid, axis=1)
+    shuffled = norms[np.random.default_rng(1).permutation(norms.size)]
+    degraded = centroid + (vectors - centroid) / norms[:, None] * shuffled[:, None]
+    copy = tmp_path / "degraded.npz"
+    np.savez(copy, keys=np.array(words), vectors=degraded.astype(np.float32))
+
+    args = [str(CHECKS), "-p", "no:cacheprovider", "--normtest-no-cache", *NORM_IC,
+            "--normtest-baseline", str(baseline)]
+    red = pytester.runpytest(*args, "--normtest-model", str(copy))
+    text = red.stdout.str()
+    assert red.ret == pytest.ExitCode.TESTS_FAILED, text[-3000:]
+    assert f"{WHITENED} on degraded.npz: regressed against the baseline" in text
+    assert "its claim" not in text and "PASS 1, FAIL 0" in text  # the claim itself passes
+    assert "paired bootstrap" in text  # the same 300 words, the same draws
+    green = pytester.runpytest(*args, *GLOVE)
+    assert green.ret == pytest.ExitCode.OK, green.stdout.str()[-3000:]

@@ -64,14 +64,21 @@ def audit(model: Any, *, claims: Sequence[str] | None = None, suite: str = "all"
 
 
 def compare(models: Sequence[Any], *, claims: Sequence[str] | None = None, suite: str = "all",
-            **settings: Any) -> Any:
+            reference: str | Sequence[str] = (), **settings: Any) -> Any:
     """Audit several models on one sample and judge the comparative claims on every pair, as
     ``normtest compare --model A --model B`` does (the sample is fixed in advance: it does not
-    size itself); returns the :class:`~normtest.audit.compare.Comparison`."""
-    from normtest.audit.compare import compare_models
+    size itself); returns the :class:`~normtest.audit.compare.Comparison`. ``reference``: the
+    name(s) of shipped reference reports (``normtest compare --reference``), placed first and
+    not audited again; the models are then audited on their sample."""
+    from normtest.audit.compare import adopted_sample, compare_models
+    from normtest.audit.references import read_reference
 
-    chosen = audit_settings(resolve(_checked(settings, "normtest.compare")))
-    return compare_models(list(models), claims, suite, chosen)
+    names = [reference] if isinstance(reference, str) else list(reference)
+    stored = [read_reference(n) for n in names]
+    chosen = audit_settings(resolve(adopted_sample(stored),
+                                    _checked(settings, "normtest.compare")))
+    return compare_models(list(models), claims, suite, chosen, stored,
+                          [*(f"reference {n}" for n in names), *map(str, models)])
 
 
 def plan(model: Any, *, claims: Sequence[str] | None = None, suite: str = "all",

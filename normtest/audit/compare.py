@@ -271,10 +271,28 @@ def audit_claims(claim_ids: Iterable[str] | None = None, suite: str = "all") -> 
     return [c.id for c in claims(suite) if c.data in kinds]
 
 
+#: The sample settings a model audited beside stored reports takes from them (unless given).
+ADOPTED = ("seed", "words", "documents", "sentences", "corpus")
+
+
+def adopted_sample(stored: Iterable[Report]) -> dict[str, Any]:
+    """The sample settings recorded by the first of ``stored`` that records them
+    (``provenance["sample"]``): a model audited beside stored reports draws their sample, so
+    that its items pair with theirs."""
+    recorded = next((r.provenance.get("sample") for r in stored
+                     if isinstance(r.provenance.get("sample"), Mapping)), None) or {}
+    return {k: (tuple(v) if isinstance(v, list) else v) for k, v in recorded.items()
+            if k in ADOPTED and v is not None}
+
+
 def compare_models(models: Sequence[Any], claim_ids: Iterable[str] | None = None,
-                   suite: str = "all", settings: AuditSettings | None = None) -> Comparison:
+                   suite: str = "all", settings: AuditSettings | None = None,
+                   stored: Sequence[Report] = (),
+                   origins: Sequence[str] | None = None) -> Comparison:
     """Audit each model (a name, path or adapter) on the same sample, prefixes on a word grid,
     and judge the comparative claims on every pair (the Python form of ``normtest compare``).
+    ``stored``: reports placed first, not audited again (give ``settings`` their sample:
+    :func:`adopted_sample`); ``origins`` names every report in errors.
 
     For example, in a test::
 
@@ -291,6 +309,6 @@ def compare_models(models: Sequence[Any], claim_ids: Iterable[str] | None = None
     if not audit:
         raise NormtestError(f"no claim of suite {suite!r} reads the data the comparative claims "
                             "need; use --suite all")
-    reports = [run_audit(load(m) if isinstance(m, (str, Path)) else m, claim_ids=audit,
-                         settings=base) for m in models]
-    return compare_reports(reports, chosen, base)
+    reports = [*stored, *(run_audit(load(m) if isinstance(m, (str, Path)) else m,
+                                    claim_ids=audit, settings=base) for m in models)]
+    return compare_reports(reports, chosen, base, origins)

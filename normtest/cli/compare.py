@@ -34,6 +34,12 @@ def register(sub: Any) -> None:
                            type=lambda v: ("report", Path(v)),
                            help="a stored report.json to compare instead of auditing a model "
                                 "(audited with --prefix-unit words for the growth claims)")
+    comparing.add_argument("--reference", action="append", dest="sources",
+                           type=lambda v: ("reference", v), metavar="NAME",
+                           help="a reference report that ships with normtest (glove-6b-50d, "
+                                "minilm-l6, smollm2-135m, gemma-3-270m, nomic-embed-text-v1.5): "
+                                "the model beside it is audited on its sample, the reference "
+                                "is not audited again")
     add_claims(comparing, "comparative claims (default: every one whose data the audits hold; "
                           "normtest list shows them)")
     add_suite(comparing, "audit only this suite's claims (cer and text: the growth and text "
@@ -50,6 +56,7 @@ def command(args: argparse.Namespace) -> int:
     """``normtest compare``: audit the models on one paired sample (or read stored reports),
     judge the comparative claims, print the answer and write the renderings."""
     from normtest.audit.compare import (
+        adopted_sample,
         audit_claims,
         check_same_sample,
         compare_reports,
@@ -57,6 +64,7 @@ def command(args: argparse.Namespace) -> int:
         planned_identity,
         sample_identity,
     )
+    from normtest.audit.references import read_reference
     from normtest.audit.report import Report
     from normtest.audit.several_models import audit_models
     from normtest.base.paths import folder_name
@@ -72,17 +80,15 @@ def command(args: argparse.Namespace) -> int:
     models = [v for kind, v in args.sources if kind == "model"]
     if len(args.sources) < 2:
         raise NormtestError("compare needs two models or more: --model A --model B (or stored "
-                            "reports with --report)")
+                            "reports with --report, shipped ones with --reference)")
     check_outputs(args)
-    stored = {v: Report.read(v) for kind, v in args.sources if kind == "report"}
-    origins = [str(v) if kind == "report" else f"--model {v}" for kind, v in args.sources]
+    stored = {v: read_reference(v) if kind == "reference" else Report.read(v)
+              for kind, v in args.sources if kind != "model"}
+    origins = [str(v) if kind == "report" else f"--{kind} {v}" for kind, v in args.sources]
     # models audited next to stored reports draw the stored reports' sample unless told
     # otherwise (an explicit setting that differs is refused below, before any audit)
-    recorded = next((r.provenance.get("sample") for r in stored.values()
-                     if isinstance(r.provenance.get("sample"), dict)), None) or {}
-    adopted = {k: (tuple(v) if isinstance(v, list) else v) for k, v in recorded.items()
-               if k in ("seed", "words", "documents", "sentences", "corpus") and v is not None}
-    values = {**resolve(adopted, load_config(None).settings, given(args)),
+    values = {**resolve(adopted_sample(stored.values()), load_config(None).settings,
+                        given(args)),
               "prefix_unit": "words"}
     load_checks_of(values)
     audited = audit_claims(args.claims, args.suite)
@@ -94,13 +100,13 @@ def command(args: argparse.Namespace) -> int:
     planned = planned_identity(audit_settings(values), kinds)
     check_same_sample(
         [sample_identity(stored[v], [k for k in kinds if k in stored[v].data])
-         if kind == "report" else planned for kind, v in args.sources],
-        [f"{stored[v].model.get('name')} ({v})" if kind == "report" else f"--model {v}"
+         if kind != "model" else planned for kind, v in args.sources],
+        [f"{stored[v].model.get('name')} ({v})" if kind == "report" else f"--{kind} {v}"
          for kind, v in args.sources],
-        [model_key(stored[v]) if kind == "report" else None for kind, v in args.sources])
+        [model_key(stored[v]) if kind != "model" else None for kind, v in args.sources])
     with progress.showing(shows_progress(args)):
         fresh = iter(audit_models(models, values, audited, args.suite) if models else [])
-        reports = [stored[v] if kind == "report" else next(fresh) for kind, v in args.sources]
+        reports = [stored[v] if kind != "model" else next(fresh) for kind, v in args.sources]
         comparison = compare_reports(reports, args.claims, audit_settings(values), origins)
     names = comparison.provenance["models"]
     folder = args.out or Path("reports", "compare", "-vs-".join(folder_name(n) for n in names))

@@ -67,7 +67,7 @@ class ClaimItem(pytest.Item):
 
     def runtest(self) -> None:
         """Measure the claim's family (once per session), then pass, fail or skip."""
-        from normtest.testing.outcomes import act, outcome_of
+        from normtest.testing.outcomes import ClaimFailure, act, outcome_of, regression_message
 
         state = state_of(self.config)
         assert state is not None
@@ -83,6 +83,10 @@ class ClaimItem(pytest.Item):
         except pytest.skip.Exception as exc:
             exc._use_item_location = True  # report the skip at the claim's declaration
             raise
+        change = state.regression(self.label, result)
+        if change is not None and change.regressed:
+            raise ClaimFailure(regression_message(change, self.label,
+                                                  str(state.option("normtest_baseline"))))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
                      style: Any = None) -> Any:

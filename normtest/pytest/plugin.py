@@ -56,6 +56,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--normtest-exploratory", action="store_true", default=None,
                     help="collect the exploratory rows too (default: the confirmatory rows — "
                          "the paper's hypotheses — and any variant --normtest-claims names)")
+    group.addoption("--normtest-baseline", default=None, metavar="REPORT",
+                    help="the gate's regression mode: a baseline report.json (or .json.gz); a "
+                         "claim item whose effect dropped by more than the margin against it "
+                         "fails (the sample drawn as the baseline's, as normtest gate does)")
     group.addoption("--normtest-junit-properties", action="store_true", default=None,
                     help="add each claim's estimate, interval, threshold and verdict to the "
                          "JUnit XML (--junitxml) as properties")

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from normtest.audit.report import Report
     from normtest.audit.run import AuditSettings
     from normtest.audit.selection import Selector
+    from normtest.gate.regression import BaselineComparison
     from normtest.gate.run import GateConfig
     from normtest.testing.outcomes import ClaimOutcome
     from normtest.testing.session import AuditSession, PlannedCheck
@@ -42,6 +43,8 @@ class NormtestState:
         self.seen = False
         self.refused = False
         self.written: list[Path] = []
+        self._baseline: Report | None = None
+        self._regressions: dict[str, dict[str, BaselineComparison]] = {}
         if self.active:
             from normtest.models.registry import unique_labels
 
@@ -78,10 +81,47 @@ class NormtestState:
                     or self.config.getini("normtest_junit_properties"))
 
     def settings(self) -> AuditSettings:
-        """Audit settings: defaults, then the configuration, then the options."""
+        """Audit settings: defaults, then the configuration, then the options; with
+        ``--normtest-baseline``, the baseline's sample under the configuration's, as the gate
+        draws it (so that the regression test pairs)."""
+        if self.baseline is not None:
+            from normtest.gate.run import audit_settings as gate_settings
+
+            return gate_settings(self.gate, self.baseline)
         from normtest.base.settings import audit_settings
 
         return audit_settings(self.values)
+
+    @property
+    def baseline(self) -> Report | None:
+        """The ``--normtest-baseline`` report (read once, checked as the gate reads it)."""
+        path = self.option("normtest_baseline")
+        if path and self._baseline is None:
+            from normtest.audit.report import Report
+
+            self._baseline = Report.read(path, what="baseline report")
+        return self._baseline
+
+    def regression(self, label: str, result: Result) -> BaselineComparison | None:
+        """How ``result``'s effect changed against the baseline, when the baseline has its row
+        (None otherwise, or without a baseline): the gate's regression test, Holm over every
+        row of the model's session compared with the baseline."""
+        if self.baseline is None:
+            return None
+        if label not in self._regressions:
+            from dataclasses import replace
+
+            from normtest.audit.selection import apply_thresholds
+            from normtest.gate.regression import compare
+
+            gate = self.gate
+            baseline = replace(self.baseline, results=apply_thresholds(self.baseline.results,
+                                                                       gate.thresholds))
+            found, _ = compare(baseline, self.session(label).report(), margin=gate.margin,
+                               margins=gate.margins, alpha=gate.alpha,
+                               exploratory=gate.exploratory)
+            self._regressions[label] = {c.id: c for c in found}
+        return self._regressions[label].get(result.id)
 
     @property
     def selectors(self) -> list[Selector]:

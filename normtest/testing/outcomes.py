@@ -12,6 +12,7 @@ from normtest.errors import NormtestError
 from normtest.verdict.formatting import number, threshold
 
 if TYPE_CHECKING:
+    from normtest.gate.regression import BaselineComparison
     from normtest.verdict.result import Result
 
 Policy = Literal["fail", "skip", "pass"]
@@ -36,6 +37,20 @@ class ClaimError(AssertionError):
 
 class UnexpectedPass(AssertionError):
     """A claim expected to fail passed, and the check is strict."""
+
+
+def regression_message(change: BaselineComparison, model: str, baseline: str) -> str:
+    """What a check that regressed against the baseline shows."""
+    from normtest.render.labels import p_value
+
+    low, high = change.interval
+    return "\n".join([
+        f"{change.id} on {model}: regressed against the baseline {baseline}",
+        f"  baseline:  {_four(change.baseline.estimate)}   candidate: "
+        f"{_four(change.candidate.estimate)}",
+        f"  change in effect: {_four(change.difference)} [{_four(low)}, {_four(high)}] "
+        f"(90%), below -{_four(change.margin)} at p (Holm) {p_value(change.p_adjusted)} "
+        f"({change.method})"])
 
 
 def failure_message(result: Result, model: str = "", note: str = "") -> str:
