@@ -79,7 +79,8 @@ def main(argv: list[str] | None = None) -> int:
         stale.unlink()
     for report in comparison.reports:
         name = str(report.model["name"])
-        slim = replace(report.slim(), provenance={**report.provenance, "reference": stamp})
+        slim = report.slim()
+        slim = replace(slim, provenance={**slim.provenance, "reference": stamp})
         path = slim.write(REFERENCES / f"{name}{SUFFIX}")
         print(f"{path.relative_to(ROOT)}: {path.stat().st_size / 1e6:.2f} MB")
     # the page from the references themselves, as a user's `--reference` reads them

@@ -77,7 +77,7 @@ def test_a_model_is_compared_with_a_reference_without_auditing_the_reference(
     out = capsys.readouterr().out
     assert code == 0, out
     comparison = Comparison.read(tmp_path / "comparison.json")
-    reference, audited = comparison.reports
+    audited, reference = comparison.reports  # in the order given
     # the reference is the shipped report, row for row (not audited again) ...
     shipped = read_reference("minilm-l6")
     assert [(r.id, r.verdict, r.estimate) for r in reference.results] == [
@@ -86,6 +86,6 @@ def test_a_model_is_compared_with_a_reference_without_auditing_the_reference(
     assert audited.model["name"] == "glove-6b-50d"
     assert audited.provenance["sample"]["words"] == shipped.provenance["sample"]["words"]
     assert audited.provenance["sample"]["seed"] == shipped.provenance["sample"]["seed"]
-    rows = [r for r in comparison.results if "first=minilm-l6,second=glove-6b-50d" in r.id]
+    rows = [r for r in comparison.results if "first=glove-6b-50d,second=minilm-l6" in r.id]
     assert rows and any(r.measurement is not None for r in rows)
     print(f"compare --model glove-6b-50d --reference minilm-l6 --suite word: {seconds:.1f} s")

@@ -584,9 +584,11 @@ def misjudged_rows(report: Report) -> list[str]:
     Benjamini–Hochberg over its exploratory ones), and each verdict compared with the stored
     one. A stored PASS whose interval lies below its threshold is found here."""
 
-    try:  # a slim report's rows are read as written: the digest vouches for them
-        again = adjust_audit([r.rejudge(r.criterion) if r.measurement is not None
-                              and r.criterion is not None and not r.measurement.sketched else r
+    if report.slim_note:  # its rows are read as written (the sketches cannot give the
+        return []         # replicates' p-values back): the digest vouches for them
+    try:
+        again = adjust_audit([r.rejudge(r.criterion)
+                              if r.measurement is not None and r.criterion is not None else r
                               for r in report.results])
     except (ValueError, KeyError, TypeError, ArithmeticError) as exc:  # a row normtest never wrote
         return [f"its rows cannot be judged again ({type(exc).__name__}: {exc})"]
