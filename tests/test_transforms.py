@@ -256,3 +256,81 @@ def test_whitening_in_input_axes_keeps_norms_and_inner_products() -> None:
     a = make_transform("whiten_uniform").fit(big[:10_000]).apply(sample, input_axes=True)
     b = make_transform("whiten_uniform").fit(big[10_000:]).apply(sample, input_axes=True)
     assert np.abs(a - b).max() < 0.1 * np.abs(a).max()
+
+
+def _whitened_norms(sample: np.ndarray, name: str, weights: np.ndarray | None,
+                    solver: str) -> tuple[np.ndarray, Transform]:
+    """Whitened squared norms of the sample (and of shifted copies), by one solver."""
+    import normtest.geometry.transforms as transforms
+
+    fit = Transform(name)
+    if solver == "svd":  # the SVD path alone: the Gram path declines everything
+        original = transforms._gram_spectrum
+        transforms._gram_spectrum = lambda spread, threshold: None
+        try:
+            fit.fit(sample, weights)
+        finally:
+            transforms._gram_spectrum = original
+    else:
+        fit.fit(sample, weights)
+    probe = np.vstack([sample, sample[:50] * 1.1 + 0.01])
+    return np.sum(fit.apply(probe) ** 2, axis=1), fit
+
+
+def _spectrum_sample(n: int, d: int, power: float, seed: int) -> np.ndarray:
+    """n vectors of dimension d whose covariance spectrum falls as k^−power, randomly rotated,
+    off centre (as embeddings are)."""
+    rng = np.random.default_rng(seed)
+    scale = np.arange(1, d + 1) ** (-power / 2)
+    rotation, _ = np.linalg.qr(rng.standard_normal((d, d)))
+    return (rng.standard_normal((n, d)) * scale) @ rotation.T + rng.standard_normal(d)
+
+
+@pytest.mark.parametrize(("n", "d", "power"), [(3000, 96, 0.5), (3000, 96, 1.5),
+                                               (3000, 96, 2.5), (200, 400, 1.0),
+                                               (200, 400, 2.0)])
+@pytest.mark.parametrize("name", ["whiten_uniform", "whiten_zipf"])
+def test_the_gram_path_gives_the_svds_whitened_norms(n: int, d: int, power: float,
+                                                      name: str) -> None:
+    """Where the spectrum allows it the whitening is fitted from the Gram matrix (n > d and
+    n < d), and every whitened squared norm is the SVD's to 1e-6 relative (measured: about half
+    of eps·κ², GRAM_GUARD's premise), with the same directions kept. (With n < d in float64 the
+    direction centring removes is kept by the Gram's rounding and the fit is the SVD's.)"""
+    from normtest.geometry.transforms import GRAM_GUARD
+
+    sample = _spectrum_sample(n, d, power, seed=int(power * 10) + n)
+    if n < d:  # as models give them: float32 (the rank threshold then lies above the Gram's
+        sample = sample.astype(np.float32)  # rounding of the direction centring removes)
+    weights = np.random.default_rng(1).pareto(1.5, n) + 0.1
+    gram, fit = _whitened_norms(sample, name, weights, "gram")
+    svd, reference = _whitened_norms(sample, name, weights, "svd")
+    assert fit.solver_ == "gram" and reference.solver_ == "svd"
+    assert fit.rank_ == reference.rank_
+    error = float(np.max(np.abs(gram - svd) / svd))
+    assert error < 1e-6
+    assert reference.singular_values_ is not None
+    kappa = reference.singular_values_[0] / reference.singular_values_[-1]
+    assert error <= max(np.finfo(np.float64).eps * kappa**2, 1e-13)
+    assert np.finfo(np.float64).eps * kappa**2 <= GRAM_GUARD
+
+
+def test_a_badly_conditioned_sample_is_whitened_by_the_svd() -> None:
+    """Kept singular values spanning 1e-5 (eps·κ² ≈ 2e-6, above GRAM_GUARD): the Gram matrix
+    would lose the small directions, so the fit falls back to the SVD, and a value at the rank
+    threshold does too."""
+    rng = np.random.default_rng(4)
+    d = 40
+    scale = np.logspace(0, -5, d)
+    rotation, _ = np.linalg.qr(rng.standard_normal((d, d)))
+    sample = (rng.standard_normal((2000, d)) * scale) @ rotation.T
+    fit = Transform("whiten_uniform", rank_rtol=1e-9).fit(sample)
+    assert fit.solver_ == "svd" and fit.rank_ == d
+    assert Transform("whiten_uniform").fit(_spectrum_sample(2000, d, 1.0, 0)).solver_ == "gram"
+    # a spectrum with a value just at the threshold: which side it lies on is the SVD's call
+    import normtest.geometry.transforms as transforms
+
+    flat = _spectrum_sample(500, 8, 0.0, 1)
+    spread = (flat - flat.mean(0)) / np.sqrt(500)
+    s = np.linalg.svd(spread, compute_uv=False)
+    assert transforms._gram_spectrum(spread, float(s[-1])) is None
+    assert transforms._gram_spectrum(spread, float(s[-1]) * 0.5) is not None
