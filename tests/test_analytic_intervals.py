@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -54,7 +55,7 @@ def _verdicts(n: int, rho: float, threshold: float, seed: int) -> list[Verdict]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("n", [200, 1400, 5000])
+@pytest.mark.parametrize("n", [200, 1400, 5000, 8300])
 def test_spearman_analytic_interval_is_calibrated_at_the_threshold(n: int) -> None:
     """At a population ρ of exactly 0.3 (the word claims' threshold): false PASS and false FAIL
     each at most α beyond Monte-Carlo error."""
@@ -83,7 +84,8 @@ def _contrast_verdicts(n: int, rho_a: float, rho_b: float, shared: float,
 
 @pytest.mark.slow
 @pytest.mark.parametrize("n,rho_a,rho_b,shared", [(400, 0.5, 0.4, 0.8), (1400, 0.3, 0.2, 0.0),
-                                                  (5000, 0.55, 0.45, 0.5)])
+                                                  (5000, 0.55, 0.45, 0.5),
+                                                  (8300, 0.4, 0.3, 0.7)])
 def test_the_analytic_contrast_is_calibrated_at_the_margin(n: int, rho_a: float, rho_b: float,
                                                            shared: float) -> None:
     """A true difference of exactly 0.1 (the contrast's margin), the two variants sharing noise
@@ -99,6 +101,39 @@ def test_the_analytic_contrast_has_power() -> None:
     verdicts = _contrast_verdicts(400, 0.6, 0.3, 0.5, seed=2)
     rates.report("analytic contrast 0.6 − 0.3, n = 400", verdicts)
     assert rates.count(verdicts, Verdict.PASS) / RUNS > 0.9
+
+
+#: The audit's word sample by token count (about 60% one token, then fewer with each more), the
+#: strata of the beyond reading (a ρ within each token count, pooled by Fisher's z).
+TOKEN_SHARES = (0.6, 0.25, 0.1, 0.05)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [1400, 8300])
+def test_the_pooled_within_strata_interval_is_calibrated_at_the_threshold(
+        n: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The beyond reading of an exploratory word row, read analytically: a population ρ of
+    exactly 0.3 within every token-count stratum, strata as the audit's word sample has them.
+    False PASS and false FAIL each at most α beyond Monte-Carlo error. (The attenuation curve
+    the measurement also reports, a simulation that reads no interval, is left out here.)"""
+    import normtest.stats.baseline as baseline
+    from normtest.stats.baseline import measure_within_strata
+
+    monkeypatch.setattr(baseline, "attenuation", lambda x, codes: [])
+
+    rng = np.random.default_rng(n + 7)
+    criterion = Criterion.minimum_effect(0.3)
+    counts = np.repeat(np.arange(1, len(TOKEN_SHARES) + 1),
+                       [round(share * n) for share in TOKEN_SHARES])
+    verdicts = []
+    for _ in range(RUNS):
+        x, y, _ = _data(rng, counts.size, 0.3)
+        shifted = y + 0.8 * counts  # the baseline moves the norms between strata only
+        measured = measure_within_strata(x, shifted, counts, interval="analytic")
+        verdicts.append(Result.judged(measured, criterion).verdict)
+    label = f"pooled within-strata ρ = 0.3, n = {counts.size}"
+    rates.assert_at_most_alpha(verdicts, Verdict.PASS, label)
+    rates.assert_at_most_alpha(verdicts, Verdict.FAIL, label)
 
 
 def test_analytic_and_bootstrap_intervals_agree() -> None:
@@ -128,3 +163,35 @@ def test_clustered_correlations_keep_their_bootstrap() -> None:
     measured = measure_correlation(x, y, clusters=clusters, n_resamples=200,
                                    interval="analytic")
     assert measured.sampling is not None and measured.sampling.kind == "bootstrap"
+
+
+@pytest.mark.slow
+def test_an_audit_reads_its_exploratory_rows_analytically_and_nothing_else(glove: Any) -> None:
+    """The default audit: exploratory word rows read analytically (a Fisher z or the contrast's
+    normal law), every confirmatory row bootstrapped, and the confirmatory rows — the scorecard,
+    controls included — exactly what an all-bootstrap audit gives."""
+    from normtest.audit.run import AuditSettings, run_audit
+
+    settings = AuditSettings(words=600, resamples=300, robustness=False)
+    mixed = run_audit(glove, suite="word", settings=settings)
+    boot = run_audit(glove, suite="word", settings=AuditSettings(
+        words=600, resamples=300, robustness=False, exploratory_intervals="bootstrap"))
+    kinds = {(r.role, r.measurement.interval_kind) for r in mixed.results
+             if r.measurement is not None and r.measurement.sampling is not None}
+    assert ("exploratory", "analytic") in kinds and ("confirmatory", "bootstrap") in kinds
+    assert ("confirmatory", "analytic") not in kinds
+    assert {r.measurement.interval_kind for r in boot.results
+            if r.measurement is not None and r.measurement.sampling is not None} == {"bootstrap"}
+
+    def decided(report: Any) -> list[tuple[str, str, float, tuple[float, float]]]:
+        return [(r.id, r.verdict.value, r.estimate, r.ci) for r in report.results
+                if r.role == "confirmatory"]
+
+    assert decided(mixed) == decided(boot)
+    assert [(line.key, line.status) for line in mixed.scorecard] == [
+        (line.key, line.status) for line in boot.scorecard]
+    def controls(report: Any) -> list[dict[str, Any]]:  # all but the time they took
+        return [{k: v for k, v in c.to_dict().items() if k != "seconds"}
+                for c in report.controls]
+
+    assert controls(mixed) == controls(boot)

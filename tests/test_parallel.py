@@ -133,9 +133,24 @@ def test_an_audit_gives_the_same_numbers_on_one_process_and_on_two() -> None:
     claims = ["word.norm_ic", "cond.inner_pmi", "cond.self_pmi"]
     serial = run_audit(model, claim_ids=claims, words=kept,
                        settings=replace(settings, workers=1)).to_dict()
-    spread = run_audit(model, claim_ids=claims, words=kept,
-                       settings=replace(settings, workers=2)).to_dict()
     assert len(serial["robustness"]) == 2 and len(serial["controls"]) == 2
-    assert len(serial["results"]) > 2 and spread["results"] == serial["results"]
-    assert _without_seconds(spread["robustness"]) == _without_seconds(serial["robustness"])
-    assert _without_seconds(spread["controls"]) == _without_seconds(serial["controls"])
+    assert len(serial["results"]) > 2
+    # on two workers, by rows (what auto picks there) and by whole claims
+    for schedule in ("rows", "claims"):
+        spread = run_audit(model, claim_ids=claims, words=kept,
+                           settings=replace(settings, workers=2, schedule=schedule)).to_dict()
+        assert spread["results"] == serial["results"], schedule
+        assert _without_seconds(spread["robustness"]) == _without_seconds(
+            serial["robustness"])
+        assert _without_seconds(spread["controls"]) == _without_seconds(serial["controls"])
+
+
+def test_auto_spreads_whole_claims_from_four_workers() -> None:
+    from normtest.audit.run import CLAIMS_FROM_WORKERS, spread_by_claims
+
+    assert CLAIMS_FROM_WORKERS == 4
+    assert not spread_by_claims(AuditSettings(workers=2), 10)
+    assert spread_by_claims(AuditSettings(workers=4), 10)
+    assert not spread_by_claims(AuditSettings(workers=8), 1)  # one claim: nothing to spread
+    assert spread_by_claims(AuditSettings(workers=2, schedule="claims"), 10)
+    assert not spread_by_claims(AuditSettings(workers=8, schedule="rows"), 10)

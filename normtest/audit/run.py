@@ -376,6 +376,8 @@ def measure_spread(chosen: Sequence[Claim], planned: Mapping[str, Sequence[Mappi
         built.prepare(kind_variants, worker_count(data.settings.workers, len(kind_variants)))
         _spent(spent, kind, time.perf_counter() - begun)
         counted(kind, before)
+    if spread_by_claims(data.settings, len(todo)):
+        return _measure_by_claims(todo, planned, data, family, bar, spent)
     out: dict[str, list[Result]] = {}
     for claim in todo:
         if planned[claim.id]:
@@ -402,6 +404,43 @@ def measure_spread(chosen: Sequence[Claim], planned: Mapping[str, Sequence[Mappi
         if busy > 0:  # the spread rows' wall time, shared by the time each row took
             _spent(spent, str(claim.data), wall * took / busy)
     return out
+
+
+#: From how many workers ``schedule = "auto"`` spreads whole claims: on two workers the rows'
+#: schedule measured as fast (docs/performance.md); with more, the first rows it makes in one
+#: process bound it.
+CLAIMS_FROM_WORKERS = 4
+
+
+def spread_by_claims(settings: AuditSettings, claims: int) -> bool:
+    """Whether the audit's rows go out one claim per process (``schedule``)."""
+    if settings.schedule == "auto":
+        return worker_count(settings.workers, claims) >= CLAIMS_FROM_WORKERS
+    return settings.schedule == "claims"
+
+
+def _measure_by_claims(todo: Sequence[Claim], planned: Mapping[str, Sequence[Mapping[str, str]]],
+                       data: AuditData, family: str, bar: progress.Bar,
+                       spent: dict[str, float]) -> dict[str, list[Result]]:
+    """Every planned row, one forked process per claim (its rows together, so that nothing its
+    rows share is made twice), the claims with the most rows first."""
+    jobs = [claim for claim in todo if planned[claim.id]]
+    bar.describe("measuring the claims")
+
+    def whole(claim: Claim) -> tuple[list[Result], float]:
+        begun = time.perf_counter()
+        rows = [measure_variant(claim, data, family, v) for v in planned[claim.id]]
+        return rows, time.perf_counter() - begun
+
+    begun = time.perf_counter()
+    measured = forked_map(whole, jobs, data.settings.workers,
+                          done=lambda i: bar.update(len(planned[jobs[i].id])),
+                          cost=lambda claim: len(planned[claim.id]))
+    wall, busy = time.perf_counter() - begun, sum(took for _, took in measured)
+    for claim, (_, took) in zip(jobs, measured, strict=True):
+        if busy > 0:  # the wall time, shared by the time each claim took
+            _spent(spent, str(claim.data), wall * took / busy)
+    return {claim.id: rows for claim, (rows, _) in zip(jobs, measured, strict=True)}
 
 
 def plot_data(data: AuditData, results: Sequence[Result]) -> dict[str, Any]:

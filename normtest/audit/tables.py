@@ -7,15 +7,16 @@ per kind.
     normtest report reports/minilm/report.json --format metrics   # one JSON line per metric
     normtest report reports/minilm/report.json --data tables/     # words, sentences, curves
 
-``rows_csv``: id, claim, line, role, every variant axis as its own column, estimate, the
-interval the verdict read, the threshold (or margin), verdict, the paper's expectation,
-agreement, the adjusted p-value, n, and beside a baseline its ρ, the beyond reading and its
-verdict — what a spreadsheet or ``pandas.read_csv`` takes. ``metrics_jsonl``: one JSON object
-per line, ``{"model", "metric", "value"}``, for each line's status and each row's estimate,
-bounds and verdict — what an experiment tracker's log call takes (docs/ci.md shows MLflow's and
-W&B's). ``data_tables``: ``words.csv`` (one line per word: its IC, token count and squared norm
-under every measured variant), ``sentences.csv`` (per sentence: its document, length, surprisal
-and norms), ``curves.csv`` (per document, pooling and prefix length: s(L)).
+``rows_csv``: id, claim, line, role, every variant axis as its own column, estimate, the interval
+the verdict read and how it was read (bootstrap, analytic or exact), the threshold (or margin),
+verdict, the paper's expectation, agreement, the adjusted p-value, n, and beside a baseline its ρ,
+the beyond reading and its verdict — what a spreadsheet or ``pandas.read_csv`` takes.
+``metrics_jsonl``: one JSON object per line, ``{"model", "metric", "value"}``, for each line's
+status and each row's estimate, bounds and verdict — what an experiment tracker's log call takes
+(docs/ci.md shows MLflow's and W&B's). ``data_tables``: ``words.csv`` (one line per word: its IC,
+token count and squared norm under every measured variant), ``sentences.csv`` (per sentence: its
+document, length, surprisal and norms), ``curves.csv`` (per document, pooling and prefix length:
+s(L)).
 """
 
 from __future__ import annotations
@@ -77,7 +78,8 @@ def _threshold(r: Result) -> tuple[Any, Any, Any]:
 def rows_csv(report: Report) -> str:
     """Every row of the report, one CSV line each."""
     axes = list(dict.fromkeys(k for r in report.results for k in r.variant))
-    header = ["id", "claim", "line", "role", *axes, "estimate", "low", "high", "direction",
+    header = ["id", "claim", "line", "role", *axes, "estimate", "low", "high", "interval",
+              "direction",
               "threshold", "threshold_high", "verdict", "expected", "agrees", "p_adjusted", "n",
               "baseline_rho", "beyond", "beyond_low", "beyond_high", "beyond_verdict"]
 
@@ -90,7 +92,8 @@ def rows_csv(report: Report) -> str:
             r.criterion is None else beyond.interval(1 - 2 * r.criterion.alpha)
         judged = r.details.get("beyond")
         return [r.id, r.claim, r.hypothesis, r.role, *(r.variant.get(a) for a in axes),
-                r.estimate, low, high, *_threshold(r), r.verdict.value,
+                r.estimate, low, high, None if m is None else m.interval_kind,
+                *_threshold(r), r.verdict.value,
                 r.expected.value if r.expected is not None else None, r.agreement,
                 r.p_adjusted, r.n, None if base is None else base.estimate,
                 None if beyond is None else beyond.estimate, b_low, b_high,

@@ -194,6 +194,12 @@ SETTINGS: tuple[Setting, ...] = (
             240, minimum=10, metavar="N"),
     Setting("resamples", "bootstrap resamples (default 1000)", "int", 1000, minimum=100,
             metavar="N"),
+    Setting("exploratory_intervals", "how an exploratory row's interval is read where an "
+            "analytic one is calibrated (a Spearman ρ over words, its partial ρ beyond the "
+            "baseline, the difference of two sharing x): analytic (Fisher's z with the "
+            "Bonett–Wright error; the default) or bootstrap; the rows that decide a line and "
+            "the controls are always bootstrapped", "str", "analytic",
+            choices=("analytic", "bootstrap")),
     Setting("scope", "which variants run: standard (last layer; raw, Zipf-centred and "
             "Zipf-whitened geometry; the default) or full (every declared variant)", "str",
             "standard", choices=("standard", "full")),
@@ -218,6 +224,11 @@ SETTINGS: tuple[Setting, ...] = (
             "for the audit's rows, its robustness and its controls (default: $NORMTEST_WORKERS, "
             "else one per CPU; 1: this process only). The numbers do not depend on it",
             "int", None, minimum=1, metavar="N"),
+    Setting("schedule", "how the audit's rows are spread over --workers: rows (each claim's "
+            "first row here, what its rows share, then the other rows spread), claims (one "
+            "process per claim, its rows together) or auto (claims from "
+            "4 workers, rows below); the numbers do not depend on it", "str", "auto",
+            choices=("auto", "rows", "claims")),
     Setting("robustness", "re-decide each scorecard line under every reasonable analysis its "
             "claims declare (geometry, IC source, word population, margin, …) and say whether "
             "the verdict is robust (--no-robustness: skip it)", "bool", True),
@@ -366,6 +377,8 @@ class AuditSettings:
     executor: str = BY_NAME["executor"].default
     ray_address: str | None = None
     workers: int | None = None
+    #: how the rows are spread over the workers (normtest.audit.run.measure_spread)
+    schedule: str = BY_NAME["schedule"].default
     #: re-decide each scorecard line under its declared specifications
     #: (normtest.scorecard.robustness)
     robustness: bool = BY_NAME["robustness"].default
@@ -375,6 +388,10 @@ class AuditSettings:
     #: difference of two): ``bootstrap`` (the audit's rows) or ``analytic`` (what the robustness
     #: analysis uses for its many specifications; docs/statistics.md, "Robustness")
     intervals: str = "bootstrap"
+    #: ``analytic``: the audit's exploratory rows (they decide no line) are read with an
+    #: analytic interval where one holds, as ``intervals="analytic"`` reads them; ``bootstrap``:
+    #: as the confirmatory rows (normtest.claims.measuring.remeasure)
+    exploratory_intervals: str = BY_NAME["exploratory_intervals"].default
     #: the sizes the audit chooses for itself before it reads the model's geometry
     #: (normtest.audit.sizing; ``normtest audit`` names those not given explicitly)
     autosize: tuple[str, ...] = ()

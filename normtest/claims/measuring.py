@@ -72,6 +72,9 @@ def remeasure(claim: Claim, data: Any, variant: Mapping[str, str], settings: Aud
     criterion (not adjusted), then stamped (:func:`stamp`): from the catalogue for ``family``
     (an audit's own row), or from ``like``, the row this one stands in for (a robustness
     analysis, a control, a sizing round), keeping the details of ``like`` named in ``keep``."""
+    if family is not None and like is None and settings.exploratory_intervals == "analytic" \
+            and claim.role(family, variant) == "exploratory":
+        settings = replace(settings, intervals="analytic")  # where the claim has one
     row = measure_row(claim, data, variant, settings, claim.criterion)
     return stamp(row, claim, family=family, like=like, keep=keep)
 

@@ -305,6 +305,13 @@ def render_markdown(report: Report) -> str:
         why = (" (adjusted by Benjamini–Hochberg; they never move the scorecard)" if explored
                else "")
         lines += ["", f"<details><summary>The {what}{why}</summary>", ""]
+        analytic = sum(r.measurement is not None and r.measurement.interval_kind == "analytic"
+                       and r.role == "exploratory" for r in others)
+        if analytic:
+            lines += [f"{analytic} of them read with an analytic interval where one is "
+                      "calibrated (Fisher's z with the Bonett–Wright error: a Spearman ρ, its "
+                      "pooled ρ within baseline strata, the difference of two ρ sharing x); "
+                      "the others, like every row that decides a line, by the bootstrap.", ""]
         lines += _table(others)
         lines += ["", "</details>"]
     provenance = _provenance(report)

@@ -82,6 +82,15 @@ class Measurement:
         return self.interval(self.confidence)
 
     @property
+    def interval_kind(self) -> str | None:
+        """How the interval is read: ``bootstrap``, ``analytic`` (a normal, t or Fisher z
+        law) or ``exact`` (binomial); None without a sampling distribution."""
+        if self.sampling is None:
+            return None
+        return {"bootstrap": "bootstrap", "binomial": "exact"}.get(self.sampling.kind,
+                                                                   "analytic")
+
+    @property
     def sketched(self) -> bool:
         """Whether this measurement, or one of its components, holds a slim report's sketch."""
         return bool(self.sampling is not None and self.sampling.sketched) or any(
