@@ -23,13 +23,16 @@ over the bare forward seconds). The report of the later audit is then rendered a
 figure (``bench_render.render_figures``).
 
 Usage: ``python benchmarks/bench_overhead.py --out bench.json [--model minilm-l6]
-[--profile standard] [--threads 1]``.
+[--profile standard] [--threads 1] [--device cuda] [--kind encoder] [--workers N]
+[--schedule rows|claims]`` (``benchmarks/accelerator.sh`` runs it on a GPU machine
+over models, workers and schedules).
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+from dataclasses import replace
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -118,7 +121,8 @@ def replay(calls: Sequence[tuple[Any, dict[str, Any]]]) -> float:
     return time.perf_counter() - start
 
 
-def one_audit(model: str, store: Path, profile: str) -> tuple[dict[str, Any], Any]:
+def one_audit(model: str, store: Path, profile: str,
+              options: dict[str, Any] | None = None) -> tuple[dict[str, Any], Any]:
     """A cold audit with every forward pass recorded, then the passes replayed bare."""
     import normtest.stats.bootstrap as bootstrap
     from normtest.adapters.transformers_base import _LazyModel
@@ -141,10 +145,13 @@ def one_audit(model: str, store: Path, profile: str) -> tuple[dict[str, Any], An
                 patch.object(bootstrap, "unit_measurement",
                         stopwatch.wrap(bootstrap.unit_measurement)):
             t0 = time.perf_counter()
-            adapter = load(model, cache=False, progress=False)
+            chosen = dict(options or {})
+            loading = {k: chosen.pop(k) for k in ("device", "kind") if chosen.get(k)}
+            adapter = load(model, cache=False, progress=False, **loading)
             getattr(adapter, "model", None)  # the weights, as the first batch would read them
             t1 = time.perf_counter()
-            report = run_audit(adapter, settings=settings(profile))
+            report = run_audit(adapter, settings=replace(settings(profile), **{
+                k: v for k, v in chosen.items() if v is not None}))
             t2 = time.perf_counter()
             with tempfile.TemporaryDirectory() as folder:
                 write_renderings(report, folder)
@@ -172,15 +179,22 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--model", default="minilm-l6")
     parser.add_argument("--profile", default="standard",
                         help="sample sizes (standard: the defaults; quick: a pull request's)")
+    parser.add_argument("--device", default=None, help="where the model runs (cuda, cpu)")
+    parser.add_argument("--kind", default=None, help="encoder or decoder, for a model folder")
+    parser.add_argument("--workers", type=int, default=None, help="the audit's workers")
+    parser.add_argument("--schedule", default=None, choices=("auto", "rows", "claims"))
     args = parser.parse_args(argv)
+    options = {"device": args.device, "kind": args.kind, "workers": args.workers,
+               "schedule": args.schedule}
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     figures: dict[str, Any] = {"threads": set_threads(args.threads), "model": args.model,
                                "profile": args.profile, "target": TARGET_RATIO,
                                "bootstrap_target": TARGET_BOOTSTRAP_SHARE,
                                "render_target_s": TARGET_RENDER_S}
+    figures.update({k: v for k, v in options.items() if v is not None})
     with tempfile.TemporaryDirectory() as store:
-        figures["first"], _ = one_audit(args.model, Path(store), args.profile)
-        figures["later"], report = one_audit(args.model, Path(store), args.profile)
+        figures["first"], _ = one_audit(args.model, Path(store), args.profile, options)
+        figures["later"], report = one_audit(args.model, Path(store), args.profile, options)
     try:
         from bench_render import render_figures
     except ImportError:  # pragma: no cover - the rendering benchmark ships beside this one

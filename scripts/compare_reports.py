@@ -6,6 +6,11 @@ estimate, interval, p-value and adjusted p-value (and each component's), ignorin
 
     python scripts/compare_reports.py before/ after/      # each report.json found below
     python scripts/compare_reports.py old.json new.json
+    python scripts/compare_reports.py old.json new.json --relative 1e-6   # equal to 1e-6
+    python scripts/compare_reports.py old.json new.json --role confirmatory
+
+Each pair's line says how many rows it compared, how many verdicts differ and the largest
+relative difference of any number (|a − b| / max(|a|, |b|)).
 """
 
 from __future__ import annotations
@@ -30,34 +35,60 @@ def numbers(row: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def rows(path: Path) -> dict[str, dict[str, Any]]:
-    """Result id → numbers of one report."""
+def rows(path: Path, role: str | None = None) -> dict[str, dict[str, Any]]:
+    """Result id → numbers of one report (those of ``role`` only, when given)."""
     data = json.loads(path.read_text(encoding="utf-8"))
     out = {}
     for r in data["results"]:
+        if role is not None and r.get("role") != role:
+            continue
         variant = ",".join(f"{k}={v}" for k, v in (r.get("variant") or {}).items())
         out[f"{r.get('claim')}[{variant}]"] = numbers(r)
     return out
 
 
-def same(a: Any, b: Any, tolerance: float) -> bool:
-    if isinstance(a, float) and isinstance(b, float):
-        return a == b or (math.isnan(a) and math.isnan(b)) or abs(a - b) <= tolerance
+def relative(a: float, b: float) -> float:
+    """|a − b| / max(|a|, |b|) (0 for two equal numbers, NaNs included)."""
+    if a == b or (math.isnan(a) and math.isnan(b)):
+        return 0.0
+    return abs(a - b) / max(abs(a), abs(b))
+
+
+def same(a: Any, b: Any, tolerance: float, rel: float = 0.0) -> bool:
+    if isinstance(a, int | float) and isinstance(b, int | float) and not isinstance(a, bool):
+        a, b = float(a), float(b)
+        return a == b or (math.isnan(a) and math.isnan(b)) or abs(a - b) <= tolerance \
+            or relative(a, b) <= rel
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(same(x, y, tolerance) for x, y in zip(a, b, strict=True))
+        return len(a) == len(b) and all(same(x, y, tolerance, rel)
+                                        for x, y in zip(a, b, strict=True))
     return bool(a == b)
 
 
-def compare(old: Path, new: Path, tolerance: float) -> list[str]:
-    """The differences between two reports, one line each."""
-    before, after = rows(old), rows(new)
+def largest_relative(a: Any, b: Any) -> float:
+    """The largest relative difference of the numbers in two values of one key."""
+    if isinstance(a, int | float) and isinstance(b, int | float) and not isinstance(a, bool):
+        return relative(float(a), float(b))
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return max((largest_relative(x, y) for x, y in zip(a, b, strict=True)), default=0.0)
+    return 0.0
+
+
+def compare(old: Path, new: Path, tolerance: float, rel: float = 0.0,
+            role: str | None = None) -> tuple[list[str], int, float]:
+    """The differences between two reports, one line each; how many verdicts differ; the
+    largest relative difference of any number."""
+    before, after = rows(old, role), rows(new, role)
     problems = [f"{new}: row {i} missing" for i in before if i not in after]
     problems += [f"{new}: row {i} added" for i in after if i not in before]
-    for i in before.keys() & after.keys():
+    verdicts, worst = 0, 0.0
+    for i in sorted(before.keys() & after.keys()):
         for key, value in before[i].items():
-            if not same(value, after[i].get(key), tolerance):
+            worst = max(worst, largest_relative(value, after[i].get(key)))
+            if not same(value, after[i].get(key), tolerance, rel):
+                verdicts += key == "verdict"
                 problems.append(f"{i}: {key} {value!r} -> {after[i].get(key)!r}")
-    return problems
+    return problems, verdicts, worst
 
 
 def main() -> int:
@@ -66,6 +97,10 @@ def main() -> int:
     parser.add_argument("new", type=Path)
     parser.add_argument("--tolerance", type=float, default=0.0,
                         help="largest absolute difference of a number that counts as equal")
+    parser.add_argument("--relative", type=float, default=0.0,
+                        help="largest relative difference of a number that counts as equal")
+    parser.add_argument("--role", choices=("confirmatory", "exploratory"), default=None,
+                        help="compare only the rows of this role")
     args = parser.parse_args()
     pairs = [(args.old, args.new)]
     if args.old.is_dir():
@@ -73,8 +108,9 @@ def main() -> int:
         pairs = [(p, args.new / p.relative_to(args.old)) for p in found]
     problems: list[str] = []
     for old, new in pairs:
-        found = compare(old, new, args.tolerance)
-        print(f"{old} vs {new}: {len(rows(old))} rows, {len(found)} differences")
+        found, verdicts, worst = compare(old, new, args.tolerance, args.relative, args.role)
+        print(f"{old} vs {new}: {len(rows(old, args.role))} rows, {len(found)} differences, "
+              f"{verdicts} verdicts differ; largest relative difference {worst:.2g}")
         problems += found
     for line in problems[:50]:
         print("  " + line)
