@@ -32,10 +32,10 @@ from __future__ import annotations
 
 import importlib
 import os
-from dataclasses import replace
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from unittest.mock import patch
