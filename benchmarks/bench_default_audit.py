@@ -7,7 +7,8 @@ warm, this tree's against the same command at ``--baseline`` (default b356b68: 5
 this, baseline, this, …) so that machine load falls on both alike; the ratio is this tree's
 median over the baseline's (target ≤ 1.0). One untimed run of each comes first (it fills the
 embedding cache for its sample). The baseline is checked out with ``git worktree`` into a
-temporary folder and run from there with this environment's Python.
+temporary folder and run from there with this environment's Python (its ``checks/`` and
+``theorems/`` linked in as ``normtest.checks`` and ``normtest.theorems``, as an install maps them).
 
 Usage: ``python benchmarks/bench_default_audit.py --out default_audit.json [--baseline b356b68]
 [--model minilm-l6] [--repeats 3]``.
@@ -61,6 +62,8 @@ def main() -> int:
         base = Path(folder) / "baseline"
         subprocess.run(["git", "worktree", "add", "--detach", str(base), args.baseline],
                        cwd=ROOT, check=True, capture_output=True)
+        for part in ("checks", "theorems"):  # installed as normtest.checks, normtest.theorems
+            (base / "normtest" / part).symlink_to(base / part)
         try:
             trees = {"baseline": base, "this": ROOT}
             outs = {name: Path(folder) / f"out-{name}" for name in trees}
