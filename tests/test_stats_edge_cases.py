@@ -128,3 +128,24 @@ def test_few_clusters_are_not_judged() -> None:
     with pytest.raises(AssertionError):  # the same data with enough clusters are judged
         assert "only" in correlation(x, x, clusters=np.arange(90) % MIN_GROUPS,
                                      n_resamples=200).reason
+
+
+def test_a_resample_without_late_points_reads_nan_quietly() -> None:
+    """The late change of a resample whose weights leave out every late point is NaN, with no
+    RuntimeWarning (pytest makes normtest's RuntimeWarnings errors; a user saw 'invalid value
+    encountered in divide' during normtest compare)."""
+    import warnings
+
+    import numpy as np
+
+    from normtest.stats.growth import _Curves
+
+    documents = 40
+    lengths = np.tile(np.arange(1.0, 9.0), documents)
+    values = lengths * 2 + np.repeat(np.arange(float(documents)), 8)
+    curves = _Curves(lengths, values, np.repeat(np.arange(documents), 8))
+    assert curves.problem is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = curves.late_change(np.zeros((1, documents)))
+    assert np.isnan(out).all()

@@ -153,8 +153,8 @@ class _Curves:
     def late_change(self, w: np.ndarray) -> np.ndarray:
         """Relative change over the late half: late slope × span / mean late level."""
         slope = self.second_half.slope(w)
-        level = (w @ self.late_level) / (w @ self.late_count)
-        with np.errstate(invalid="ignore", divide="ignore"):
+        with np.errstate(invalid="ignore", divide="ignore"):  # a resample without late points
+            level = (w @ self.late_level) / (w @ self.late_count)
             return np.where(level > 0, slope * self.late_span / level, np.nan)
 
     def curvature(self, w: np.ndarray) -> np.ndarray:
