@@ -266,7 +266,7 @@ def _whitened_norms(sample: np.ndarray, name: str, weights: np.ndarray | None,
     fit = Transform(name)
     if solver == "svd":  # the SVD path alone: the Gram path declines everything
         original = transforms._gram_spectrum
-        transforms._gram_spectrum = lambda spread, threshold: None
+        transforms._gram_spectrum = lambda spread, threshold, null=None: None
         try:
             fit.fit(sample, weights)
         finally:
@@ -294,13 +294,11 @@ def test_the_gram_path_gives_the_svds_whitened_norms(n: int, d: int, power: floa
                                                       name: str) -> None:
     """Where the spectrum allows it the whitening is fitted from the Gram matrix (n > d and
     n < d), and every whitened squared norm is the SVD's to 1e-6 relative (measured: about half
-    of eps·κ², GRAM_GUARD's premise), with the same directions kept. (With n < d in float64 the
-    direction centring removes is kept by the Gram's rounding and the fit is the SVD's.)"""
+    of eps·κ², GRAM_GUARD's premise), with the same directions kept — float64 samples with
+    n < d too (the direction centring removes is taken out before the Gram matrix is made)."""
     from normtest.geometry.transforms import GRAM_GUARD
 
     sample = _spectrum_sample(n, d, power, seed=int(power * 10) + n)
-    if n < d:  # as models give them: float32 (the rank threshold then lies above the Gram's
-        sample = sample.astype(np.float32)  # rounding of the direction centring removes)
     weights = np.random.default_rng(1).pareto(1.5, n) + 0.1
     gram, fit = _whitened_norms(sample, name, weights, "gram")
     svd, reference = _whitened_norms(sample, name, weights, "svd")
