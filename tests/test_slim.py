@@ -96,3 +96,16 @@ def test_a_damaged_slim_file_is_refused_clearly(full: Report, tmp_path: Path) ->
     text["results"][0]["measurement"]["sampling"]["sketch_of"] = 3  # fewer than it holds
     with pytest.raises(NormtestError, match="sketch_of"):
         Report.from_dict(text)
+
+
+def test_the_report_command_writes_a_slim_compressed_copy(full: Report, tmp_path: Path) -> None:
+    """``normtest report R --format json --slim --out R.json.gz``: the slim report, compressed
+    (its name says so), read back as any report."""
+    from normtest.cli.main import main
+
+    source = full.write(tmp_path / "report.json")
+    out = tmp_path / "baseline.json.gz"
+    assert main(["report", str(source), "--format", "json", "--slim", "--out", str(out)]) == 0
+    assert out.read_bytes()[:2] == b"\x1f\x8b"
+    assert Report.read(out).slim_note
+    assert _shown(Report.read(out)) == _shown(Report.read(source))

@@ -104,6 +104,10 @@ def command(args: argparse.Namespace) -> int:
     if args.out is None:
         sys.stdout.write(text)
         return EXIT_OK
+    if args.format == "json" and args.out.suffix == ".gz":  # compressed, as Report.write does
+        report.write(args.out)
+        print(f"json report written to {args.out} (gzip-compressed)")
+        return EXIT_OK
     from normtest.base.paths import atomic_write, published
 
     try:  # whole or not at all: a full disk leaves the file that was there as it was
