@@ -118,6 +118,13 @@ def test_a_slim_compressed_baseline_gates_unpaired_both_ways(
     assert f"| ❌ `{WHITENED}` |" in out and "unpaired normal" in out and "(0 paired)" in out
     assert _gate(project, "--baseline", str(slim)) == EXIT_OK
     assert "No regression." in capsys.readouterr().out
+    # a configuration's thresholds re-judge the candidate; the slim baseline is read as written
+    thresholds = project / "thresholds.toml"
+    thresholds.write_text(CONFIG + "\n[thresholds]\n\"word.norm_ic\" = 0.35\n",
+                          encoding="utf-8")
+    code = main(["gate", "--config", str(thresholds), "--no-cache", "--baseline", str(slim),
+                 "--model", str(project / "degraded.npz")])
+    assert code == EXIT_GATE_FAILED and f"| ❌ `{WHITENED}` |" in capsys.readouterr().out
 
 
 @pytest.mark.slow

@@ -221,8 +221,8 @@ class Report:
                 return r
             if r.measurement is not None and r.measurement.sketched:
                 raise NormtestError(
-                    f"{self.slim_note} cannot be re-judged ({r.claim}): re-judge the full report "
-                    "it was made from")
+                    f"a slim report (its bootstrap replicates left out) cannot be re-judged "
+                    f"({r.claim}): re-judge the full report it was made from")
             return r.rejudge(new) if r.measurement is not None else replace(r, criterion=new)
 
         return replace(self, results=adjust_audit([rejudged(r) for r in self.results]))

@@ -209,6 +209,12 @@ def run() -> None:
     except KeyboardInterrupt as exc:  # a second one while the first was being handled
         _ignore_further_interrupts()
         code = EXIT_TERMINATED if _terminating(exc) else EXIT_INTERRUPTED
+    if threading.current_thread() is threading.main_thread():
+        # a SIGTERM re-delivered late (its timer past cancelling) changes nothing now, and one
+        # that a finaliser swallowed just as the command finished still ends it by SIGTERM
+        signal.signal(signal.SIGTERM, lambda signum, frame: None)
+    if _TERMINATING:
+        code = EXIT_TERMINATED
     if code == EXIT_TERMINATED:  # cleaned up: now end as the signal's sender expects
         with contextlib.suppress(OSError, ValueError, OutputFailed):
             sys.stdout.flush()

@@ -118,6 +118,17 @@ def compare_results(base: Result, cand: Result, *, margin: float, alpha: float,
                       margin, float(sampling.p_less(-margin)), paired)
 
 
+def under_thresholds(baseline: Report, thresholds: Mapping[str, Any]) -> Report:
+    """The baseline judged under the configuration's thresholds, as the candidate is; a slim
+    baseline as written (its sketches cannot be re-judged, and the regression test reads only
+    its estimates and intervals)."""
+    if not thresholds or baseline.slim_note:
+        return baseline
+    from normtest.audit.selection import apply_thresholds
+
+    return replace(baseline, results=apply_thresholds(baseline.results, thresholds))
+
+
 def compare(baseline: Report, candidate: Report, *, margin: float = 0.05,
             margins: Mapping[str, float] | None = None, alpha: float = 0.05,
             exploratory: bool = True,

@@ -59,7 +59,7 @@ from normtest.claims.line_declarations import builder_of
 from normtest.claims.loading import load_checks_of
 from normtest.errors import NormtestError
 from normtest.gate.config import GateConfig
-from normtest.gate.regression import BaselineComparison, compare
+from normtest.gate.regression import BaselineComparison, compare, under_thresholds
 from normtest.models.registry import load_model, load_options
 
 if TYPE_CHECKING:
@@ -444,8 +444,7 @@ def evaluate(candidate: Report, config: GateConfig, baseline: Report | None = No
     comparisons: list[BaselineComparison] = []
     uncompared: list[tuple[str, str]] = []
     if baseline is not None:
-        baseline = replace(baseline, results=apply_thresholds(baseline.results,
-                                                              config.thresholds))
+        baseline = under_thresholds(baseline, config.thresholds)
         comparisons, uncompared = compare(baseline, candidate, margin=config.margin,
                                           margins=config.margins, alpha=config.alpha,
                                           exploratory=config.exploratory)

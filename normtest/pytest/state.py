@@ -109,14 +109,10 @@ class NormtestState:
         if self.baseline is None:
             return None
         if label not in self._regressions:
-            from dataclasses import replace
-
-            from normtest.audit.selection import apply_thresholds
-            from normtest.gate.regression import compare
+            from normtest.gate.regression import compare, under_thresholds
 
             gate = self.gate
-            baseline = replace(self.baseline, results=apply_thresholds(self.baseline.results,
-                                                                       gate.thresholds))
+            baseline = under_thresholds(self.baseline, gate.thresholds)
             found, _ = compare(baseline, self.session(label).report(), margin=gate.margin,
                                margins=gate.margins, alpha=gate.alpha,
                                exploratory=gate.exploratory)
