@@ -3,6 +3,8 @@ one row per distinct measurement (rows of identical inputs are one row with ever
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -34,8 +36,10 @@ def information() -> dict[str, float]:
     return dict(zip(ic.words, (float(v) for v in ic.values), strict=True))
 
 
-def audit(model: SubwordModel, information: dict[str, float], *claims: str) -> Report:
-    return run_audit(model, claim_ids=list(claims), words=list(information), settings=SETTINGS)
+def audit(model: SubwordModel, information: dict[str, float], *claims: str,
+          settings: AuditSettings | None = None) -> Report:
+    return run_audit(model, claim_ids=list(claims), words=list(information),
+                     settings=settings or SETTINGS)
 
 
 def confirmatory(report: Report, claim: str = CONTRAST) -> list[Result]:
@@ -91,7 +95,14 @@ def test_rows_of_identical_inputs_are_one_row_with_every_name(
     measures one thing per transform: one row that stands for nine variants, counted once by
     Holm, found under each name; a contrast of two coinciding compositions is not estimable."""
     model = SubwordModel(information, faithful="sqrt_n", multitoken_share=0.0, seed=0)
-    report = audit(model, information, "word.norm_ic", CONTRAST)
+    # read by default, the exploratory variants are another reading (analytic) of the same
+    # data than the confirmatory ones (bootstrapped): raw's confirmatory sqrt_n and f_ind are
+    # one row and its seven exploratory names another; every row read alike is merged
+    mixed = [r for r in audit(model, information, "word.norm_ic").results]
+    assert sorted(len(r.variants) for r in mixed) == [2, 7, 9, 9]
+    assert {r.measurement.interval_kind for r in mixed if r.confirmatory} == {"bootstrap"}
+    report = audit(model, information, "word.norm_ic", CONTRAST,
+                   settings=replace(SETTINGS, exploratory_intervals="bootstrap"))
     rows = [r for r in report.results if r.claim == "word.norm_ic"]
     transforms = {r.variant["transform"] for r in rows}
     assert len(rows) == len(transforms) == 3
@@ -116,7 +127,8 @@ def test_rows_of_identical_inputs_are_one_row_with_every_name(
     # Holm counts the one measurement once, not once per confirmatory name
     assert sum(r.confirmatory for r in rows) == 1
     # a planned check of each variant (what pytest items and check_model run) finds the row
-    checked = check_model(model, ["word.norm_ic[transform=raw]"], settings=SETTINGS,
+    checked = check_model(model, ["word.norm_ic[transform=raw]"],
+                          settings=replace(SETTINGS, exploratory_intervals="bootstrap"),
                           words=list(information), exploratory=True)
     assert len(checked.outcomes) == 9
     assert {o.result.id for o in checked.outcomes} == {raw.id}
