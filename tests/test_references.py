@@ -89,3 +89,16 @@ def test_a_model_is_compared_with_a_reference_without_auditing_the_reference(
     rows = [r for r in comparison.results if "first=glove-6b-50d,second=minilm-l6" in r.id]
     assert rows and any(r.measurement is not None for r in rows)
     print(f"compare --model glove-6b-50d --reference minilm-l6 --suite word: {seconds:.1f} s")
+
+
+def test_the_python_api_refuses_another_sample_before_auditing(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import normtest
+    import normtest.audit.compare as comparing
+
+    def audited(*args: object, **kwargs: object) -> None:
+        raise AssertionError("audited before the sample was checked")
+
+    monkeypatch.setattr(comparing, "run_audit", audited)
+    with pytest.raises(NormtestError, match="different samples"):
+        normtest.compare(["glove-6b-50d"], reference="minilm-l6", words=300)

@@ -309,6 +309,13 @@ def compare_models(models: Sequence[Any], claim_ids: Iterable[str] | None = None
     if not audit:
         raise NormtestError(f"no claim of suite {suite!r} reads the data the comparative claims "
                             "need; use --suite all")
+    if stored and models:  # a sample the stored reports do not share is refused before auditing
+        kinds = list(dict.fromkeys(c.data for c in ([get_comparative(i) for i in chosen]
+                                                    if chosen else comparatives())))
+        check_same_sample([*(sample_identity(r, [k for k in kinds if k in r.data])
+                             for r in stored), planned_identity(base, kinds)],
+                          [*(origins or [str(r.model.get("name")) for r in stored])[:len(stored)],
+                           "the models to audit"])
     reports = [*stored, *(run_audit(load(m) if isinstance(m, (str, Path)) else m,
                                     claim_ids=audit, settings=base) for m in models)]
     return compare_reports(reports, chosen, base, origins)

@@ -398,12 +398,20 @@ def measure_spread(chosen: Sequence[Claim], planned: Mapping[str, Sequence[Mappi
     begun = time.perf_counter()
     rows = forked_map(timed, rest, data.settings.workers, done=lambda _: bar.update(1),
                       chunksize=max(1, len(rest) // (4 * max(1, len(todo)))))
-    wall, busy = time.perf_counter() - begun, sum(took for _, took in rows)
-    for (claim, _), (row, took) in zip(rest, rows, strict=True):
+    _share_wall(spent, time.perf_counter() - begun,
+                [(str(claim.data), took) for (claim, _), (_, took) in zip(rest, rows, strict=True)])
+    for (claim, _), (row, _) in zip(rest, rows, strict=True):
         out[claim.id].append(row)
-        if busy > 0:  # the spread rows' wall time, shared by the time each row took
-            _spent(spent, str(claim.data), wall * took / busy)
     return out
+
+
+def _share_wall(spent: dict[str, float], wall: float, jobs: Sequence[tuple[str, float]]) -> None:
+    """The wall seconds of forked ``jobs`` (kind of data, seconds the job took), shared among
+    their kinds by the time each job took."""
+    busy = sum(took for _, took in jobs)
+    if busy > 0:
+        for kind, took in jobs:
+            _spent(spent, kind, wall * took / busy)
 
 
 #: From how many workers ``schedule = "auto"`` spreads whole claims: on two workers the rows'
@@ -436,10 +444,8 @@ def _measure_by_claims(todo: Sequence[Claim], planned: Mapping[str, Sequence[Map
     measured = forked_map(whole, jobs, data.settings.workers,
                           done=lambda i: bar.update(len(planned[jobs[i].id])),
                           cost=lambda claim: len(planned[claim.id]))
-    wall, busy = time.perf_counter() - begun, sum(took for _, took in measured)
-    for claim, (_, took) in zip(jobs, measured, strict=True):
-        if busy > 0:  # the wall time, shared by the time each claim took
-            _spent(spent, str(claim.data), wall * took / busy)
+    _share_wall(spent, time.perf_counter() - begun,
+                [(str(claim.data), took) for claim, (_, took) in zip(jobs, measured, strict=True)])
     return {claim.id: rows for claim, (rows, _) in zip(jobs, measured, strict=True)}
 
 
