@@ -10,14 +10,20 @@ embedding cache for its sample). The baseline is checked out with ``git worktree
 temporary folder and run from there with this environment's Python (its ``checks/`` and
 ``theorems/`` linked in as ``normtest.checks`` and ``normtest.theorems``, as an install maps them).
 
+What the design alone decides (the sizing and the controls) is kept in the cache for the next
+audit of the same design (``normtest.audit.design_store``), so a warm audit reads it;
+``--fresh-design`` empties that store before each timed run of this tree, timing an audit that
+sizes itself and runs its controls from scratch (the first audit of a model).
+
 Usage: ``python benchmarks/bench_default_audit.py --out default_audit.json [--baseline b356b68]
-[--model minilm-l6] [--repeats 3]``.
+[--model minilm-l6] [--repeats 3] [--fresh-design]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -57,7 +63,13 @@ def main() -> int:
     parser.add_argument("--baseline", default="b356b68")
     parser.add_argument("--model", default="minilm-l6")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--fresh-design", action="store_true",
+                        help="empty the design store before each timed run of this tree")
     args = parser.parse_args()
+    from normtest.audit.design_store import FOLDER
+    from normtest.base.paths import default_cache_dir
+
+    kept = default_cache_dir() / FOLDER
     with tempfile.TemporaryDirectory(prefix="normtest-bench-") as folder:
         base = Path(folder) / "baseline"
         subprocess.run(["git", "worktree", "add", "--detach", str(base), args.baseline],
@@ -72,6 +84,8 @@ def main() -> int:
             times: dict[str, list[float]] = {name: [] for name in trees}
             for _ in range(args.repeats):
                 for name, tree in trees.items():
+                    if args.fresh_design and name == "this":
+                        shutil.rmtree(kept, ignore_errors=True)
                     times[name].append(round(_run(tree, args.model, outs[name]), 2))
             samples = {name: _sample(outs[name]) for name in trees}
         finally:
@@ -81,6 +95,7 @@ def main() -> int:
     figures = {"benchmark": "default_audit", "model": args.model, "baseline": args.baseline,
                "runs": times, "medians": medians, "samples": samples,
                "ratio": round(medians["this"] / medians["baseline"], 3), "target": 1.0,
+               "design": "computed" if args.fresh_design else "kept",
                "machine": machine()}
     write(args.out, figures)
     print(f"{args.model}: this tree {medians['this']:.1f} s ({samples['this']}) against "

@@ -242,9 +242,11 @@ def _run_audit(adapter: ModelAdapter, claim_ids: Iterable[str] | None, suite: st
         robustness = assess(results, data, family, source)
     checked: list[Any] = []
     if settings.controls:
+        from normtest.audit.design_store import DesignStore
         from normtest.scorecard.controls import assess as assess_controls
 
-        checked = assess_controls(results, data, family)
+        checked = assess_controls(results, data, family, kept=DesignStore.of(
+            adapter, settings, family, words=words, source=source))
     per_unit = _rates(info.name, by_kind, fresh, said)
     record = replace(record, seconds={"total": round(time.perf_counter() - started, 2),
                                       **{k: round(v, 2) for k, v in by_kind.items()},

@@ -27,11 +27,14 @@ they do not move ``--documents``; ``--words`` follows the word, composition and 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from normtest.audit.design_store import DesignStore
 from normtest.base import progress
+from normtest.base.parallel import forked_map
 from normtest.base.settings import SIZABLE
 from normtest.claims.catalogue import get
 from normtest.claims.line_declarations import ControlContext, builder_of
@@ -66,6 +69,13 @@ class LineNeed:
     beyond_power: float | None = None
     beyond_needed: int | None = None
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LineNeed:
+        """Rebuild from :meth:`to_dict` output."""
+        return cls(str(data["line"]), data["setting"], float(data["power"]), data["needed"],
+                   bool(data["out_of_reach"]), data.get("beyond_power"),
+                   data.get("beyond_needed"))
+
     def to_dict(self) -> dict[str, Any]:
         return {"line": self.line, "setting": self.setting, "power": round(self.power, 4),
                 "needed": self.needed, "out_of_reach": self.out_of_reach,
@@ -85,6 +95,8 @@ class Sizing:
     #: each later round: the sizes tried and what the lines said there (the last one confirms
     #: the choice, or the rounds ran out)
     rounds: tuple[tuple[dict[str, int], tuple[LineNeed, ...]], ...] = ()
+    #: read from what an earlier audit of the same design chose (normtest.audit.design_store)
+    kept: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (``provenance["sizing"]``)."""
@@ -92,7 +104,19 @@ class Sizing:
                 "lines": [n.to_dict() for n in self.lines], "seconds": round(self.seconds, 2),
                 "rounds": [{"sizes": dict(sizes), "lines": [n.to_dict() for n in lines]}
                            for sizes, lines in self.rounds],
-                "why": self.why()}
+                "why": self.why(), **({"kept": True} if self.kept else {})}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Sizing:
+        """Rebuild from :meth:`to_dict` output (KeyError, TypeError or ValueError where it is
+        not of that shape)."""
+        def needs(found: Any) -> tuple[LineNeed, ...]:
+            return tuple(LineNeed.from_dict(n) for n in found)
+
+        return cls(dict(data["pilot"]), dict(data["chosen"]), needs(data["lines"]),
+                   float(data["seconds"]),
+                   tuple((dict(r["sizes"]), needs(r["lines"])) for r in data["rounds"]),
+                   bool(data.get("kept", False)))
 
     def why(self) -> str:
         """One clause per size: what it is and which line asked for it; the lines out of
@@ -153,20 +177,34 @@ def size_audit(adapter: ModelAdapter, settings: AuditSettings, family: str,
     lines = _deciding_rows(chosen, planned, family, sizable)
     if not lines:
         return settings, None
+    store = DesignStore.of(adapter, settings, family, words=words, source=source)
+    kept = _kept(store.read("sizing", lines), settings, sizable)
+    if kept is not None:
+        with progress.task("sizing the audit: as an earlier audit of this design chose"):
+            pass
+        return _sized(settings, kept.chosen), replace(kept, seconds=time.monotonic() - began,
+                                                      kept=True)
     most = {s: capacity(s, settings) for s in sizable}
     sizes = {s: int(getattr(settings, s)) for s in sizable}
     first: tuple[LineNeed, ...] = ()
     rounds: list[tuple[dict[str, int], tuple[LineNeed, ...]]] = []
+    # a line's need at a size it was measured at before: its design is the same (the same
+    # sample, seed and rows), so is what its control says (a later round grows one size only)
+    known: dict[tuple[str, int], LineNeed | None] = {}
     with progress.task("sizing the audit", total=ROUNDS * len(lines), unit="lines") as bar:
         for round_ in range(ROUNDS):
             trial = _sized(settings, sizes)
             design = AuditData(adapter, trial, family, None, source)
-            needs = []
-            for line, rows in lines.items():
-                need = _line_need(line, rows, design, family, trial)
-                if need is not None:
-                    needs.append(need)
-                bar.update(1)
+            at = {line: (line, int(getattr(trial, _setting_of(rows)))) for line, rows
+                  in lines.items()}
+            todo = [line for line in lines if at[line] not in known]
+            bar.update(len(lines) - len(todo))
+            _prepare(design, [lines[line] for line in todo])
+            found = forked_map(functools.partial(_need_of, lines, design, family, trial),
+                               todo, trial.workers, done=lambda _: bar.update(1),
+                               cost=lambda line: len(lines[line]))
+            known.update({at[line]: need for line, need in zip(todo, found, strict=True)})
+            needs = [need for line in lines if (need := known[at[line]]) is not None]
             if round_ == 0:
                 first = tuple(needs)
             else:
@@ -177,7 +215,46 @@ def size_audit(adapter: ModelAdapter, settings: AuditSettings, family: str,
             sizes = grown
     sizing = Sizing({s: int(getattr(settings, s)) for s in sizable}, sizes, first,
                     time.monotonic() - began, tuple(rounds))
+    store.write("sizing", lines, sizing.to_dict())
     return _sized(settings, sizes), sizing
+
+
+def _kept(found: Mapping[str, Any] | None, settings: AuditSettings,
+          sizable: Sequence[str]) -> Sizing | None:
+    """The kept sizing, where it reads back whole and sizes what this audit sizes from the
+    same pilot (None: size again)."""
+    if found is None:
+        return None
+    try:
+        kept = Sizing.from_dict(found)
+    except (KeyError, TypeError, ValueError):
+        return None
+    pilot = {s: int(getattr(settings, s)) for s in sizable}
+    if kept.pilot != pilot or set(kept.chosen) != set(sizable) \
+            or not all(isinstance(v, int) and v > 0 for v in kept.chosen.values()):
+        return None
+    return kept
+
+
+def _need_of(lines: Mapping[str, tuple[Any, ...]], design: AuditData, family: str,
+             settings: AuditSettings, line: str) -> LineNeed | None:
+    return _line_need(line, lines[line], design, family, settings)
+
+
+def _prepare(design: AuditData, lines: Sequence[tuple[Any, ...]]) -> None:
+    """Build, once and before the lines fork, the data their controls read: each kind of
+    data, and the reference corpus where a line reads PMI (kept in this process for the next
+    round's design)."""
+    for rows in lines:
+        claim = get(str(rows[0].claim))
+        design.get(str(claim.data))
+        if claim.suite == "conditions":
+            design.word().corpus()
+
+
+def _setting_of(rows: tuple[Any, ...]) -> str:
+    """The sample size a line's deciding rows follow (``words``, ``sentences``)."""
+    return SAMPLE_SETTING[get(str(rows[0].claim)).suite]
 
 
 def _sized(settings: AuditSettings, sizes: dict[str, int]) -> AuditSettings:

@@ -40,8 +40,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import asdict, dataclass, replace
+from typing import TYPE_CHECKING, Any, Protocol
 
 from normtest.base import progress
 from normtest.base.parallel import forked_map
@@ -251,9 +251,22 @@ class LineControls:
                    one("confound"))
 
 
+class Keeper(Protocol):
+    """Where the controls of a design are kept between audits (the audit's
+    :class:`~normtest.audit.design_store.DesignStore`): a line's controls are a function of the
+    design and its deciding rows alone, never of the model's vectors."""
+
+    def read(self, what: str, rows: Mapping[str, Sequence[Any]],
+             **more: Any) -> dict[str, Any] | None: ...
+
+    def write(self, what: str, rows: Mapping[str, Sequence[Any]], value: Mapping[str, Any],
+              **more: Any) -> None: ...
+
+
 def assess(results: Sequence[Result], data: AuditData, family: str,
-           lines: Sequence[str] | None = None) -> list[LineControls]:
-    """The controls of every tested line that declares them (``lines`` limits which)."""
+           lines: Sequence[str] | None = None, kept: Keeper | None = None) -> list[LineControls]:
+    """The controls of every tested line that declares them (``lines`` limits which); those
+    ``kept`` for this design are read, not run again, and those run are kept there."""
     import time
     import zlib
 
@@ -264,16 +277,18 @@ def assess(results: Sequence[Result], data: AuditData, family: str,
     def kinds(line: Any) -> list[str]:
         return [k for k in CONTROL_KINDS if k != "confound" or line.beyond is not None]
 
+    def deciding(line: Any) -> dict[str, tuple[Result, ...]]:
+        return {line.key: tuple(r for r in line.rows if not r.details.get("reading"))}
+
     def one(line: Any) -> LineControls:
         builder = builder_of(line.key)
         assert builder is not None
         began = time.monotonic()
-        deciding = tuple(r for r in line.rows if not r.details.get("reading"))
         seed = data.settings.seed * 1009 + zlib.crc32(line.key.encode("utf-8"))
         ran: dict[str, Control] = {}
         problem = ""
         for kind in kinds(line):
-            context = ControlContext(data, family, deciding, kind, seed)
+            context = ControlContext(data, family, deciding(line)[line.key], kind, seed)
             try:
                 ran[kind] = _run(builder, context)
             except NormtestError as exc:
@@ -281,12 +296,38 @@ def assess(results: Sequence[Result], data: AuditData, family: str,
         return LineControls(line.key, ran.get("positive"), ran.get("negative"), problem,
                             time.monotonic() - began, ran.get("confound"))
 
+    found: dict[str, LineControls] = {}
+    for line in tested:
+        stored = None if kept is None else kept.read("controls", deciding(line),
+                                                     kinds=kinds(line))
+        if stored is not None and (read := _from_state(stored, line.key)) is not None:
+            found[line.key] = read
+    todo = [line for line in tested if line.key not in found]
     # lines are independent: one forked process each (normtest.base.parallel)
-    total = sum(len(kinds(line)) for line in tested)
+    total = sum(len(kinds(line)) for line in todo)
     with progress.task("controls", total=total, unit="controls") as bar:
-        return forked_map(one, tested, data.settings.workers,
-                          done=lambda i: bar.update(len(kinds(tested[i]))),
-                          cost=lambda line: len(line.rows))
+        ran = forked_map(one, todo, data.settings.workers,
+                         done=lambda i: bar.update(len(kinds(todo[i]))),
+                         cost=lambda line: len(line.rows))
+    for line, controls in zip(todo, ran, strict=True):
+        found[line.key] = controls
+        if kept is not None:
+            kept.write("controls", deciding(line), asdict(controls), kinds=kinds(line))
+    return [found[line.key] for line in tested]
+
+
+def _from_state(state: Mapping[str, Any], line: str) -> LineControls | None:
+    """A line's controls as kept (:func:`dataclasses.asdict`, every number whole), or None
+    where the state is not of that shape; its seconds are the reading's (none)."""
+    def one(found: Any) -> Control | None:
+        return None if found is None else Control(**{**found, "rows": tuple(found["rows"])})
+
+    try:
+        out = LineControls(str(state["line"]), one(state["positive"]), one(state["negative"]),
+                           str(state["problem"]), 0.0, one(state["confound"]))
+    except (KeyError, TypeError, ValueError):
+        return None
+    return out if out.line == line else None
 
 
 def _run(builder: Builder, context: ControlContext) -> Control:

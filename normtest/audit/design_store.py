@@ -1,0 +1,177 @@
+"""What an audit's design alone decides, kept for the next audit of the same design: the sizes
+it chose for itself and its lines' controls.
+
+The sizing (:mod:`normtest.audit.sizing`) and the controls (:mod:`normtest.scorecard.controls`)
+are functions of the audit's design — the words and their token counts (the model: its name and
+revision, which digests its files), the sentences and their surprisal, the documents, the corpus,
+the settings that draw the sample, each line's deciding rows and their criteria — and of
+normtest's own code; never of the vectors the model gives the sample. So they are kept in the
+cache folder (``<cache root>/design/<digest>.json``, the digest of all of that, with a digest of
+the source of normtest and of every module a deciding claim comes from), and a later audit of the
+same design reads them instead of running the controls again: the same sizes, the same record of
+why, the same controls, in no time. The report says so (``provenance.sizing.kept``, a control's
+``seconds`` near 0).
+
+Nothing is kept where the design is not known from its description: an audit on the user's own
+corpus (``--corpus``: files can change under the same name), on its own words or word source, or
+without the embedding cache (``--no-cache``: every number computed afresh). A file that cannot be
+read or does not describe this design is ignored (computed again and replaced); one that cannot
+be written is not kept.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from normtest.adapters.protocol import adapter_info
+from normtest.base.paths import atomic_write, default_cache_dir, published
+from normtest.claims.catalogue import get
+from normtest.errors import NormtestError
+from normtest.models.cache.adapter import CachedAdapter
+
+if TYPE_CHECKING:
+    from normtest.adapters.protocol import ModelAdapter
+    from normtest.base.settings import AuditSettings
+
+__all__ = ["FOLDER", "DesignStore", "code_digest"]
+
+#: The folder under the cache root.
+FOLDER = "design"
+#: The format of a kept file (a file of another format is computed again).
+FORMAT = 1
+#: Settings that change how the work runs, never a number (left out of the design).
+RUNNING = frozenset({"workers", "executor", "ray_address", "schedule"})
+
+
+@dataclass(frozen=True)
+class DesignStore:
+    """The kept results of one audit's design (module doc); ``design`` None: nothing is read
+    or kept."""
+
+    design: Mapping[str, Any] | None
+
+    @classmethod
+    def of(cls, adapter: ModelAdapter, settings: AuditSettings, family: str, *,
+           words: Sequence[str] | None = None, source: Any | None = None) -> DesignStore:
+        """The store of this audit's design (one that keeps nothing where the design is not
+        known from its description)."""
+        info = adapter_info(adapter)
+        if words is not None or source is not None or settings.corpus \
+                or not isinstance(adapter, CachedAdapter) or not info.revision:
+            return cls(None)
+        return cls({"format": FORMAT, "model": info.name, "revision": info.revision,
+                    "family": str(family), "libraries": _libraries(),
+                    "settings": {f.name: _plain(getattr(settings, f.name))
+                                 for f in fields(settings) if f.name not in RUNNING}})
+
+    def read(self, what: str, rows: Mapping[str, Sequence[Any]],
+             **more: Any) -> dict[str, Any] | None:
+        """What was kept as ``what`` (``sizing``, ``controls``) for these deciding ``rows``
+        (by line) and ``more`` of its description, or None."""
+        key = self._key(what, rows, more)
+        if key is None:
+            return None
+        try:
+            kept = json.loads(_path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(kept, dict) or kept.get("design") != _plain(key) \
+                or not isinstance(kept.get("value"), dict):
+            return None
+        return kept["value"]
+
+    def write(self, what: str, rows: Mapping[str, Sequence[Any]], value: Mapping[str, Any],
+              **more: Any) -> None:
+        """Keep ``value`` (JSON) as ``what`` for these rows (an unwritable cache: nothing
+        kept)."""
+        key = self._key(what, rows, more)
+        if key is None:
+            return
+        text = json.dumps({"design": key, "value": value}, indent=1) + "\n"
+        try:
+            atomic_write(_path(key), published(text))
+        except (OSError, NormtestError):
+            return
+
+    def _key(self, what: str, rows: Mapping[str, Sequence[Any]],
+             more: Mapping[str, Any]) -> dict[str, Any] | None:
+        if self.design is None:
+            return None
+        claims = sorted({str(r.claim) for found in rows.values() for r in found})
+        return {**self.design, "what": what, "more": _plain(dict(more)),
+                "code": code_digest(tuple(_module_file(c) for c in claims)),
+                "rows": {line: [{"claim": str(r.claim), "variant": dict(r.variant),
+                                 "expected": None if r.expected is None else r.expected.value}
+                                for r in found] for line, found in rows.items()},
+                "criteria": {c: repr(get(c).criterion) for c in claims},
+                "detect": {c: _plain(get(c).detect) for c in claims}}
+
+
+#: The libraries whose versions can move a number of the design (tokenisation, draws, fits).
+LIBRARIES = ("numpy", "scipy", "statsmodels", "tokenizers", "transformers", "wordfreq",
+             "gensim")
+
+
+@functools.lru_cache(maxsize=1)
+def _libraries() -> dict[str, str | None]:
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+
+    def found(name: str) -> str | None:
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            return None
+
+    return {"python": platform.python_version(), **{name: found(name) for name in LIBRARIES}}
+
+
+def _path(key: Mapping[str, Any]) -> Path:
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode("utf-8")).hexdigest()
+    return default_cache_dir() / FOLDER / f"{digest[:40]}.json"
+
+
+def _plain(value: Any) -> Any:
+    """A value as JSON keeps it (tuples as lists; anything else by its repr)."""
+    return json.loads(json.dumps(value, default=repr))
+
+
+def _module_file(claim: str) -> str | None:
+    measure = get(claim).measure
+    try:
+        return None if measure is None else inspect.getsourcefile(measure)
+    except TypeError:
+        return None
+
+
+@functools.lru_cache(maxsize=8)
+def code_digest(extra: tuple[str | None, ...] = ()) -> str:
+    """SHA-256 over normtest's source (the package and the claim packages it maps: each file's
+    path within its package and its bytes) and the ``extra`` files (the modules the claims come
+    from, wherever they are)."""
+    from importlib.util import find_spec
+
+    files: dict[str, Path] = {}
+    for package in ("normtest", "normtest.checks", "normtest.theorems"):
+        spec = find_spec(package)  # where it lies, without importing it
+        for root in map(Path, spec.submodule_search_locations or () if spec else ()):
+            for path in root.rglob("*.py"):
+                files[f"{package}/{path.relative_to(root).as_posix()}"] = path
+    for name in extra:
+        if name is not None:
+            files.setdefault(f"extra/{name}", Path(name))
+    digest = hashlib.sha256()
+    for name in sorted(files):
+        digest.update(name.encode("utf-8") + b"\0")
+        try:
+            digest.update(hashlib.sha256(files[name].read_bytes()).digest())
+        except OSError:
+            digest.update(b"unreadable")
+    return digest.hexdigest()
