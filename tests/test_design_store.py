@@ -84,10 +84,10 @@ def test_other_code_a_damaged_file_or_no_cache_read_nothing(
     first = _audit(adapter)
     files = sorted(kept_in.glob("*.json"))
     # the same design under other code (normtest's source changed): computed again
-    real = design_store.code_digest
-    monkeypatch.setattr(design_store, "code_digest", lambda extra=(): "other code")
+    real = design_store.source_sha256
+    monkeypatch.setattr(design_store, "source_sha256", lambda extra=(): "other code")
     assert "kept" not in _audit(adapter).provenance["sizing"]
-    monkeypatch.setattr(design_store, "code_digest", real)
+    monkeypatch.setattr(design_store, "source_sha256", real)
     # a damaged file, or one that describes another design, is computed again and replaced
     files[0].write_text("{not json", encoding="utf-8")
     stored = json.loads(files[1].read_text(encoding="utf-8"))

@@ -21,7 +21,6 @@ be written is not kept.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import inspect
 import json
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from normtest.adapters.protocol import adapter_info
+from normtest.base.kept import libraries, plain, source_sha256
 from normtest.base.paths import atomic_write, default_cache_dir, published
 from normtest.claims.catalogue import get
 from normtest.errors import NormtestError
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from normtest.adapters.protocol import ModelAdapter
     from normtest.base.settings import AuditSettings
 
-__all__ = ["FOLDER", "DesignStore", "code_digest"]
+__all__ = ["FOLDER", "DesignStore"]
 
 #: The folder under the cache root.
 FOLDER = "design"
@@ -67,8 +67,8 @@ class DesignStore:
                 or not isinstance(adapter, CachedAdapter) or not info.revision:
             return cls(None)
         return cls({"format": FORMAT, "model": info.name, "revision": info.revision,
-                    "family": str(family), "libraries": _libraries(),
-                    "settings": {f.name: _plain(getattr(settings, f.name))
+                    "family": str(family), "libraries": libraries(),
+                    "settings": {f.name: plain(getattr(settings, f.name))
                                  for f in fields(settings) if f.name not in RUNNING}})
 
     def read(self, what: str, rows: Mapping[str, Sequence[Any]],
@@ -82,7 +82,7 @@ class DesignStore:
             kept = json.loads(_path(key).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
-        if not isinstance(kept, dict) or kept.get("design") != _plain(key) \
+        if not isinstance(kept, dict) or kept.get("design") != plain(key) \
                 or not isinstance(kept.get("value"), dict):
             return None
         return kept["value"]
@@ -105,42 +105,18 @@ class DesignStore:
         if self.design is None:
             return None
         claims = sorted({str(r.claim) for found in rows.values() for r in found})
-        return {**self.design, "what": what, "more": _plain(dict(more)),
-                "code": code_digest(tuple(_module_file(c) for c in claims)),
+        return {**self.design, "what": what, "more": plain(dict(more)),
+                "code": source_sha256(tuple(_module_file(c) for c in claims)),
                 "rows": {line: [{"claim": str(r.claim), "variant": dict(r.variant),
                                  "expected": None if r.expected is None else r.expected.value}
                                 for r in found] for line, found in rows.items()},
                 "criteria": {c: repr(get(c).criterion) for c in claims},
-                "detect": {c: _plain(get(c).detect) for c in claims}}
-
-
-#: The libraries whose versions can move a number of the design (tokenisation, draws, fits).
-LIBRARIES = ("numpy", "scipy", "statsmodels", "tokenizers", "transformers", "wordfreq",
-             "gensim")
-
-
-@functools.lru_cache(maxsize=1)
-def _libraries() -> dict[str, str | None]:
-    import platform
-    from importlib.metadata import PackageNotFoundError, version
-
-    def found(name: str) -> str | None:
-        try:
-            return version(name)
-        except PackageNotFoundError:
-            return None
-
-    return {"python": platform.python_version(), **{name: found(name) for name in LIBRARIES}}
+                "detect": {c: plain(get(c).detect) for c in claims}}
 
 
 def _path(key: Mapping[str, Any]) -> Path:
     digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode("utf-8")).hexdigest()
     return default_cache_dir() / FOLDER / f"{digest[:40]}.json"
-
-
-def _plain(value: Any) -> Any:
-    """A value as JSON keeps it (tuples as lists; anything else by its repr)."""
-    return json.loads(json.dumps(value, default=repr))
 
 
 def _module_file(claim: str) -> str | None:
@@ -149,29 +125,3 @@ def _module_file(claim: str) -> str | None:
         return None if measure is None else inspect.getsourcefile(measure)
     except TypeError:
         return None
-
-
-@functools.lru_cache(maxsize=8)
-def code_digest(extra: tuple[str | None, ...] = ()) -> str:
-    """SHA-256 over normtest's source (the package and the claim packages it maps: each file's
-    path within its package and its bytes) and the ``extra`` files (the modules the claims come
-    from, wherever they are)."""
-    from importlib.util import find_spec
-
-    files: dict[str, Path] = {}
-    for package in ("normtest", "normtest.checks", "normtest.theorems"):
-        spec = find_spec(package)  # where it lies, without importing it
-        for root in map(Path, spec.submodule_search_locations or () if spec else ()):
-            for path in root.rglob("*.py"):
-                files[f"{package}/{path.relative_to(root).as_posix()}"] = path
-    for name in extra:
-        if name is not None:
-            files.setdefault(f"extra/{name}", Path(name))
-    digest = hashlib.sha256()
-    for name in sorted(files):
-        digest.update(name.encode("utf-8") + b"\0")
-        try:
-            digest.update(hashlib.sha256(files[name].read_bytes()).digest())
-        except OSError:
-            digest.update(b"unreadable")
-    return digest.hexdigest()

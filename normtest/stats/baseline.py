@@ -40,6 +40,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
+from normtest.base.kept import kept
 from normtest.errors import NormtestError
 from normtest.stats import bootstrap
 from normtest.stats._inputs import as_vector, check_resamples, group_codes, same_length
@@ -263,6 +264,7 @@ def _stratum_label(base: np.ndarray, codes: np.ndarray, k: int) -> str:
 #: interpolated), and how many norms it draws at each.
 _GRID = tuple(round(0.05 * k, 2) for k in range(1, 20))
 _SIMULATED = 256
+_SEED = 20250734
 _ATTENUATION: dict[str, list[tuple[float, float]]] = {}
 
 
@@ -271,18 +273,26 @@ def attenuation(information: ArrayLike, codes: ArrayLike) -> list[tuple[float, f
     depends on the information alone shows on this design when its marginal Spearman ρ with the
     information is ρ. The norm is drawn from a Gaussian copula, r·z + √(1 − r²)·ε with z the
     normal scores of the information and r = 2 sin(πρ/6) (Spearman's ρ of a binormal pair),
-    :data:`_SIMULATED` times per ρ with a fixed seed; kept per design."""
-    from scipy import special
-
-
+    :data:`_SIMULATED` times per ρ with a fixed seed; kept per design (in this process, and
+    between processes by :func:`normtest.base.kept.kept`)."""
     x = np.asarray(information, dtype=np.float64)
     strata_codes = np.asarray(codes, dtype=np.intp)
     key = digest(x, strata_codes)
-    if key in _ATTENUATION:
-        return _ATTENUATION[key]
+    if key not in _ATTENUATION:  # a pure function of the design: kept between processes too
+        found = kept("attenuation", {"design": key, "grid": _GRID, "simulated": _SIMULATED,
+                                     "seed": _SEED},
+                     lambda: [list(point) for point in _simulated(x, strata_codes)])
+        _ATTENUATION[key] = [(float(rho), float(within)) for rho, within in found]
+    return _ATTENUATION[key]
+
+
+def _simulated(x: np.ndarray, strata_codes: np.ndarray) -> list[tuple[float, float]]:
+    """:func:`attenuation`'s curve, simulated."""
+    from scipy import special
+
     n = x.size
     z = special.ndtri((_ranks(x) - 0.5) / max(n, 1)) if n else x
-    rng = np.random.default_rng(20250734)
+    rng = np.random.default_rng(_SEED)
     noise = rng.standard_normal((_SIMULATED, n))
     groups = [np.flatnonzero(strata_codes == c) for c in range(int(strata_codes.max()) + 1)] \
         if n else []
@@ -306,7 +316,6 @@ def attenuation(information: ArrayLike, codes: ArrayLike) -> list[tuple[float, f
             top += (g.size - 3) * np.arctanh(np.clip(np.nan_to_num(rs), -1 + 1e-12, 1 - 1e-12))
             bottom += g.size - 3
         curve.append((rho, float(np.tanh(top / bottom).mean()) if bottom > 0 else math.nan))
-    _ATTENUATION[key] = curve
     return curve
 
 
