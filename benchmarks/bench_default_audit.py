@@ -12,8 +12,9 @@ temporary folder and run from there with this environment's Python (its ``checks
 
 What the design alone decides (the sizing and the controls) is kept in the cache for the next
 audit of the same design (``normtest.audit.design_store``), so a warm audit reads it;
-``--fresh-design`` empties that store before each timed run of this tree, timing an audit that
-sizes itself and runs its controls from scratch (the first audit of a model).
+``--fresh-design`` empties that store, the kept simulations (``normtest.base.kept``) and the
+kept file digests before each timed run of this tree, timing an audit that sizes itself and runs
+its controls from scratch (the first audit of a model; its vectors still come from the cache).
 
 Usage: ``python benchmarks/bench_default_audit.py --out default_audit.json [--baseline b356b68]
 [--model minilm-l6] [--repeats 3] [--fresh-design]``.
@@ -67,6 +68,8 @@ def main() -> int:
                         help="empty the design store before each timed run of this tree")
     args = parser.parse_args()
     from normtest.audit.design_store import FOLDER
+    from normtest.base.fingerprint import DIGESTS_FILE
+    from normtest.base.kept import FOLDER as KEPT
     from normtest.base.paths import default_cache_dir
 
     kept = default_cache_dir() / FOLDER
@@ -86,6 +89,8 @@ def main() -> int:
                 for name, tree in trees.items():
                     if args.fresh_design and name == "this":
                         shutil.rmtree(kept, ignore_errors=True)
+                        shutil.rmtree(kept.parent / KEPT, ignore_errors=True)
+                        (kept.parent / DIGESTS_FILE).unlink(missing_ok=True)
                     times[name].append(round(_run(tree, args.model, outs[name]), 2))
             samples = {name: _sample(outs[name]) for name in trees}
         finally:

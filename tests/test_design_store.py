@@ -16,9 +16,13 @@ import normtest.audit.design_store as design_store
 import normtest.audit.sizing as sizing_module
 import normtest.scorecard.controls as controls_module
 from normtest.adapters.static import StaticVectors
-from normtest.audit.run import AuditSettings, run_audit
+from normtest.audit.design_store import DesignStore
+from normtest.audit.run import AuditSettings, run_audit, variants
+from normtest.audit.sizing import Sizing, size_audit
+from normtest.claims.catalogue import get
 from normtest.models.cache.adapter import CachedAdapter
 from normtest.models.cache.embeddings import EmbeddingCache
+from normtest.verdict.result import Result, Verdict
 
 CLAIMS = ["word.norm_ic"]
 SETTINGS = AuditSettings(words=600, resamples=200, robustness=False, autosize=("words",),
@@ -27,9 +31,10 @@ SETTINGS = AuditSettings(words=600, resamples=200, robustness=False, autosize=("
 
 @pytest.fixture
 def kept_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The design store in a folder of the test's own."""
-    monkeypatch.setattr(design_store, "default_cache_dir", lambda: tmp_path)
-    return tmp_path / design_store.FOLDER
+    """The cache root (the design store, kept computations, file digests) in a folder of the
+    test's own; the models were loaded before."""
+    monkeypatch.setenv("NORMTEST_CACHE_DIR", str(tmp_path / "root"))
+    return tmp_path / "root" / design_store.FOLDER
 
 
 def _cached(glove: StaticVectors, tmp_path: Path) -> CachedAdapter:
@@ -41,15 +46,16 @@ def _audit(adapter: Any, settings: AuditSettings = SETTINGS) -> Any:
 
 
 def _numbers(report: Any) -> Any:
-    """The report without the seconds things took."""
-    data = json.loads(report.to_json())
-    data["provenance"].pop("seconds", None)
-    data["provenance"]["sizing"].pop("seconds", None)
-    data["provenance"]["sizing"].pop("kept", None)
-    for c in data["controls"]:
-        c.pop("seconds")
-    return {k: data[k] for k in ("results", "scorecard", "controls")} | {
-        "sizing": data["provenance"]["sizing"], "sample": data["provenance"]["sample"]}
+    """The whole report but the seconds things took, the digest over them and the mark of a
+    kept sizing."""
+    def drop(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: drop(v) for k, v in value.items() if k not in ("seconds", "kept", "digest")}
+        if isinstance(value, list):
+            return [drop(v) for v in value]
+        return value
+
+    return drop(json.loads(report.to_json()))
 
 
 def _refuse_to_compute(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -102,6 +108,50 @@ def test_other_code_a_damaged_file_or_no_cache_read_nothing(
     assert _audit(adapter).provenance["sizing"]["kept"] is True  # replaced: read now
     monkeypatch.undo()
     # without the cache (--no-cache) nothing is read or kept
-    monkeypatch.setattr(design_store, "default_cache_dir", lambda: tmp_path / "elsewhere")
+    monkeypatch.setenv("NORMTEST_CACHE_DIR", str(tmp_path / "elsewhere"))
     assert "kept" not in _audit(glove).provenance["sizing"]
-    assert not (tmp_path / "elsewhere").exists()
+    assert not (tmp_path / "elsewhere" / design_store.FOLDER).exists()
+
+
+def test_nothing_is_kept_where_the_design_is_not_known_from_its_description(
+        glove: StaticVectors, tmp_path: Path, kept_in: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    adapter = _cached(glove, tmp_path)
+    rows = {"word_level": (Result(Verdict.INCONCLUSIVE, "planned", claim="word.norm_ic",
+                                  variant={"composition": "sum"}, hypothesis="word_level"),)}
+    store = DesignStore.of(adapter, SETTINGS, "static")
+    assert store._key("sizing", rows, {}) is not None
+    for refused in (DesignStore.of(adapter, SETTINGS, "static", words=["a", "b"]),
+                    DesignStore.of(adapter, SETTINGS, "static", source=object()),
+                    DesignStore.of(adapter, replace(SETTINGS, corpus=("my.txt",)), "static"),
+                    DesignStore.of(adapter, replace(SETTINGS, surprisal_model="./my-lm"),
+                                   "static"),
+                    DesignStore.of(glove, SETTINGS, "static")):
+        assert refused.design is None and refused._key("sizing", rows, {}) is None
+    # a claim whose code is not normtest's own (its source digest does not cover it)
+    claim = get("word.norm_ic")
+    theirs = replace(claim, measure=lambda *a: None)
+    monkeypatch.setattr(design_store, "get", lambda c: theirs if c == claim.id else get(c))
+    assert store._key("sizing", rows, {}) is None
+    # another criterion, another description
+    stricter = replace(claim, criterion=replace(claim.criterion, threshold=0.4))
+    monkeypatch.setattr(design_store, "get", lambda c: stricter if c == claim.id else get(c))
+    other = store._key("sizing", rows, {})
+    monkeypatch.undo()
+    assert other is not None and other != store._key("sizing", rows, {})
+    assert DesignStore.of(adapter, replace(SETTINGS, alpha=0.01), "static").design \
+        != store.design
+
+
+def test_a_sizing_spread_over_workers_is_the_sizing_of_one_process(
+        glove: StaticVectors) -> None:
+    """The sizing's lines forked over two workers, each line measured once per size: the same
+    choice, powers and record as one process measuring every line in every round."""
+    settings = replace(SETTINGS, words=800, autosize=("words",))
+    chosen = [get(i) for i in ("word.norm_ic", "cond.inner_pmi", "cond.self_pmi")]
+    planned = {c.id: variants(c, "static", ("last",), "standard") for c in chosen}
+    one = size_audit(glove, replace(settings, workers=1), "static", chosen, planned)[1]
+    two = size_audit(glove, replace(settings, workers=2), "static", chosen, planned)[1]
+    assert one is not None and two is not None
+    assert replace(one, seconds=0.0) == replace(two, seconds=0.0)
+    assert Sizing.from_state(json.loads(json.dumps(one.state()))) == one

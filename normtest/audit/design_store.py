@@ -22,10 +22,9 @@ be written is not kept.
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,8 +32,10 @@ from normtest.adapters.protocol import adapter_info
 from normtest.base.kept import libraries, plain, source_sha256
 from normtest.base.paths import atomic_write, default_cache_dir, published
 from normtest.claims.catalogue import get
+from normtest.claims.line_declarations import builder_of
 from normtest.errors import NormtestError
 from normtest.models.cache.adapter import CachedAdapter
+from normtest.models.registry import named_models
 
 if TYPE_CHECKING:
     from normtest.adapters.protocol import ModelAdapter
@@ -61,10 +62,11 @@ class DesignStore:
     def of(cls, adapter: ModelAdapter, settings: AuditSettings, family: str, *,
            words: Sequence[str] | None = None, source: Any | None = None) -> DesignStore:
         """The store of this audit's design (one that keeps nothing where the design is not
-        known from its description)."""
+        known from its description: module doc)."""
         info = adapter_info(adapter)
         if words is not None or source is not None or settings.corpus \
-                or not isinstance(adapter, CachedAdapter) or not info.revision:
+                or not isinstance(adapter, CachedAdapter) or not _content(info.revision) \
+                or settings.surprisal_model not in named_models():
             return cls(None)
         return cls({"format": FORMAT, "model": info.name, "revision": info.revision,
                     "family": str(family), "libraries": libraries(),
@@ -102,15 +104,23 @@ class DesignStore:
 
     def _key(self, what: str, rows: Mapping[str, Sequence[Any]],
              more: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The description a kept file must carry (None: nothing is kept — no design, or a
+        claim or control builder that is not normtest's own, whose code the source digest does
+        not cover)."""
         if self.design is None:
             return None
         claims = sorted({str(r.claim) for found in rows.values() for r in found})
+        code = [get(c).measure for c in claims] + [builder_of(line) for line in rows]
+        if not all(_ours(f) for f in code):
+            return None
         return {**self.design, "what": what, "more": plain(dict(more)),
-                "code": source_sha256(tuple(_module_file(c) for c in claims)),
+                "code": source_sha256(),
                 "rows": {line: [{"claim": str(r.claim), "variant": dict(r.variant),
                                  "expected": None if r.expected is None else r.expected.value}
                                 for r in found] for line, found in rows.items()},
-                "criteria": {c: repr(get(c).criterion) for c in claims},
+                # every field of each claim (its criterion, quantities, baseline, …), and the
+                # smallest effect it must detect
+                "claims": {c: repr(replace(get(c), origin=None)) for c in claims},
                 "detect": {c: plain(get(c).detect) for c in claims}}
 
 
@@ -119,9 +129,13 @@ def _path(key: Mapping[str, Any]) -> Path:
     return default_cache_dir() / FOLDER / f"{digest[:40]}.json"
 
 
-def _module_file(claim: str) -> str | None:
-    measure = get(claim).measure
-    try:
-        return None if measure is None else inspect.getsourcefile(measure)
-    except TypeError:
-        return None
+def _ours(code: Any) -> bool:
+    """Whether a measure or control builder is normtest's own (its source digest covers it)."""
+    module = getattr(code, "__module__", None)
+    return code is not None and isinstance(module, str) and module.startswith("normtest.")
+
+
+def _content(revision: str | None) -> bool:
+    """Whether a model's revision names its content (a digest, a hub commit), not merely its
+    Python class (a model object handed in)."""
+    return bool(revision) and not str(revision).startswith("python:")

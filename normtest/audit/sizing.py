@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from normtest.audit.design_store import DesignStore
@@ -69,13 +69,6 @@ class LineNeed:
     beyond_power: float | None = None
     beyond_needed: int | None = None
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> LineNeed:
-        """Rebuild from :meth:`to_dict` output."""
-        return cls(str(data["line"]), data["setting"], float(data["power"]), data["needed"],
-                   bool(data["out_of_reach"]), data.get("beyond_power"),
-                   data.get("beyond_needed"))
-
     def to_dict(self) -> dict[str, Any]:
         return {"line": self.line, "setting": self.setting, "power": round(self.power, 4),
                 "needed": self.needed, "out_of_reach": self.out_of_reach,
@@ -106,17 +99,24 @@ class Sizing:
                            for sizes, lines in self.rounds],
                 "why": self.why(), **({"kept": True} if self.kept else {})}
 
+    def state(self) -> dict[str, Any]:
+        """Every field, every number whole (what the design store keeps; :meth:`to_dict`
+        rounds the powers for the report)."""
+        return {"pilot": dict(self.pilot), "chosen": dict(self.chosen),
+                "lines": [asdict(n) for n in self.lines], "seconds": self.seconds,
+                "rounds": [{"sizes": dict(sizes), "lines": [asdict(n) for n in lines]}
+                           for sizes, lines in self.rounds]}
+
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Sizing:
-        """Rebuild from :meth:`to_dict` output (KeyError, TypeError or ValueError where it is
-        not of that shape)."""
+    def from_state(cls, data: Mapping[str, Any]) -> Sizing:
+        """Rebuild from :meth:`state` (KeyError, TypeError or ValueError where it is not of
+        that shape)."""
         def needs(found: Any) -> tuple[LineNeed, ...]:
-            return tuple(LineNeed.from_dict(n) for n in found)
+            return tuple(LineNeed(**n) for n in found)
 
         return cls(dict(data["pilot"]), dict(data["chosen"]), needs(data["lines"]),
                    float(data["seconds"]),
-                   tuple((dict(r["sizes"]), needs(r["lines"])) for r in data["rounds"]),
-                   bool(data.get("kept", False)))
+                   tuple((dict(r["sizes"]), needs(r["lines"])) for r in data["rounds"]))
 
     def why(self) -> str:
         """One clause per size: what it is and which line asked for it; the lines out of
@@ -188,22 +188,25 @@ def size_audit(adapter: ModelAdapter, settings: AuditSettings, family: str,
     sizes = {s: int(getattr(settings, s)) for s in sizable}
     first: tuple[LineNeed, ...] = ()
     rounds: list[tuple[dict[str, int], tuple[LineNeed, ...]]] = []
-    # a line's need at a size it was measured at before: its design is the same (the same
+    # a line's need at sizes it was measured at before: its design is the same (the same
     # sample, seed and rows), so is what its control says (a later round grows one size only)
-    known: dict[tuple[str, int], LineNeed | None] = {}
+    known: dict[tuple[str, tuple[int, ...]], LineNeed | None] = {}
+    failed = False
     with progress.task("sizing the audit", total=ROUNDS * len(lines), unit="lines") as bar:
         for round_ in range(ROUNDS):
             trial = _sized(settings, sizes)
             design = AuditData(adapter, trial, family, None, source)
-            at = {line: (line, int(getattr(trial, _setting_of(rows)))) for line, rows
-                  in lines.items()}
+            at = {line: (line, tuple(int(getattr(trial, s)) for s in _settings_of(rows)))
+                  for line, rows in lines.items()}
             todo = [line for line in lines if at[line] not in known]
             bar.update(len(lines) - len(todo))
             _prepare(design, [lines[line] for line in todo])
             found = forked_map(functools.partial(_need_of, lines, design, family, trial),
                                todo, trial.workers, done=lambda _: bar.update(1),
                                cost=lambda line: len(lines[line]))
-            known.update({at[line]: need for line, need in zip(todo, found, strict=True)})
+            failed |= any(isinstance(need, NormtestError) for need in found)
+            known.update({at[line]: None if isinstance(need, NormtestError) else need
+                          for line, need in zip(todo, found, strict=True)})
             needs = [need for line in lines if (need := known[at[line]]) is not None]
             if round_ == 0:
                 first = tuple(needs)
@@ -215,7 +218,8 @@ def size_audit(adapter: ModelAdapter, settings: AuditSettings, family: str,
             sizes = grown
     sizing = Sizing({s: int(getattr(settings, s)) for s in sizable}, sizes, first,
                     time.monotonic() - began, tuple(rounds))
-    store.write("sizing", lines, sizing.to_dict())
+    if not failed:  # a control that could not be built is not a choice to keep
+        store.write("sizing", lines, sizing.state())
     return _sized(settings, sizes), sizing
 
 
@@ -226,7 +230,7 @@ def _kept(found: Mapping[str, Any] | None, settings: AuditSettings,
     if found is None:
         return None
     try:
-        kept = Sizing.from_dict(found)
+        kept = Sizing.from_state(found)
     except (KeyError, TypeError, ValueError):
         return None
     pilot = {s: int(getattr(settings, s)) for s in sizable}
@@ -237,8 +241,12 @@ def _kept(found: Mapping[str, Any] | None, settings: AuditSettings,
 
 
 def _need_of(lines: Mapping[str, tuple[Any, ...]], design: AuditData, family: str,
-             settings: AuditSettings, line: str) -> LineNeed | None:
-    return _line_need(line, lines[line], design, family, settings)
+             settings: AuditSettings, line: str) -> LineNeed | NormtestError | None:
+    """A line's need, or the error that kept its control from being built."""
+    try:
+        return _line_need(line, lines[line], design, family, settings)
+    except NormtestError as exc:
+        return exc
 
 
 def _prepare(design: AuditData, lines: Sequence[tuple[Any, ...]]) -> None:
@@ -246,15 +254,16 @@ def _prepare(design: AuditData, lines: Sequence[tuple[Any, ...]]) -> None:
     data, and the reference corpus where a line reads PMI (kept in this process for the next
     round's design)."""
     for rows in lines:
-        claim = get(str(rows[0].claim))
-        design.get(str(claim.data))
-        if claim.suite == "conditions":
-            design.word().corpus()
+        for claim in {str(r.claim): get(str(r.claim)) for r in rows}.values():
+            design.get(str(claim.data))
+            if {"pmi", "information_gain"} & set(claim.quantities):
+                design.word().corpus()
 
 
-def _setting_of(rows: tuple[Any, ...]) -> str:
-    """The sample size a line's deciding rows follow (``words``, ``sentences``)."""
-    return SAMPLE_SETTING[get(str(rows[0].claim)).suite]
+def _settings_of(rows: tuple[Any, ...]) -> tuple[str, ...]:
+    """The sample sizes a line's deciding rows follow (``words``, ``sentences``)."""
+    return tuple(sorted({SAMPLE_SETTING[get(str(r.claim)).suite] for r in rows
+                         if get(str(r.claim)).suite in SAMPLE_SETTING}))
 
 
 def _sized(settings: AuditSettings, sizes: dict[str, int]) -> AuditSettings:
@@ -314,18 +323,15 @@ def _deciding_rows(chosen: Sequence[Claim], planned: Mapping[str, Sequence[Mappi
 def _line_need(line: str, rows: tuple[Any, ...], pilot: Any, family: str,
                settings: AuditSettings) -> LineNeed | None:
     """The line's positive control on the pilot design: its power and the sample for the
-    target power (None where the control cannot be built or carries no power figure)."""
+    target power (None where it carries no power figure; NormtestError where it cannot be
+    built)."""
     import zlib
 
 
     builder = builder_of(line)
     assert builder is not None
     seed = settings.seed * 1009 + zlib.crc32(line.encode("utf-8"))
-    try:
-        measured, _ = measure_control(builder, ControlContext(pilot, family, rows, "positive",
-                                                              seed))
-    except NormtestError:
-        return None
+    measured, _ = measure_control(builder, ControlContext(pilot, family, rows, "positive", seed))
     found = line_margin_power(measured, POWER_AT_MARGIN, settings)
     if found is None:
         return None

@@ -253,8 +253,9 @@ SETTINGS: tuple[Setting, ...] = (
             "auto", audit=False),
     Setting("dtype", "precision of a transformers model (default float32; part of the cache "
             "key)", "str", None, choices=("float32", "bfloat16", "float16"), audit=False),
-    Setting("cache", "use the on-disk embedding cache (--no-cache: compute every vector; "
-            "the stored corpus counts and sentence surprisal are still read)",
+    Setting("cache", "use the on-disk embedding cache (--no-cache: compute every vector and "
+            "the design's sizing and controls; the stored corpus counts, sentence surprisal "
+            "and kept simulations are still read)",
             "bool", True, audit=False),
     Setting("trust_remote_code", "let a transformers folder run its own Python code (its "
             "auto_map modules); only for folders whose code you have read (docs/security.md)",

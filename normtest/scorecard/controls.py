@@ -311,7 +311,7 @@ def assess(results: Sequence[Result], data: AuditData, family: str,
                          cost=lambda line: len(line.rows))
     for line, controls in zip(todo, ran, strict=True):
         found[line.key] = controls
-        if kept is not None:
+        if kept is not None and not controls.problem:  # a control not built is not kept
             kept.write("controls", deciding(line), asdict(controls), kinds=kinds(line))
     return [found[line.key] for line in tested]
 
