@@ -91,19 +91,28 @@ def test_other_code_a_damaged_file_or_no_cache_read_nothing(
     files = sorted(kept_in.glob("*.json"))
     # the same design under other code (normtest's source changed): computed again
     real = design_store.source_sha256
-    monkeypatch.setattr(design_store, "source_sha256", lambda extra=(): "other code")
+    monkeypatch.setattr(design_store, "source_sha256", lambda: "other code")
     assert "kept" not in _audit(adapter).provenance["sizing"]
     monkeypatch.setattr(design_store, "source_sha256", real)
     # a damaged file, or one that describes another design, is computed again and replaced
     files[0].write_text("{not json", encoding="utf-8")
     stored = json.loads(files[1].read_text(encoding="utf-8"))
-    stored["design"]["revision"] = "another model"
+    stored["description"]["revision"] = "another model"
     files[1].write_text(json.dumps(stored), encoding="utf-8")
     again = _audit(adapter)
     assert _numbers(again) == _numbers(first)
     for f in files[:2]:  # replaced by what was computed again
-        assert json.loads(f.read_text(encoding="utf-8"))["design"]["revision"] \
+        assert json.loads(f.read_text(encoding="utf-8"))["description"]["revision"] \
             == adapter.revision
+    # its own description with a value of another shape (edited by hand): computed again
+    for f in files:
+        edited = json.loads(f.read_text(encoding="utf-8"))
+        edited["value"] = {"line": "word_level", "positive": {"kind": "unknown"},
+                           "chosen": {"words": "many"}}
+        f.write_text(json.dumps(edited), encoding="utf-8")
+    edited_again = _audit(adapter)
+    assert "kept" not in edited_again.provenance["sizing"]
+    assert _numbers(edited_again) == _numbers(first)
     _refuse_to_compute(monkeypatch)
     assert _audit(adapter).provenance["sizing"]["kept"] is True  # replaced: read now
     monkeypatch.undo()

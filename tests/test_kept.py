@@ -62,7 +62,7 @@ def test_other_code_a_damaged_file_or_no_cache_compute_again(
     baseline.attenuation(x, codes)
     (path,) = cache.rglob("*.json")
     runs = _computed(monkeypatch)
-    monkeypatch.setattr(kept_module, "source_sha256", lambda extra=(): "other code")
+    monkeypatch.setattr(kept_module, "source_sha256", lambda: "other code")
     baseline.attenuation(x, codes)
     assert runs == [1]
     monkeypatch.undo()
@@ -78,6 +78,13 @@ def test_other_code_a_damaged_file_or_no_cache_compute_again(
     runs = _computed(monkeypatch)
     baseline.attenuation(x, codes)
     assert runs == [1] and json.loads(path.read_text(encoding="utf-8"))["value"]
+    # its own description with a value of another shape (edited by hand): computed again
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    stored["value"] = [["not a number"]]
+    path.write_text(json.dumps(stored), encoding="utf-8")
+    runs = _computed(monkeypatch)
+    assert baseline.attenuation(x, codes) == baseline._simulated(x, codes)
+    assert runs == [1, 1]
     # a cache root that cannot be written: computed, nothing kept, no error
     (tmp_path / "file").write_text("not a folder", encoding="utf-8")
     monkeypatch.setenv("NORMTEST_CACHE_DIR", str(tmp_path / "file"))

@@ -21,19 +21,15 @@ be written is not kept.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from normtest.adapters.protocol import adapter_info
-from normtest.base.kept import libraries, plain, source_sha256
-from normtest.base.paths import atomic_write, default_cache_dir, published
+from normtest.base.kept import libraries, plain, source_sha256, store, stored
+from normtest.base.paths import default_cache_dir
 from normtest.claims.catalogue import get
 from normtest.claims.line_declarations import builder_of
-from normtest.errors import NormtestError
 from normtest.models.cache.adapter import CachedAdapter
 from normtest.models.registry import named_models
 
@@ -78,29 +74,16 @@ class DesignStore:
         """What was kept as ``what`` (``sizing``, ``controls``) for these deciding ``rows``
         (by line) and ``more`` of its description, or None."""
         key = self._key(what, rows, more)
-        if key is None:
-            return None
-        try:
-            kept = json.loads(_path(key).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        if not isinstance(kept, dict) or kept.get("design") != plain(key) \
-                or not isinstance(kept.get("value"), dict):
-            return None
-        return kept["value"]
+        found = None if key is None else stored(default_cache_dir() / FOLDER, key)
+        return found if isinstance(found, dict) else None
 
     def write(self, what: str, rows: Mapping[str, Sequence[Any]], value: Mapping[str, Any],
               **more: Any) -> None:
         """Keep ``value`` (JSON) as ``what`` for these rows (an unwritable cache: nothing
         kept)."""
         key = self._key(what, rows, more)
-        if key is None:
-            return
-        text = json.dumps({"design": key, "value": value}, indent=1) + "\n"
-        try:
-            atomic_write(_path(key), published(text))
-        except (OSError, NormtestError):
-            return
+        if key is not None:
+            store(default_cache_dir() / FOLDER, key, value)
 
     def _key(self, what: str, rows: Mapping[str, Sequence[Any]],
              more: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -122,11 +105,6 @@ class DesignStore:
                 # smallest effect it must detect
                 "claims": {c: repr(replace(get(c), origin=None)) for c in claims},
                 "detect": {c: plain(get(c).detect) for c in claims}}
-
-
-def _path(key: Mapping[str, Any]) -> Path:
-    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode("utf-8")).hexdigest()
-    return default_cache_dir() / FOLDER / f"{digest[:40]}.json"
 
 
 def _ours(code: Any) -> bool:

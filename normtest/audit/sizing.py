@@ -109,14 +109,24 @@ class Sizing:
 
     @classmethod
     def from_state(cls, data: Mapping[str, Any]) -> Sizing:
-        """Rebuild from :meth:`state` (KeyError, TypeError or ValueError where it is not of
-        that shape)."""
-        def needs(found: Any) -> tuple[LineNeed, ...]:
-            return tuple(LineNeed(**n) for n in found)
+        """Rebuild from :meth:`state`, every field of its type (KeyError, TypeError or
+        ValueError where it is not of that shape)."""
+        def count(value: Any) -> int | None:
+            return None if value is None else int(value)
 
-        return cls(dict(data["pilot"]), dict(data["chosen"]), needs(data["lines"]),
+        def needs(found: Any) -> tuple[LineNeed, ...]:
+            return tuple(LineNeed(str(n["line"]), None if n["setting"] is None
+                                  else str(n["setting"]), float(n["power"]),
+                                  count(n["needed"]), bool(n["out_of_reach"]),
+                                  None if n["beyond_power"] is None
+                                  else float(n["beyond_power"]), count(n["beyond_needed"]))
+                         for n in found)
+
+        return cls({str(k): int(v) for k, v in data["pilot"].items()},
+                   {str(k): int(v) for k, v in data["chosen"].items()}, needs(data["lines"]),
                    float(data["seconds"]),
-                   tuple((dict(r["sizes"]), needs(r["lines"])) for r in data["rounds"]))
+                   tuple(({str(k): int(v) for k, v in r["sizes"].items()}, needs(r["lines"]))
+                         for r in data["rounds"]))
 
     def why(self) -> str:
         """One clause per size: what it is and which line asked for it; the lines out of
@@ -178,7 +188,7 @@ def size_audit(adapter: ModelAdapter, settings: AuditSettings, family: str,
     if not lines:
         return settings, None
     store = DesignStore.of(adapter, settings, family, words=words, source=source)
-    kept = _kept(store.read("sizing", lines), settings, sizable)
+    kept = _kept(store.read("sizing", lines))
     if kept is not None:
         with progress.task("sizing the audit: as an earlier audit of this design chose"):
             pass
@@ -223,21 +233,16 @@ def size_audit(adapter: ModelAdapter, settings: AuditSettings, family: str,
     return _sized(settings, sizes), sizing
 
 
-def _kept(found: Mapping[str, Any] | None, settings: AuditSettings,
-          sizable: Sequence[str]) -> Sizing | None:
-    """The kept sizing, where it reads back whole and sizes what this audit sizes from the
-    same pilot (None: size again)."""
+def _kept(found: Mapping[str, Any] | None) -> Sizing | None:
+    """The kept sizing, where it reads back whole with a size for each it chose (None: size
+    again; its pilot and sizes are the settings' the design store keyed it by)."""
     if found is None:
         return None
     try:
         kept = Sizing.from_state(found)
     except (KeyError, TypeError, ValueError):
         return None
-    pilot = {s: int(getattr(settings, s)) for s in sizable}
-    if kept.pilot != pilot or set(kept.chosen) != set(sizable) \
-            or not all(isinstance(v, int) and v > 0 for v in kept.chosen.values()):
-        return None
-    return kept
+    return kept if all(v > 0 for v in kept.chosen.values()) else None
 
 
 def _need_of(lines: Mapping[str, tuple[Any, ...]], design: AuditData, family: str,

@@ -14,6 +14,7 @@ numbers it already has.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -22,12 +23,13 @@ from collections.abc import Callable, Mapping
 from importlib.metadata import PackageNotFoundError, version
 from importlib.util import find_spec
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from normtest.base.paths import atomic_write, default_cache_dir, published
 from normtest.errors import NormtestError
 
-__all__ = ["FOLDER", "LIBRARIES", "kept", "libraries", "plain", "source_sha256"]
+__all__ = ["FOLDER", "LIBRARIES", "kept", "libraries", "plain", "source_sha256", "store",
+           "stored"]
 
 T = TypeVar("T")
 
@@ -38,28 +40,49 @@ LIBRARIES = ("numpy", "scipy", "statsmodels", "tokenizers", "transformers", "wor
              "gensim")
 
 
-def kept(what: str, key: Mapping[str, Any], compute: Callable[[], T]) -> T:
-    """``compute()``, or what it gave before for the same ``what`` and ``key`` (a JSON-able
-    description of every input) under the same code and libraries. The value must be JSON
-    (lists come back as lists)."""
+def kept(what: str, key: Mapping[str, Any], compute: Callable[[], Any],
+         decode: Callable[[Any], T]) -> T:
+    """``decode(compute())``, or ``decode`` of what ``compute`` gave before for the same
+    ``what`` and ``key`` (a JSON-able description of every input) under the same code and
+    libraries; a kept value ``decode`` refuses (TypeError, ValueError, KeyError) is computed
+    again. ``compute`` gives JSON (lists come back as lists: ``decode`` makes the value's
+    types)."""
     description = {"what": what, "key": plain(dict(key)), "code": source_sha256(),
                    "libraries": libraries()}
-    digest = hashlib.sha256(json.dumps(description, sort_keys=True).encode("utf-8")).hexdigest()
-    path = default_cache_dir() / FOLDER / what / f"{digest[:40]}.json"
-    try:
-        found = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        found = None
-    if isinstance(found, dict) and found.get("description") == description \
-            and "value" in found:
-        return cast(T, found["value"])
+    folder = default_cache_dir() / FOLDER / what
+    found = stored(folder, description)
+    if found is not None:
+        with contextlib.suppress(TypeError, ValueError, KeyError):
+            return decode(found)
     value = compute()
+    store(folder, description, value)
+    return decode(value)
+
+
+def stored(folder: Path, description: Mapping[str, Any]) -> Any | None:
+    """The value kept in ``folder`` for ``description`` (None: none, or the file there cannot
+    be read or describes anything else)."""
     try:
-        atomic_write(path, published(json.dumps({"description": description, "value": value})
-                                     + "\n"))
-    except (OSError, NormtestError):
-        pass
-    return value
+        found = json.loads(_path(folder, description).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if isinstance(found, dict) and found.get("description") == plain(dict(description)):
+        return found.get("value")
+    return None
+
+
+def store(folder: Path, description: Mapping[str, Any], value: Any) -> None:
+    """Keep ``value`` (JSON) in ``folder`` for ``description``, whole or not at all (a cache
+    that cannot be written keeps nothing)."""
+    text = json.dumps({"description": description, "value": value}, indent=1) + "\n"
+    with contextlib.suppress(OSError, NormtestError):
+        atomic_write(_path(folder, description), published(text))
+
+
+def _path(folder: Path, description: Mapping[str, Any]) -> Path:
+    """The file named by the SHA-256 of the description (its first 40 hex digits)."""
+    digest = hashlib.sha256(json.dumps(description, sort_keys=True).encode("utf-8"))
+    return folder / f"{digest.hexdigest()[:40]}.json"
 
 
 def plain(value: Any) -> Any:
@@ -79,20 +102,17 @@ def libraries() -> dict[str, str | None]:
     return {"python": platform.python_version(), **{name: found(name) for name in LIBRARIES}}
 
 
-@functools.lru_cache(maxsize=8)
-def source_sha256(extra: tuple[str | None, ...] = ()) -> str:
-    """SHA-256 over normtest's source (the package and the claim packages it maps: each file's
-    path within its package and its bytes) and the ``extra`` files (modules claims come from,
-    wherever they are); read where the packages lie, without importing them."""
+@functools.lru_cache(maxsize=1)
+def source_sha256() -> str:
+    """SHA-256 over normtest's source: the package and the claim packages it maps, each file's
+    path within its package and its bytes; read where the packages lie, without importing
+    them."""
     files: dict[str, Path] = {}
     for package in ("normtest", "normtest.checks", "normtest.theorems"):
         spec = find_spec(package)
         for root in map(Path, spec.submodule_search_locations or () if spec else ()):
             for path in root.rglob("*.py"):
                 files[f"{package}/{path.relative_to(root).as_posix()}"] = path
-    for name in extra:
-        if name is not None:
-            files.setdefault(f"extra/{name}", Path(name))
     digest = hashlib.sha256()
     for name in sorted(files):
         digest.update(name.encode("utf-8") + b"\0")

@@ -277,8 +277,8 @@ def assess(results: Sequence[Result], data: AuditData, family: str,
     def kinds(line: Any) -> list[str]:
         return [k for k in CONTROL_KINDS if k != "confound" or line.beyond is not None]
 
-    def deciding(line: Any) -> dict[str, tuple[Result, ...]]:
-        return {line.key: tuple(r for r in line.rows if not r.details.get("reading"))}
+    def deciding(line: Any) -> tuple[Result, ...]:
+        return tuple(r for r in line.rows if not r.details.get("reading"))
 
     def one(line: Any) -> LineControls:
         builder = builder_of(line.key)
@@ -288,7 +288,7 @@ def assess(results: Sequence[Result], data: AuditData, family: str,
         ran: dict[str, Control] = {}
         problem = ""
         for kind in kinds(line):
-            context = ControlContext(data, family, deciding(line)[line.key], kind, seed)
+            context = ControlContext(data, family, deciding(line), kind, seed)
             try:
                 ran[kind] = _run(builder, context)
             except NormtestError as exc:
@@ -298,7 +298,7 @@ def assess(results: Sequence[Result], data: AuditData, family: str,
 
     found: dict[str, LineControls] = {}
     for line in tested:
-        stored = None if kept is None else kept.read("controls", deciding(line),
+        stored = None if kept is None else kept.read("controls", {line.key: deciding(line)},
                                                      kinds=kinds(line))
         if stored is not None and (read := _from_state(stored, line.key)) is not None:
             found[line.key] = read
@@ -312,19 +312,17 @@ def assess(results: Sequence[Result], data: AuditData, family: str,
     for line, controls in zip(todo, ran, strict=True):
         found[line.key] = controls
         if kept is not None and not controls.problem:  # a control not built is not kept
-            kept.write("controls", deciding(line), asdict(controls), kinds=kinds(line))
+            kept.write("controls", {line.key: deciding(line)}, asdict(controls),
+                       kinds=kinds(line))
     return [found[line.key] for line in tested]
 
 
 def _from_state(state: Mapping[str, Any], line: str) -> LineControls | None:
-    """A line's controls as kept (:func:`dataclasses.asdict`, every number whole), or None
-    where the state is not of that shape; its seconds are the reading's (none)."""
-    def one(found: Any) -> Control | None:
-        return None if found is None else Control(**{**found, "rows": tuple(found["rows"])})
-
+    """A line's controls as kept (:func:`dataclasses.asdict`, every number whole: the shape
+    :meth:`LineControls.from_dict` reads), or None where the state is not of that shape; its
+    seconds are the reading's (none)."""
     try:
-        out = LineControls(str(state["line"]), one(state["positive"]), one(state["negative"]),
-                           str(state["problem"]), 0.0, one(state["confound"]))
+        out = replace(LineControls.from_dict(state), seconds=0.0)
     except (KeyError, TypeError, ValueError):
         return None
     return out if out.line == line else None

@@ -279,10 +279,11 @@ def attenuation(information: ArrayLike, codes: ArrayLike) -> list[tuple[float, f
     strata_codes = np.asarray(codes, dtype=np.intp)
     key = digest(x, strata_codes)
     if key not in _ATTENUATION:  # a pure function of the design: kept between processes too
-        found = kept("attenuation", {"design": key, "grid": _GRID, "simulated": _SIMULATED,
-                                     "seed": _SEED},
-                     lambda: [list(point) for point in _simulated(x, strata_codes)])
-        _ATTENUATION[key] = [(float(rho), float(within)) for rho, within in found]
+        _ATTENUATION[key] = kept(
+            "attenuation", {"design": key, "grid": _GRID, "simulated": _SIMULATED,
+                            "seed": _SEED},
+            lambda: [list(point) for point in _simulated(x, strata_codes)],
+            lambda found: [(float(rho), float(within)) for rho, within in found])
     return _ATTENUATION[key]
 
 
