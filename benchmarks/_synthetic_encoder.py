@@ -11,7 +11,14 @@ the model's forward pass replaced by a cheap deterministic one of dimension ``di
 * the state at position t is the token's row plus half the running mean of the rows at
   positions 0 … t (a context term: a prefix's states differ from the whole text's);
 * the state at position 0 (``[CLS]``) is its row plus the mean of the whole sequence's rows;
-* a hidden layer k scales the context term by k / L; ``"input"`` is the table's rows alone.
+* a hidden layer k scales the context term by k / L; ``"input"`` is the table's rows alone;
+* ``states="nonlinear"`` (the default) then passes each hidden state through x ↦ x + ½·tanh(x·√d)
+  / √d, a nonlinearity of the states' own scale, as a real network's layers are nonlinear.
+  ``states="linear"`` leaves them linear in the token rows: the word vectors of a sample then
+  satisfy exact linear relations (words built of the same tokens), left only as float32 rounding,
+  which a whitening fit of float64 vectors keeps as directions of condition number about 1e10 —
+  a spectrum no real model's vectors have, which sends every whitening fit to the SVD
+  (docs/performance.md).
 
 The weights of MiniLM are never read. ``seconds``, ``calls`` and ``tokens`` count the time
 spent making states (:meth:`_hidden` and :meth:`_embedding_rows`: the synthetic "forward
@@ -35,7 +42,8 @@ __all__ = ["SyntheticEncoder"]
 class SyntheticEncoder(EncoderAdapter):
     """MiniLM's tokenizer and encoder adapter with synthetic states of dimension ``dim``."""
 
-    def __init__(self, dim: int, seed: int = 0, **options: Any) -> None:
+    def __init__(self, dim: int, seed: int = 0, states: str = "nonlinear",
+                 **options: Any) -> None:
         from normtest.adapters.embedded import minilm_folder
 
         options.setdefault("name", f"synthetic-{dim}d")
@@ -43,6 +51,9 @@ class SyntheticEncoder(EncoderAdapter):
         super().__init__(minilm_folder(), **options)
         self._dim = int(dim)
         self._seed = int(seed)
+        if states not in ("nonlinear", "linear"):
+            raise ValueError(f"states must be 'nonlinear' or 'linear', got {states!r}")
+        self._states = states
         self._table = np.zeros((self._vocab_size, self._dim), dtype=np.float32)
         self._filled = np.zeros(self._vocab_size, dtype=bool)
         #: seconds and calls spent making synthetic states (the "forward passes")
@@ -54,7 +65,8 @@ class SyntheticEncoder(EncoderAdapter):
     @property
     def revision(self) -> str:
         """The generating parameters (never the MiniLM files' hash: no weights are read)."""
-        return f"synthetic:minilm-tokenizer:dim={self._dim}:seed={self._seed}"
+        linear = ":linear" if self._states == "linear" else ""
+        return f"synthetic:minilm-tokenizer:dim={self._dim}:seed={self._seed}{linear}"
 
     def _rows(self, ids: NDArray[np.int64]) -> NDArray[np.float32]:
         """Table rows of ``ids`` (any shape), drawing the rows of ids not met before."""
@@ -91,6 +103,9 @@ class SyntheticEncoder(EncoderAdapter):
             out *= (np.float32(weight) / counts)[..., None]
             out += rows
             out[:, 0] = rows[:, 0] + whole
+            if self._states == "nonlinear":
+                root = np.float32(np.sqrt(self._dim))
+                out += np.tanh(out * root) * (np.float32(0.5) / root)
         self.seconds += time.perf_counter() - start
         self.calls += 1
         self.tokens += int(ids.size)

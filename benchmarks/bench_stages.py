@@ -4,7 +4,8 @@ The default audit (every suite, robustness and controls on, ``--profile standard
 5,000 words, 150 documents, 240 sentences, B = 1000) of a synthetic encoder of 384, 1024 and
 4096 dimensions (``--dims``): MiniLM's real tokenizer and encoder adapter, whose forward pass
 is replaced by a cheap deterministic one (``benchmarks/_synthetic_encoder.py``: a seeded row
-per token id plus a running-mean context term). What is left is the accelerator's view of the
+per token id plus a running-mean context term, through a nonlinearity unless ``--states
+linear``). What is left is the accelerator's view of the
 audit: everything but the model. Each dimension runs in a fresh process (one BLAS thread, as
 ``run_audit`` sets), after one untimed warm-up audit at the first dimension in its own process,
 which scores the sentences' surprisal with SmolLM2-135M into a fresh surprisal store (a
@@ -53,8 +54,8 @@ holds more than ``--max-rss-gib`` (16), leaves the machine under ``--min-free-gi
 past ``--max-seconds`` (1800).
 
 Usage: ``python benchmarks/bench_stages.py --out stages.json [--dims 384,1024,4096]
-[--quick | --profile standard] [--seed 0] [--cprofile] [--top 25] [--max-rss-gib 16]
-[--threads 1] [--workers 1]``.
+[--quick | --profile standard] [--seed 0] [--states nonlinear|linear] [--cprofile] [--top 25]
+[--max-rss-gib 16] [--threads 1] [--workers 1]``.
 """
 
 from __future__ import annotations
@@ -172,7 +173,7 @@ def watch(recorded: Any, progress: Path, start: float) -> None:
 
 
 def child(dim: int, profile: str, seed: int, store: Path, result: Path, threads: int,
-          cprofile: bool, top: int, workers: int = 1) -> None:
+          cprofile: bool, top: int, workers: int = 1, states: str = "nonlinear") -> None:
     """One audit of the synthetic encoder of ``dim`` dimensions; figures to ``result``."""
     threads_set = set_threads(threads)
     source = source_state()
@@ -197,7 +198,7 @@ def child(dim: int, profile: str, seed: int, store: Path, result: Path, threads:
 
     clear_memo()
     made = time.perf_counter()
-    adapter = SyntheticEncoder(dim, seed=seed)
+    adapter = SyntheticEncoder(dim, seed=seed, states=states)
     made = time.perf_counter() - made
     rss_before = rss_mib()
     chosen = replace(settings(profile, seed), workers=workers)
@@ -301,7 +302,8 @@ def run_child(dim: int, args: Any, store: Path, cprofile: bool = False) -> dict[
         command = [sys.executable, str(Path(__file__).resolve()), "--child", str(dim),
                    "--profile", args.profile, "--seed", str(args.seed), "--store", str(store),
                    "--result", str(result), "--threads", str(args.threads),
-                   "--top", str(args.top), "--workers", str(args.workers)]
+                   "--top", str(args.top), "--workers", str(args.workers),
+                   "--states", args.states]
         if cprofile:
             command.append("--cprofile")
         start = time.perf_counter()
@@ -424,6 +426,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--profile", default="standard",
                         help="sample sizes (standard: the defaults; quick: a pull request's)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--states", choices=("nonlinear", "linear"), default="nonlinear",
+                        help="the synthetic states: nonlinear as a network's (the default), or "
+                             "linear in the token rows (the figures before 2026-12-07's)")
     parser.add_argument("--cprofile", action="store_true",
                         help="also run each dimension under cProfile (top functions)")
     parser.add_argument("--top", type=int, default=25, help="cProfile functions kept")
@@ -446,14 +451,14 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         args.profile = "quick"
     if args.child is not None:
         child(args.child, args.profile, args.seed, args.store, args.result, args.threads,
-              args.cprofile, args.top, args.workers)
+              args.cprofile, args.top, args.workers, args.states)
         return {}
     dims = [int(d) for d in args.dims.split(",") if d.strip()]
     figures: dict[str, Any] = {
         "benchmark": "where an audit's work goes, by dimension (no forward pass)",
         "model": "synthetic encoder: minilm-l6's tokenizer and adapter, synthetic states",
         "suite": "all", "robustness": True, "controls": True, "profile": args.profile,
-        "seed": args.seed, "dims": dims, "workers": args.workers,
+        "seed": args.seed, "dims": dims, "workers": args.workers, "states": args.states,
     }
     with tempfile.TemporaryDirectory(prefix="normtest-bench-stages-store-") as store:
         print(f"warm-up: {dims[0]}-d, scoring the sentences' surprisal into {store}",

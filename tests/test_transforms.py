@@ -288,7 +288,10 @@ def _spectrum_sample(n: int, d: int, power: float, seed: int) -> np.ndarray:
 
 @pytest.mark.parametrize(("n", "d", "power"), [(3000, 96, 0.5), (3000, 96, 1.5),
                                                (3000, 96, 2.5), (200, 400, 1.0),
-                                               (200, 400, 2.0)])
+                                               (200, 400, 2.0),
+                                               # near the guard: eps·κ² 2e-7 to 1e-6
+                                               (3000, 96, 4.5), (3000, 96, 4.75),
+                                               (200, 400, 3.3)])
 @pytest.mark.parametrize("name", ["whiten_uniform", "whiten_zipf"])
 def test_the_gram_path_gives_the_svds_whitened_norms(n: int, d: int, power: float,
                                                       name: str) -> None:
@@ -313,12 +316,12 @@ def test_the_gram_path_gives_the_svds_whitened_norms(n: int, d: int, power: floa
 
 
 def test_a_badly_conditioned_sample_is_whitened_by_the_svd() -> None:
-    """Kept singular values spanning 1e-5 (eps·κ² ≈ 2e-6, above GRAM_GUARD): the Gram matrix
+    """Kept singular values spanning 1e-6 (eps·κ² ≈ 2e-4, above GRAM_GUARD): the Gram matrix
     would lose the small directions, so the fit falls back to the SVD, and a value at the rank
     threshold does too."""
     rng = np.random.default_rng(4)
     d = 40
-    scale = np.logspace(0, -5, d)
+    scale = np.logspace(0, -6, d)
     rotation, _ = np.linalg.qr(rng.standard_normal((d, d)))
     sample = (rng.standard_normal((2000, d)) * scale) @ rotation.T
     fit = Transform("whiten_uniform", rank_rtol=1e-9).fit(sample)
@@ -332,3 +335,32 @@ def test_a_badly_conditioned_sample_is_whitened_by_the_svd() -> None:
     s = np.linalg.svd(spread, compute_uv=False)
     assert transforms._gram_spectrum(spread, float(s[-1])) is None
     assert transforms._gram_spectrum(spread, float(s[-1]) * 0.5) is not None
+
+
+@pytest.mark.parametrize(("n", "d"), [(200, 400), (3000, 96)])
+@pytest.mark.parametrize("name", ["whiten_uniform", "whiten_zipf"])
+def test_repeated_vectors_are_one_vector_of_their_summed_weight(n: int, d: int,
+                                                                name: str) -> None:
+    """A sample in which many vectors repeat (a decoder's first-token vectors of words that
+    begin alike) is whitened as its distinct vectors with their weights summed — the same
+    weighted covariance —, so the Gram matrix fits it where it fits the distinct ones (exact
+    zero singular values would otherwise send every such fit to the SVD); its whitened norms
+    are the SVD's of the whole sample to 1e-6."""
+    distinct = _spectrum_sample(n, d, 1.0, seed=7)
+    rng = np.random.default_rng(8)
+    copies = rng.integers(0, n, size=n // 2)
+    sample = np.vstack([distinct, distinct[copies]])
+    weights = rng.pareto(1.5, sample.shape[0]) + 0.1
+    used = weights if name == "whiten_zipf" else np.ones_like(weights)  # uniform: counts
+    merged = used[:n] + np.bincount(copies, weights=used[n:], minlength=n)
+    fit = Transform(name).fit(sample, weights)
+    alone = Transform("whiten_zipf").fit(distinct, merged)
+    probe = np.vstack([distinct[:50], distinct[:20] * 1.1 + 0.01])
+    assert fit.solver_ == alone.solver_ == "gram"
+    assert fit.rank_ == alone.rank_
+    np.testing.assert_allclose(np.sum(fit.apply(probe) ** 2, axis=1),
+                               np.sum(alone.apply(probe) ** 2, axis=1), rtol=1e-9)
+    svd, reference = _whitened_norms(sample, name, weights, "svd")
+    assert reference.solver_ == "svd" and reference.rank_ == fit.rank_
+    assert np.max(np.abs(np.sum(fit.apply(sample) ** 2, axis=1) - svd[:sample.shape[0]])
+                  / svd[:sample.shape[0]]) < 1e-6

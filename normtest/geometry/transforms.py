@@ -107,9 +107,27 @@ def weighted_mean(vectors: ArrayLike, weights: ArrayLike | None = None) -> Float
 #: The Gram matrix's eigendecomposition stands in for the SVD of the centred sample where
 #: eps·κ² is at most this (κ: the ratio of the largest kept singular value to the smallest, eps:
 #: float64's): it squares the condition number, and its relative error on whitened squared norms
-#: was measured at about half of eps·κ² (tests/test_transforms.py), so at most about 5e-8 here —
-#: well inside the 1e-6 at which reports are held equal to the SVD's.
-GRAM_GUARD = 1e-7
+#: stays below eps·κ² (tests/test_transforms.py: a tenth to a half of it, 3e-8 to 6e-8 at
+#: eps·κ² of 6e-7 to 1e-6), so below the 1e-6 at which reports are held equal to the SVD's.
+#: Zipf weights alone make κ large: a 2,500-word sample's √p spans four to five decades.
+GRAM_GUARD = 1e-6
+
+
+def _distinct_rows(unit: FloatArray, p: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """The sample's distinct rows (first seen first) and each one's summed weight.
+
+    Repeated vectors (a decoder's first-token vectors of words that begin alike) add nothing to
+    the weighted covariance that their summed weight does not: Σ p(w)(e(w) − μ)(e(w) − μ)ᵀ is
+    the same sum over distinct rows. Merging them takes away exact zero singular values, which
+    the Gram matrix cannot place on either side of the rank threshold (it would send the fit
+    to the SVD); the fit is otherwise the same up to rounding."""
+    index: dict[bytes, int] = {}
+    inverse = np.fromiter((index.setdefault(row.tobytes(), len(index)) for row in unit),
+                          dtype=np.intp, count=unit.shape[0])
+    if len(index) == unit.shape[0]:
+        return unit, p
+    first = np.unique(inverse, return_index=True)[1]
+    return unit[first], np.bincount(inverse, weights=p, minlength=len(index))
 
 
 def _svd_spectrum(spread: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -230,11 +248,12 @@ class Transform:
             # sample, the scale of the rounding error that centring leaves behind.
             peak = float(np.max(np.abs(arr)))
             unit = arr / peak if peak > 0 else arr
-            spread = np.sqrt(p)[:, None] * (unit - p @ unit)
             reference = float(np.sqrt(p @ np.sum(unit**2, axis=1)))
             eps64 = float(np.finfo(np.float64).eps)
             rtol = max(d * eps, max(n, d) * eps64) if self.rank_rtol is None else self.rank_rtol
-            found = _gram_spectrum(spread, rtol * reference, null=np.sqrt(p))
+            rows, merged = _distinct_rows(unit, p)
+            spread = np.sqrt(merged)[:, None] * (rows - p @ unit)
+            found = _gram_spectrum(spread, rtol * reference, null=np.sqrt(merged))
             self.solver_ = "gram" if found is not None else "svd"
             if found is None:
                 found = _svd_spectrum(spread)
