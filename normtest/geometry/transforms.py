@@ -127,7 +127,7 @@ def _distinct_rows(unit: FloatArray, p: FloatArray) -> tuple[FloatArray, FloatAr
     if len(index) == unit.shape[0]:
         return unit, p
     first = np.unique(inverse, return_index=True)[1]
-    return unit[first], np.bincount(inverse, weights=p, minlength=len(index))
+    return unit[first], np.bincount(inverse, weights=p, minlength=len(index)).astype(np.float64)
 
 
 def _svd_spectrum(spread: FloatArray) -> tuple[FloatArray, FloatArray]:
