@@ -49,7 +49,7 @@ def pip_options(listing: str) -> dict[str, str]:
         if not sep or "." not in key:
             continue
         where, _, option = key.rpartition(".")
-        value = str(ast.literal_eval(raw)) if raw[:1] in "'\"" else raw
+        value = str(ast.literal_eval(raw)) if raw and raw[0] in "'\"" else raw
         (env if where == ":env:" else found)[option] = value
     return found | env
 

@@ -49,6 +49,7 @@ def test_an_option_uv_is_not_given_keeps_pip() -> None:
         is None
     assert script.uv_arguments(script.pip_options("global.trusted-host='example'\n")) is None
     assert script.uv_arguments({}) == (["--index-strategy", "unsafe-best-match"], {})
+    assert script.pip_options("global.timeout=\nnot an option line\n") == {"timeout": ""}
 
 
 def test_steps_are_separated_by_double_dashes() -> None:
