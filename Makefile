@@ -14,8 +14,8 @@ venv: $(STAMP)
 # Idempotent: re-runs only when pyproject.toml changes (or the venv is missing).
 # torch goes first and alone: a CPU build of 2.13.0 lies on the local wheel store, and the
 # project's range is then satisfied without pulling a multi-GB CUDA build (docs/models.md).
-# The steps run with uv where pip's configuration carries over to it (about 10 s against pip's
-# two minutes), else with pip (scripts/install_venv.py; NORMTEST_INSTALLER=pip forces pip).
+# The steps run with uv where pip's configuration carries over to it (about 13 s against pip's
+# minute or more), else with pip (scripts/install_venv.py; NORMTEST_INSTALLER=pip forces pip).
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python scripts/install_venv.py torch==$(TORCH_VERSION) \

@@ -65,8 +65,8 @@ class SyntheticEncoder(EncoderAdapter):
     @property
     def revision(self) -> str:
         """The generating parameters (never the MiniLM files' hash: no weights are read)."""
-        linear = ":linear" if self._states == "linear" else ""
-        return f"synthetic:minilm-tokenizer:dim={self._dim}:seed={self._seed}{linear}"
+        states = ":nonlinear" if self._states == "nonlinear" else ""  # linear: as before
+        return f"synthetic:minilm-tokenizer:dim={self._dim}:seed={self._seed}{states}"
 
     def _rows(self, ids: NDArray[np.int64]) -> NDArray[np.float32]:
         """Table rows of ``ids`` (any shape), drawing the rows of ids not met before."""

@@ -37,10 +37,23 @@ def test_pips_configuration_becomes_uvs_flags_and_variables() -> None:
     pairs = list(zip(flags[2::2], flags[3::2], strict=True))
     assert ("--find-links", "/opt/wheels") in pairs
     assert ("--constraint", "/etc/pip/constraints.txt") in pairs
-    assert [v for f, v in pairs if f == "--extra-index-url"] == ["file:///a/simple",
-                                                                 "file:///b/simple"]
+    assert [v for f, v in pairs if f == "--index"] == ["file:///a/simple", "file:///b/simple"]
     assert variables == {"UV_HTTP_TIMEOUT": "180",
                          "SSL_CERT_FILE": "/etc/ssl/certs/ca-certificates.crt"}
+
+
+def test_only_what_pip_install_reads_counts_and_a_doubled_option_keeps_pip() -> None:
+    script = _script()
+    listing = ("global.timeout='12.5'\ndownload.index-url='https://elsewhere'\n"
+               "install.find-links='/srv/install'\nglobal.find-links='/srv/global'\n"
+               "global.cert=''\n")
+    options = script.pip_options(listing)
+    assert options == {"timeout": "12.5", "find-links": "/srv/install"}  # install over global
+    flags, variables = script.uv_arguments(options)
+    assert variables == {"UV_HTTP_TIMEOUT": "13"}  # uv takes whole seconds
+    assert "https://elsewhere" not in flags
+    # two files setting one option in one section: which wins is pip's to say
+    assert script.pip_options("global.constraint='/a'\nglobal.constraint='/b'\n") is None
 
 
 def test_an_option_uv_is_not_given_keeps_pip() -> None:
@@ -49,7 +62,7 @@ def test_an_option_uv_is_not_given_keeps_pip() -> None:
         is None
     assert script.uv_arguments(script.pip_options("global.trusted-host='example'\n")) is None
     assert script.uv_arguments({}) == (["--index-strategy", "unsafe-best-match"], {})
-    assert script.pip_options("global.timeout=\nnot an option line\n") == {"timeout": ""}
+    assert script.pip_options("global.timeout=\nnot an option line\n") == {}
 
 
 def test_steps_are_separated_by_double_dashes() -> None:

@@ -289,15 +289,15 @@ def _spectrum_sample(n: int, d: int, power: float, seed: int) -> np.ndarray:
 @pytest.mark.parametrize(("n", "d", "power"), [(3000, 96, 0.5), (3000, 96, 1.5),
                                                (3000, 96, 2.5), (200, 400, 1.0),
                                                (200, 400, 2.0),
-                                               # near the guard: eps·κ² 2e-7 to 1e-6
+                                               # near the guard: eps·κ² 4e-8 to 8e-7
                                                (3000, 96, 4.5), (3000, 96, 4.75),
                                                (200, 400, 3.3)])
 @pytest.mark.parametrize("name", ["whiten_uniform", "whiten_zipf"])
 def test_the_gram_path_gives_the_svds_whitened_norms(n: int, d: int, power: float,
                                                       name: str) -> None:
     """Where the spectrum allows it the whitening is fitted from the Gram matrix (n > d and
-    n < d), and every whitened squared norm is the SVD's to 1e-6 relative (measured: about half
-    of eps·κ², GRAM_GUARD's premise), with the same directions kept — float64 samples with
+    n < d), and every whitened squared norm is the SVD's to 1e-6 relative (measured: a thirtieth
+    to a fifth of eps·κ², below it: GRAM_GUARD's premise), with the same directions kept — float64 samples with
     n < d too (the direction centring removes is taken out before the Gram matrix is made)."""
     from normtest.geometry.transforms import GRAM_GUARD
 
@@ -364,3 +364,27 @@ def test_repeated_vectors_are_one_vector_of_their_summed_weight(n: int, d: int,
     assert reference.solver_ == "svd" and reference.rank_ == fit.rank_
     assert np.max(np.abs(np.sum(fit.apply(sample) ** 2, axis=1) - svd[:sample.shape[0]])
                   / svd[:sample.shape[0]]) < 1e-6
+
+
+def test_the_guard_decides_at_its_margin_both_ways() -> None:
+    """One sample, eps·κ² just below the guard under one whitening and just above it under the
+    other (9.7e-7 and 1.3e-6): the first is fitted from the Gram matrix, its whitened norms the
+    SVD's to 1e-6; the second by the SVD."""
+    from normtest.geometry.transforms import GRAM_GUARD
+
+    n, power = 3000, 4.85
+    sample = _spectrum_sample(n, 96, power, seed=int(power * 10) + n)
+    weights = np.random.default_rng(1).pareto(1.5, n) + 0.1
+    eps = np.finfo(np.float64).eps
+    below, fit = _whitened_norms(sample, "whiten_uniform", weights, "gram")
+    svd, reference = _whitened_norms(sample, "whiten_uniform", weights, "svd")
+    assert reference.singular_values_ is not None
+    kappa = reference.singular_values_[0] / reference.singular_values_[-1]
+    assert 0.5 * GRAM_GUARD < eps * kappa**2 <= GRAM_GUARD
+    assert fit.solver_ == "gram"
+    assert float(np.max(np.abs(below - svd) / svd)) < 1e-6
+    _, above = _whitened_norms(sample, "whiten_zipf", weights, "gram")
+    assert above.singular_values_ is not None
+    kappa = above.singular_values_[0] / above.singular_values_[-1]
+    assert GRAM_GUARD < eps * kappa**2 < 2 * GRAM_GUARD
+    assert above.solver_ == "svd"

@@ -107,7 +107,7 @@ def weighted_mean(vectors: ArrayLike, weights: ArrayLike | None = None) -> Float
 #: The Gram matrix's eigendecomposition stands in for the SVD of the centred sample where
 #: eps·κ² is at most this (κ: the ratio of the largest kept singular value to the smallest, eps:
 #: float64's): it squares the condition number, and its relative error on whitened squared norms
-#: stays below eps·κ² (tests/test_transforms.py: a tenth to a half of it, 3e-8 to 6e-8 at
+#: stays below eps·κ² (tests/test_transforms.py: a thirtieth to a fifth of it, 3e-8 to 6e-8 at
 #: eps·κ² of 6e-7 to 1e-6), so below the 1e-6 at which reports are held equal to the SVD's.
 #: Zipf weights alone make κ large: a 2,500-word sample's √p spans four to five decades.
 GRAM_GUARD = 1e-6
@@ -122,7 +122,8 @@ def _distinct_rows(unit: FloatArray, p: FloatArray) -> tuple[FloatArray, FloatAr
     the Gram matrix cannot place on either side of the rank threshold (it would send the fit
     to the SVD); the fit is otherwise the same up to rounding."""
     index: dict[bytes, int] = {}
-    inverse = np.fromiter((index.setdefault(row.tobytes(), len(index)) for row in unit),
+    inverse = np.fromiter((index.setdefault((row + 0.0).tobytes(), len(index))  # −0.0 is 0.0
+                           for row in unit),
                           dtype=np.intp, count=unit.shape[0])
     if len(index) == unit.shape[0]:
         return unit, p
