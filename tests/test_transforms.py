@@ -297,8 +297,9 @@ def test_the_gram_path_gives_the_svds_whitened_norms(n: int, d: int, power: floa
                                                       name: str) -> None:
     """Where the spectrum allows it the whitening is fitted from the Gram matrix (n > d and
     n < d), and every whitened squared norm is the SVD's to 1e-6 relative (measured: a thirtieth
-    to a fifth of eps·κ², below it: GRAM_GUARD's premise), with the same directions kept — float64 samples with
-    n < d too (the direction centring removes is taken out before the Gram matrix is made)."""
+    to a fifth of eps·κ², below it: GRAM_GUARD's premise), with the same directions kept —
+    float64 samples with n < d too (the direction centring removes is taken out before the Gram
+    matrix is made)."""
     from normtest.geometry.transforms import GRAM_GUARD
 
     sample = _spectrum_sample(n, d, power, seed=int(power * 10) + n)
