@@ -135,9 +135,14 @@ def main(arguments: Sequence[str]) -> int:
         print(__doc__)
         return 2
     if not _with_uv(steps):
-        _pip("install", "--quiet", "--upgrade", "pip")
-        for step in steps:
-            _pip("install", "--quiet", *step)
+        for step in [["--upgrade", "pip"], *steps]:
+            try:
+                _pip("install", "--quiet", *step)
+            except subprocess.CalledProcessError as failed:
+                print(f"install_venv: pip could not install {' '.join(step)} (its message is "
+                      "above); check the package index pip is configured with "
+                      "(`pip config list`)", file=sys.stderr)
+                return failed.returncode
     return 0
 
 

@@ -5,25 +5,18 @@ regenerated without its block, fails here."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).parent))  # tests/repo_scripts.py
+from repo_scripts import ROOT, load_script
 
-
-def _script(name: str):  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-docs_numbers = _script("docs_numbers")
-leaderboard_docs = _script("leaderboard_docs")
+docs_numbers: Any = load_script("docs_numbers")
+leaderboard_docs: Any = load_script("leaderboard_docs")
 
 
 @pytest.mark.parametrize("name", sorted(docs_numbers.BLOCKS))

@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
+import sys
 from pathlib import Path
+from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _script():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("install_venv",
-                                                  ROOT / "scripts" / "install_venv.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
+sys.path.insert(0, str(Path(__file__).parent))  # tests/repo_scripts.py
+from repo_scripts import ROOT, load_script
 
 LISTING = """\
 :env:.default-timeout='180'
@@ -29,7 +21,7 @@ global.find-links='/srv/other'
 
 
 def test_pips_configuration_becomes_uvs_flags_and_variables() -> None:
-    script = _script()
+    script: Any = load_script("install_venv")
     options = script.pip_options(LISTING)
     assert options["find-links"] == "/opt/wheels"  # a PIP_ variable overrides a file
     flags, variables = script.uv_arguments(options)
@@ -43,7 +35,7 @@ def test_pips_configuration_becomes_uvs_flags_and_variables() -> None:
 
 
 def test_only_what_pip_install_reads_counts_and_a_doubled_option_keeps_pip() -> None:
-    script = _script()
+    script: Any = load_script("install_venv")
     listing = ("global.timeout='12.5'\ndownload.index-url='https://elsewhere'\n"
                "install.find-links='/srv/install'\nglobal.find-links='/srv/global'\n"
                "global.cert=''\n")
@@ -57,7 +49,7 @@ def test_only_what_pip_install_reads_counts_and_a_doubled_option_keeps_pip() -> 
 
 
 def test_an_option_uv_is_not_given_keeps_pip() -> None:
-    script = _script()
+    script: Any = load_script("install_venv")
     assert script.uv_arguments(script.pip_options(LISTING + "global.proxy='http://p:3128'\n")) \
         is None
     assert script.uv_arguments(script.pip_options("global.trusted-host='example'\n")) is None
@@ -66,7 +58,7 @@ def test_an_option_uv_is_not_given_keeps_pip() -> None:
 
 
 def test_steps_are_separated_by_double_dashes() -> None:
-    script = _script()
+    script: Any = load_script("install_venv")
     assert script.steps_of(["torch==2.13.0", "--", "-e", ".[dev]", "--", "--no-deps", "x==1"]) \
         == [["torch==2.13.0"], ["-e", ".[dev]"], ["--no-deps", "x==1"]]
     assert script.steps_of([]) == []
@@ -76,3 +68,21 @@ def test_the_makefile_installs_through_it() -> None:
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert "scripts/install_venv.py torch==$(TORCH_VERSION)" in makefile
     assert "pip install" not in makefile.split("$(STAMP): pyproject.toml", 1)[1].split("touch")[0]
+
+
+def test_a_step_pip_cannot_install_ends_with_pips_code_and_says_where_to_look(
+        monkeypatch: Any, capsys: Any) -> None:
+    script: Any = load_script("install_venv")
+    monkeypatch.setenv("NORMTEST_INSTALLER", "pip")
+    calls: list[tuple[str, ...]] = []
+
+    def pip(*arguments: str, check: bool = True) -> None:
+        calls.append(arguments)
+        if "no-such-package==0" in arguments:
+            raise script.subprocess.CalledProcessError(1, ["pip", *arguments])
+
+    monkeypatch.setattr(script, "_pip", pip)
+    assert script.main(["no-such-package==0", "--", "never"]) == 1
+    assert calls == [("install", "--quiet", "--upgrade", "pip"),
+                     ("install", "--quiet", "no-such-package==0")]  # nothing after the failure
+    assert "could not install no-such-package==0" in capsys.readouterr().err

@@ -3,30 +3,24 @@ import of any kind, and scripts/check_structure.py catches what they cannot, on 
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
+from typing import Any
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))  # tests/repo_scripts.py
+from repo_scripts import load_script
 
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = REPO / "scripts" / "check_structure.py"
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
 
 
-def _load_checker() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("check_structure", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-cs = _load_checker()
+cs: Any = load_script("check_structure")
 
 SETTINGS = '''
 from dataclasses import dataclass
