@@ -314,19 +314,25 @@ def test_the_gram_path_gives_the_svds_whitened_norms(n: int, d: int, power: floa
     kappa = reference.singular_values_[0] / reference.singular_values_[-1]
     assert error <= max(np.finfo(np.float64).eps * kappa**2, 1e-13)
     assert np.finfo(np.float64).eps * kappa**2 <= GRAM_GUARD
+    assert fit.error_bound_ is not None and error <= max(fit.error_bound_, 1e-13)
 
 
-def test_a_badly_conditioned_sample_is_whitened_by_the_svd() -> None:
+def test_a_badly_conditioned_sample_is_whitened_by_the_svd(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """Kept singular values spanning 1e-6 (eps·κ² ≈ 2e-4, above GRAM_GUARD): the Gram matrix
-    would lose the small directions, so the fit falls back to the SVD, and a value at the rank
-    threshold does too."""
+    loses the small directions, its a posteriori check says so, and the fit falls back to the
+    SVD; a value at the rank threshold does too."""
+    from normtest.geometry.transforms import GRAM_GUARD
+
     rng = np.random.default_rng(4)
     d = 40
     scale = np.logspace(0, -6, d)
     rotation, _ = np.linalg.qr(rng.standard_normal((d, d)))
     sample = (rng.standard_normal((2000, d)) * scale) @ rotation.T
+    seen = _residuals(monkeypatch)
     fit = Transform("whiten_uniform", rank_rtol=1e-9).fit(sample)
     assert fit.solver_ == "svd" and fit.rank_ == d
+    assert seen and seen[0] > 10 * GRAM_GUARD  # the a posteriori check declines it too
     assert Transform("whiten_uniform").fit(_spectrum_sample(2000, d, 1.0, 0)).solver_ == "gram"
     # a spectrum with a value just at the threshold: which side it lies on is the SVD's call
     import normtest.geometry.transforms as transforms
@@ -369,23 +375,80 @@ def test_repeated_vectors_are_one_vector_of_their_summed_weight(n: int, d: int,
 
 def test_the_guard_decides_at_its_margin_both_ways() -> None:
     """One sample, eps·κ² just below the guard under one whitening and just above it under the
-    other (9.7e-7 and 1.3e-6): the first is fitted from the Gram matrix, its whitened norms the
-    SVD's to 1e-6; the second by the SVD."""
+    other (9.7e-7 and 1.3e-6): the first is fitted from the Gram matrix on the a priori bound;
+    the second is checked a posteriori, and its residual bound admits it too. Both whitened
+    norms are the SVD's to 1e-6, and to within the bound each fit was admitted on."""
     from normtest.geometry.transforms import GRAM_GUARD
 
     n, power = 3000, 4.85
     sample = _spectrum_sample(n, 96, power, seed=int(power * 10) + n)
     weights = np.random.default_rng(1).pareto(1.5, n) + 0.1
     eps = np.finfo(np.float64).eps
-    below, fit = _whitened_norms(sample, "whiten_uniform", weights, "gram")
-    svd, reference = _whitened_norms(sample, "whiten_uniform", weights, "svd")
-    assert reference.singular_values_ is not None
-    kappa = reference.singular_values_[0] / reference.singular_values_[-1]
-    assert 0.5 * GRAM_GUARD < eps * kappa**2 <= GRAM_GUARD
-    assert fit.solver_ == "gram"
-    assert float(np.max(np.abs(below - svd) / svd)) < 1e-6
-    _, above = _whitened_norms(sample, "whiten_zipf", weights, "gram")
-    assert above.singular_values_ is not None
-    kappa = above.singular_values_[0] / above.singular_values_[-1]
-    assert GRAM_GUARD < eps * kappa**2 < 2 * GRAM_GUARD
-    assert above.solver_ == "svd"
+    for name, low, high in (("whiten_uniform", 0.5, 1.0), ("whiten_zipf", 1.0, 2.0)):
+        gram, fit = _whitened_norms(sample, name, weights, "gram")
+        svd, reference = _whitened_norms(sample, name, weights, "svd")
+        assert reference.singular_values_ is not None and fit.error_bound_ is not None
+        kappa = reference.singular_values_[0] / reference.singular_values_[-1]
+        assert low * GRAM_GUARD < eps * kappa**2 <= high * GRAM_GUARD
+        assert fit.solver_ == "gram" and fit.error_bound_ <= GRAM_GUARD
+        error = float(np.max(np.abs(gram - svd) / svd))
+        assert error < 1e-6 and error <= fit.error_bound_
+
+
+def _residuals(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The a posteriori bounds computed by later fits, as they are computed."""
+    import normtest.geometry.transforms as transforms
+
+    seen: list[float] = []
+    check = transforms._whitening_residual
+
+    def recorded(*args: np.ndarray) -> float:
+        seen.append(check(*args))
+        return seen[-1]
+
+    monkeypatch.setattr(transforms, "_whitening_residual", recorded)
+    return seen
+
+
+@pytest.mark.parametrize(("power", "admitted"), [(5.0, True), (5.05, False)])
+def test_the_a_posteriori_check_decides_at_its_margin_both_ways(
+        power: float, admitted: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above eps·κ²'s guard the Gram fit is checked: the whitened sample's covariance and the
+    right vectors' Gram matrix must be the identity to within a bound on the whitened norms'
+    error of 1e-6. Just below it (9.2e-7) the Gram fit is kept, its norms and its inner products
+    in the input's axes the SVD's to 1e-6 and its norms within the bound; just above it (1.09e-6)
+    the fit is the SVD's."""
+    from normtest.geometry.transforms import GRAM_GUARD
+
+    n = 3000
+    sample = _spectrum_sample(n, 96, power, seed=int(power * 10) + n)
+    weights = np.random.default_rng(1).pareto(1.5, n) + 0.1
+    seen = _residuals(monkeypatch)
+    gram, fit = _whitened_norms(sample, "whiten_zipf", weights, "gram")
+    assert len(seen) == 1
+    if not admitted:
+        assert GRAM_GUARD < seen[0] < 2 * GRAM_GUARD and fit.solver_ == "svd"
+        return
+    assert 0.5 * GRAM_GUARD < seen[0] <= GRAM_GUARD
+    assert fit.solver_ == "gram" and fit.error_bound_ == seen[0]
+    svd, reference = _whitened_norms(sample, "whiten_zipf", weights, "svd")
+    error = float(np.max(np.abs(gram - svd) / svd))
+    assert error <= fit.error_bound_
+    a, b = fit.apply(sample[:200], input_axes=True), fit.apply(sample[200:400], input_axes=True)
+    a0 = reference.apply(sample[:200], input_axes=True)
+    b0 = reference.apply(sample[200:400], input_axes=True)
+    scale = np.sqrt(np.sum(a0**2, axis=1) * np.sum(b0**2, axis=1))
+    assert np.max(np.abs(np.sum(a * b, axis=1) - np.sum(a0 * b0, axis=1)) / scale) < 1e-6
+
+
+@pytest.mark.parametrize(("n", "d"), [(60, 150), (150, 60), (80, 80)])
+def test_the_svd_path_is_the_svd_whatever_the_shape(n: int, d: int) -> None:
+    """The SVD fallback factors a QR first where the sample is long or wide (its R, or the R of
+    its transpose): the singular values and right vectors are those of the SVD of the whole."""
+    from normtest.geometry.transforms import _svd_spectrum
+
+    spread = _spectrum_sample(n, d, 1.5, seed=n + d)
+    s, vt = _svd_spectrum(spread)
+    _, s0, vt0 = np.linalg.svd(spread, full_matrices=False)
+    np.testing.assert_allclose(s, s0, rtol=1e-12)
+    np.testing.assert_allclose(np.abs(np.sum(vt * vt0, axis=1)), 1.0, atol=1e-10)

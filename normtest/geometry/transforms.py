@@ -38,6 +38,7 @@ positive), so fitting is deterministic.
 from __future__ import annotations
 
 import difflib
+import math
 from typing import Literal
 
 import numpy as np
@@ -104,12 +105,14 @@ def weighted_mean(vectors: ArrayLike, weights: ArrayLike | None = None) -> Float
     return np.asarray(p @ arr, dtype=np.float64)
 
 
-#: The Gram matrix's eigendecomposition stands in for the SVD of the centred sample where
-#: eps·κ² is at most this (κ: the ratio of the largest kept singular value to the smallest, eps:
-#: float64's): it squares the condition number, and its relative error on whitened squared norms
-#: stays below eps·κ² (tests/test_transforms.py: a thirtieth to a fifth of it, 3e-8 to 6e-8 at
-#: eps·κ² of 6e-7 to 1e-6), so below the 1e-6 at which reports are held equal to the SVD's.
-#: Zipf weights alone make κ large: a 2,500-word sample's √p spans four to five decades.
+#: The Gram matrix's eigendecomposition stands in for the SVD of the centred sample where its
+#: relative error on whitened squared norms is known to be at most this, the tolerance at which
+#: reports are held equal to the SVD's. It is known a priori where eps·κ² is at most this (κ: the
+#: ratio of the largest kept singular value to the smallest, eps: float64's): the Gram matrix
+#: squares the condition number, and the error stays below eps·κ² (tests/test_transforms.py: a
+#: thirtieth to a fifth of it, 3e-8 to 6e-8 at eps·κ² of 6e-7 to 1e-6). Zipf weights alone make
+#: κ large (a 2,500-word sample's √p spans four to five decades), and eps·κ² is a worst case:
+#: above it the fit is checked a posteriori instead (:func:`_whitening_residual`).
 GRAM_GUARD = 1e-6
 
 
@@ -136,17 +139,25 @@ def _svd_spectrum(spread: FloatArray) -> tuple[FloatArray, FloatArray]:
     n, d = spread.shape
     if n > d:  # R of a QR has the same singular values and right vectors, and an SVD
         spread = np.asarray(np.linalg.qr(spread, mode="r"))  # of d × d skips U
+    elif n < d:  # spread = Rᵀ Qᵀ (a QR of its transpose): the SVD of the n × n Rᵀ, its right
+        q, r = np.linalg.qr(spread.T)  # vectors taken back through Q (a third faster than
+        _, s, vt = np.linalg.svd(r.T)  # the SVD of the whole at 2,500 × 4096)
+        return s, vt @ q.T
     _, s, vt = np.linalg.svd(spread, full_matrices=False)
     return s, vt
 
 
 def _gram_spectrum(spread: FloatArray, threshold: float,
-                   null: FloatArray | None = None) -> tuple[FloatArray, FloatArray] | None:
+                   null: FloatArray | None = None
+                   ) -> tuple[FloatArray, FloatArray, float] | None:
     """The same from the eigendecomposition of the smaller Gram matrix (Xᵀ X, or X Xᵀ with the
-    right vectors recovered as Xᵀ u / s), about three times faster than the SVD at 2,500 × 4096;
-    None — use the SVD — where it would not be accurate: eps·κ² of the kept values above
-    :data:`GRAM_GUARD`, or a value so near the rank threshold that the Gram's error could move it
-    across (the two paths must keep the same directions).
+    right vectors recovered as Xᵀ u / s), about three times faster than the SVD at 2,500 × 4096,
+    and the bound on its relative error on whitened squared norms that admitted it (eps·κ², or
+    the a posteriori one); None — use the SVD — where it would not be accurate: a value so
+    near the rank threshold that the Gram's error could move it across (the two paths must keep
+    the same directions), or an error on whitened squared norms that cannot be held below
+    :data:`GRAM_GUARD` — eps·κ² of the kept values above it, and then either a direction
+    dropped or the a posteriori bound of :func:`_whitening_residual` above it too.
 
     ``null``: a vector the rows of ``spread`` are known to sum to zero against (centring's:
     the square roots of the weights). With n ≤ d it is taken out exactly first (a Householder
@@ -172,15 +183,41 @@ def _gram_spectrum(spread: FloatArray, threshold: float,
         return None
     s = np.sqrt(np.clip(values, 0.0, None))
     keep = s > threshold
-    if not np.any(keep) or eps64 * (s[0] / s[keep][-1]) ** 2 > GRAM_GUARD:
+    if not np.any(keep):
         return None
     if np.any(np.abs(values - threshold**2) <= max(n, d) * eps64 * top):
         return None  # too near the threshold to tell which side it lies on
-    if n > d:
-        return s, vectors.T
     kept = int(np.count_nonzero(keep))
-    right = (spread.T @ vectors[:, :kept]) / s[:kept]
-    return s[:kept], right.T
+    right = vectors.T if n > d else ((spread.T @ vectors[:, :kept]) / s[:kept]).T
+    bound = eps64 * (s[0] / s[kept - 1]) ** 2
+    if bound > GRAM_GUARD:
+        if kept < min(n, d):
+            return None
+        bound = _whitening_residual(spread, s[:kept], right[:kept])
+        if bound > GRAM_GUARD:
+            return None
+    return s[:right.shape[0]], right, bound
+
+
+def _whitening_residual(spread: FloatArray, s: FloatArray, right: FloatArray) -> float:
+    """A bound on the relative error, on every whitened squared norm, of whitening by the right
+    singular vectors ``right`` (rows) and values ``s`` that the Gram matrix gave for ``spread``,
+    all of whose directions they keep; the Gram matrix's a priori bound eps·κ² is a worst case
+    and overstates it by orders of magnitude (the 4,096-d synthetic audit's Zipf halves: 1e-9
+    measured, eps·κ² 2e-6).
+
+    With W = V S⁻¹, the fitted sample whitened is Z = spread·W; if W whitened exactly, ZᵀZ
+    would be the identity; and V's rows would be orthonormal. δ is the larger of ‖ZᵀZ − I‖ and
+    ‖VᵀV − I‖ (Frobenius norms, which bound the spectral ones). Every vector's whitened squared
+    norm ‖Wᵀy‖² is then within δ(1 + δ)/(1 − δ) of the exact one yᵀ(spreadᵀ spread)⁺y,
+    relative (W spans the sample's directions: all are kept), and V S⁻¹ Vᵀ — the whitening in
+    the input's axes — is the symmetric one to O(δ). Rounding in the check itself is about
+    n·eps, far below the guard. Its price: three products of the sample's size, a third of the
+    Gram route's own time and a fifth of the SVD's."""
+    z = (spread @ right.T) / s
+    eye = np.eye(s.size)
+    delta = max(float(np.linalg.norm(z.T @ z - eye)), float(np.linalg.norm(right @ right.T - eye)))
+    return delta * (1 + delta) / (1 - delta) if delta < 1 else math.inf
 
 
 class Transform:
@@ -210,6 +247,10 @@ class Transform:
         #: how the whitening was fitted: ``gram`` (the Gram matrix's eigendecomposition, where
         #: the spectrum allows it) or ``svd``; None before a whitening fit
         self.solver_: str | None = None
+        #: for a ``gram`` fit, the bound on its whitened squared norms' relative error that
+        #: admitted it (eps·κ², or the a posteriori residual where that is smaller than
+        #: eps·κ²'s worst case; both at most :data:`GRAM_GUARD`); None otherwise
+        self.error_bound_: float | None = None
 
     def __repr__(self) -> str:
         """Name and fitted state."""
@@ -242,6 +283,7 @@ class Transform:
         self.singular_values_ = None
         self.rank_ = None
         self.solver_ = None
+        self.error_bound_ = None
         if self.whiten:
             assert self.mean_ is not None
             # Work on the sample divided by its largest |entry| so that no square under- or
@@ -257,8 +299,9 @@ class Transform:
             found = _gram_spectrum(spread, rtol * reference, null=np.sqrt(merged))
             self.solver_ = "gram" if found is not None else "svd"
             if found is None:
-                found = _svd_spectrum(spread)
-            s, vt = found
+                s, vt = _svd_spectrum(spread)
+            else:
+                s, vt, self.error_bound_ = found
             keep = s > rtol * reference
             if not np.any(keep):
                 self.dim_ = None
