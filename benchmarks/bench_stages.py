@@ -38,7 +38,10 @@ its calls are in the JSON; the audited model's name is written ``<model>``). The
 encoder's forward passes are timed by the encoder itself (``synthetic_states_s``): a
 transformers adapter's batches are a task only while a progress display is on. Nothing here
 says which kind of work (transforms, bootstraps, compositions …) a stage's time went to;
-``--cprofile`` does, by function.
+``--cprofile`` does, by function. One kind of work is counted apart, since it is most of a
+4096-d audit: every whitening fit (``Transform.fit``), timed, with the solver it took (the Gram
+matrix or the SVD) and, for a Gram fit, the bound on its error that admitted it
+(``whitening_fits`` in the JSON; their counts and seconds in the table).
 
 Also per dimension: the whole audit's seconds (the audit plus the rendering), the process's
 peak RSS (``ru_maxrss``), the rows' verdict counts, and a check that the reports are of the
@@ -191,6 +194,20 @@ def child(dim: int, profile: str, seed: int, store: Path, result: Path, threads:
         return compute(adapter, texts, *args, **kwargs)
 
     surprisal.surprisal = counted  # counts the sentences scored (none, after the warm-up)
+    from normtest.geometry.transforms import Transform
+
+    fits: list[dict[str, Any]] = []
+    fit = Transform.fit
+
+    def timed_fit(self: Any, *args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        fitted = fit(self, *args, **kwargs)
+        if self.whiten:
+            fits.append({"solver": self.solver_, "error_bound": self.error_bound_,
+                         "seconds": time.perf_counter() - start})
+        return fitted
+
+    Transform.fit = timed_fit  # type: ignore[method-assign]  # each whitening fit: its solver
     import normtest.audit.run as audit
     import normtest.render.formats as render
     from normtest.base import progress
@@ -228,6 +245,13 @@ def child(dim: int, profile: str, seed: int, store: Path, result: Path, threads:
         "synthetic_states_s": adapter.seconds, "synthetic_state_calls": adapter.calls,
         "synthetic_state_tokens": adapter.tokens,
         "surprisal_scored_texts": sum(scored), "files": written,
+        "whitening_fits": {"gram": sum(f["solver"] == "gram" for f in fits),
+                           "svd": sum(f["solver"] == "svd" for f in fits),
+                           "seconds": sum(f["seconds"] for f in fits),
+                           "largest_error_bound": max((f["error_bound"] for f in fits
+                                                       if f["error_bound"] is not None),
+                                                      default=None),
+                           "each": fits},
         "weights_read": adapter._weights.loaded, "threads": threads_set, "workers": workers,
         "source": source, "source_changed_during_run": source_state() != source,
         **describe(report),
@@ -393,6 +417,11 @@ def markdown(runs: dict[int, dict[str, Any]]) -> str:
                 [runs[d]["tasks"].get(name, {}).get("seconds", 0.0) for d in dims])
     row("synthetic states (the encoder's own clock)", [runs[d]["synthetic_states_s"]
                                                         for d in dims], digits=2)
+    row("whitening fits (their own clock)", [runs[d]["whitening_fits"]["seconds"]
+                                              for d in dims])
+    for solver in ("gram", "svd"):
+        row(f"whitening fits by the {'Gram matrix' if solver == 'gram' else 'SVD'}",
+            [runs[d]["whitening_fits"][solver] for d in dims], unit="", digits=0)
     row("peak RSS", [runs[d]["peak_rss_mib"] for d in dims], unit="MiB", digits=0)
     row("token positions the adapter computed", [runs[d]["synthetic_state_tokens"]
                                                   for d in dims], unit="", digits=0)
