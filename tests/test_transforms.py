@@ -373,24 +373,30 @@ def test_repeated_vectors_are_one_vector_of_their_summed_weight(n: int, d: int,
                   / svd[:sample.shape[0]]) < 1e-6
 
 
-def test_the_guard_decides_at_its_margin_both_ways() -> None:
-    """One sample, eps·κ² just below the guard under one whitening and just above it under the
-    other (9.7e-7 and 1.3e-6): the first is fitted from the Gram matrix on the a priori bound;
-    the second is checked a posteriori, and its residual bound admits it too. Both whitened
-    norms are the SVD's to 1e-6, and to within the bound each fit was admitted on."""
+def test_the_a_priori_guard_decides_which_fits_are_checked(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """One sample, eps·κ² just below the guard under one whitening (9.7e-7) and above it under
+    the other (1.3e-6): the first is fitted from the Gram matrix on the a priori estimate, no
+    check made; the second is checked a posteriori, and its bound (4.4e-7) admits it. Both
+    fits' whitened norms are the SVD's to 1e-6, and within the bound each was admitted on."""
     from normtest.geometry.transforms import GRAM_GUARD
 
     n, power = 3000, 4.85
     sample = _spectrum_sample(n, 96, power, seed=int(power * 10) + n)
     weights = np.random.default_rng(1).pareto(1.5, n) + 0.1
     eps = np.finfo(np.float64).eps
-    for name, low, high in (("whiten_uniform", 0.5, 1.0), ("whiten_zipf", 1.0, 2.0)):
+    for name, low, high, checked in (("whiten_uniform", 0.5, 1.0, False),
+                                     ("whiten_zipf", 1.0, 2.0, True)):
+        seen = _residuals(monkeypatch)
         gram, fit = _whitened_norms(sample, name, weights, "gram")
+        assert len(seen) == checked
         svd, reference = _whitened_norms(sample, name, weights, "svd")
         assert reference.singular_values_ is not None and fit.error_bound_ is not None
         kappa = reference.singular_values_[0] / reference.singular_values_[-1]
         assert low * GRAM_GUARD < eps * kappa**2 <= high * GRAM_GUARD
         assert fit.solver_ == "gram" and fit.error_bound_ <= GRAM_GUARD
+        if checked:
+            assert fit.error_bound_ == seen[0] < 0.5 * GRAM_GUARD
         error = float(np.max(np.abs(gram - svd) / svd))
         assert error < 1e-6 and error <= fit.error_bound_
 
@@ -410,35 +416,72 @@ def _residuals(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     return seen
 
 
-@pytest.mark.parametrize(("power", "admitted"), [(5.0, True), (5.05, False)])
+def _zipf_like(n: int, exponent: float) -> np.ndarray:
+    """Weights 1/rank^exponent in a seeded order: √p spans n^(exponent/2)."""
+    weights = 1.0 / np.arange(1, n + 1) ** exponent
+    np.random.default_rng(0).shuffle(weights)
+    return weights
+
+
+@pytest.mark.parametrize(("n", "d", "power", "exponent"),
+                         [(3000, 96, 5.0, None),  # n > d: the Gram matrix is XᵀX
+                          (300, 600, 0.0, 4.3)],  # n < d: XXᵀ, centring's direction taken out
+                         ids=["long", "wide"])
 def test_the_a_posteriori_check_decides_at_its_margin_both_ways(
-        power: float, admitted: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Above eps·κ²'s guard the Gram fit is checked: the whitened sample's covariance and the
-    right vectors' Gram matrix must be the identity to within a bound on the whitened norms'
-    error of 1e-6. Just below it (9.2e-7) the Gram fit is kept, its norms and its inner products
-    in the input's axes the SVD's to 1e-6 and its norms within the bound; just above it (1.09e-6)
-    the fit is the SVD's."""
+        n: int, d: int, power: float, exponent: float | None,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above eps·κ²'s guard a Gram fit is kept exactly where its a posteriori bound is within
+    the guard: with the guard a billionth above the bound the fit is the Gram matrix's, a
+    billionth below it the SVD's (eps·κ² above both, so the check decides). The kept fit's
+    whitened squared norms, in its own axes and in the input's, are the SVD's to within the
+    bound, and so are its inner products in the input's axes (relative to the norms)."""
+    import normtest.geometry.transforms as transforms
+
+    sample = _spectrum_sample(n, d, power, seed=int(power * 10) + n)
+    weights = (np.random.default_rng(1).pareto(1.5, n) + 0.1 if exponent is None
+               else _zipf_like(n, exponent))
+    seen = _residuals(monkeypatch)
+    monkeypatch.setattr(transforms, "GRAM_GUARD", 1e-12)
+    assert Transform("whiten_zipf").fit(sample, weights).solver_ == "svd" and len(seen) == 1
+    bound = seen[0]
+    svd, reference = _whitened_norms(sample, "whiten_zipf", weights, "svd")
+    assert reference.singular_values_ is not None
+    kappa = reference.singular_values_[0] / reference.singular_values_[-1]
+    assert np.finfo(np.float64).eps * kappa**2 > 1.01 * bound > 0
+    monkeypatch.setattr(transforms, "GRAM_GUARD", bound * (1 - 1e-9))
+    assert Transform("whiten_zipf").fit(sample, weights).solver_ == "svd"
+    monkeypatch.setattr(transforms, "GRAM_GUARD", bound * (1 + 1e-9))
+    gram, fit = _whitened_norms(sample, "whiten_zipf", weights, "gram")
+    assert fit.solver_ == "gram" and fit.error_bound_ == bound and seen[-1] == bound
+    assert float(np.max(np.abs(gram - svd) / svd)) <= bound
+    probe = np.vstack([sample, sample[:50] * 1.1 + 0.01])
+    zca, zca0 = fit.apply(probe, input_axes=True), reference.apply(probe, input_axes=True)
+    norms, norms0 = np.sum(zca**2, axis=1), np.sum(zca0**2, axis=1)
+    assert float(np.max(np.abs(norms - norms0) / norms0)) <= bound
+    inner = np.sum(zca[:100] * zca[100:200], axis=1)
+    inner0 = np.sum(zca0[:100] * zca0[100:200], axis=1)
+    scale = np.sqrt(norms0[:100] * norms0[100:200])
+    assert float(np.max(np.abs(inner - inner0) / scale)) <= bound
+
+
+def test_a_dropped_direction_sends_an_unsure_fit_to_the_svd(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The a posteriori bound holds only where the fit keeps every direction (then its axes
+    span the sample's); a sample with a direction below the rank threshold and eps·κ² of the
+    kept ones above the guard is fitted by the SVD, no check made."""
     from normtest.geometry.transforms import GRAM_GUARD
 
-    n = 3000
-    sample = _spectrum_sample(n, 96, power, seed=int(power * 10) + n)
-    weights = np.random.default_rng(1).pareto(1.5, n) + 0.1
+    rng = np.random.default_rng(5)
+    d = 40
+    scale = np.concatenate([np.logspace(0, -4.95, d - 1), [0.0]])  # one direction: none
+    rotation, _ = np.linalg.qr(rng.standard_normal((d, d)))
+    sample = (rng.standard_normal((2000, d)) * scale) @ rotation.T
     seen = _residuals(monkeypatch)
-    gram, fit = _whitened_norms(sample, "whiten_zipf", weights, "gram")
-    assert len(seen) == 1
-    if not admitted:
-        assert GRAM_GUARD < seen[0] < 2 * GRAM_GUARD and fit.solver_ == "svd"
-        return
-    assert 0.5 * GRAM_GUARD < seen[0] <= GRAM_GUARD
-    assert fit.solver_ == "gram" and fit.error_bound_ == seen[0]
-    svd, reference = _whitened_norms(sample, "whiten_zipf", weights, "svd")
-    error = float(np.max(np.abs(gram - svd) / svd))
-    assert error <= fit.error_bound_
-    a, b = fit.apply(sample[:200], input_axes=True), fit.apply(sample[200:400], input_axes=True)
-    a0 = reference.apply(sample[:200], input_axes=True)
-    b0 = reference.apply(sample[200:400], input_axes=True)
-    scale = np.sqrt(np.sum(a0**2, axis=1) * np.sum(b0**2, axis=1))
-    assert np.max(np.abs(np.sum(a * b, axis=1) - np.sum(a0 * b0, axis=1)) / scale) < 1e-6
+    fit = Transform("whiten_uniform", rank_rtol=3e-6).fit(sample)
+    assert fit.solver_ == "svd" and fit.rank_ == d - 1 and not seen
+    assert fit.singular_values_ is not None
+    kappa = fit.singular_values_[0] / fit.singular_values_[-1]
+    assert np.finfo(np.float64).eps * kappa**2 > GRAM_GUARD
 
 
 @pytest.mark.parametrize(("n", "d"), [(60, 150), (150, 60), (80, 80)])
