@@ -41,7 +41,8 @@ says which kind of work (transforms, bootstraps, compositions …) a stage's tim
 ``--cprofile`` does, by function. One kind of work is counted apart, since it is most of a
 4096-d audit: every whitening fit (``Transform.fit``), timed, with the solver it took (the Gram
 matrix or the SVD) and, for a Gram fit, the bound on its error that admitted it
-(``whitening_fits`` in the JSON; their counts and seconds in the table).
+(``whitening_fits`` in the JSON; their counts and seconds in the table) — the fits made in the
+audit's own process: with ``--workers`` above 1, those of forked processes are not counted.
 
 Also per dimension: the whole audit's seconds (the audit plus the rendering), the process's
 peak RSS (``ru_maxrss``), the rows' verdict counts, and a check that the reports are of the
@@ -419,9 +420,9 @@ def markdown(runs: dict[int, dict[str, Any]]) -> str:
                                                         for d in dims], digits=2)
     row("whitening fits (their own clock)", [runs[d]["whitening_fits"]["seconds"]
                                               for d in dims])
-    for solver in ("gram", "svd"):
-        row(f"whitening fits by the {'Gram matrix' if solver == 'gram' else 'SVD'}",
-            [runs[d]["whitening_fits"][solver] for d in dims], unit="", digits=0)
+    for solver, label in (("gram", "the Gram matrix"), ("svd", "the SVD")):
+        row(f"whitening fits by {label}", [runs[d]["whitening_fits"][solver] for d in dims],
+            unit="", digits=0)
     row("peak RSS", [runs[d]["peak_rss_mib"] for d in dims], unit="MiB", digits=0)
     row("token positions the adapter computed", [runs[d]["synthetic_state_tokens"]
                                                   for d in dims], unit="", digits=0)

@@ -108,8 +108,8 @@ def weighted_mean(vectors: ArrayLike, weights: ArrayLike | None = None) -> Float
 #: relative error on whitened squared norms is known to be at most this, the tolerance at which
 #: reports are held equal to the SVD's. It is known a priori where eps·κ² is at most this (κ: the
 #: ratio of the largest kept singular value to the smallest, eps: float64's): the Gram matrix
-#: squares the condition number, and the error stays below eps·κ² (tests/test_transforms.py: a
-#: thirtieth to a fifth of it, 3e-8 to 6e-8 at eps·κ² of 6e-7 to 1e-6). Zipf weights alone make
+#: squares the condition number, and the error was measured below eps·κ² (tests/test_transforms.py:
+#: a thirtieth to a fifth of it, 3e-8 to 6e-8 at eps·κ² of 6e-7 to 1e-6). Zipf weights alone make
 #: κ large (a 2,500-word sample's √p spans four to five decades), and eps·κ² is a worst case:
 #: above it the fit is checked a posteriori instead (:func:`_whitening_residual`).
 GRAM_GUARD = 1e-6
@@ -187,11 +187,11 @@ def _gram_spectrum(spread: FloatArray, threshold: float,
     if np.any(np.abs(values - threshold**2) <= max(n, d) * eps64 * top):
         return None  # too near the threshold to tell which side it lies on
     kept = int(np.count_nonzero(keep))
-    right = vectors.T if n > d else ((spread.T @ vectors[:, :kept]) / s[:kept]).T
     bound = eps64 * (s[0] / s[kept - 1]) ** 2
+    if bound > GRAM_GUARD and kept < min(n, d):
+        return None  # the a posteriori bound needs every direction kept
+    right = vectors.T if n > d else ((spread.T @ vectors[:, :kept]) / s[:kept]).T
     if bound > GRAM_GUARD:
-        if kept < min(n, d):
-            return None
         bound = _whitening_residual(spread, s[:kept], right[:kept])
         if bound > GRAM_GUARD:
             return None
@@ -248,8 +248,8 @@ class Transform:
         #: the spectrum allows it) or ``svd``; None before a whitening fit
         self.solver_: str | None = None
         #: for a ``gram`` fit, the bound on its whitened squared norms' relative error that
-        #: admitted it (eps·κ², or the a posteriori residual where that is smaller than
-        #: eps·κ²'s worst case; both at most :data:`GRAM_GUARD`); None otherwise
+        #: admitted it (eps·κ² where that is within :data:`GRAM_GUARD`, else the a posteriori
+        #: bound of the check, within it too); None otherwise
         self.error_bound_: float | None = None
 
     def __repr__(self) -> str:
